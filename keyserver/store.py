@@ -1,0 +1,378 @@
+"""The key server's storage: a small interface (`Store`) and its embedded SQLite implementation.
+
+Every method is one short transaction and is called from the server's trio thread; a backend for
+a shared database (PostgreSQL) implements the same protocol. Times are Unix milliseconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+import apsw
+
+from .sigchain import ChainTip
+
+
+@dataclass(frozen=True, slots=True)
+class VaultItem:
+    idx: int
+    data: bytes
+    ts: int
+
+
+class VaultState:
+    MISSING: Final = "missing"  # never written
+    ACTIVE: Final = "active"
+    DELETED: Final = "deleted"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredStatement:
+    seq: int
+    raw: bytes
+    hash: bytes
+    revoke: int
+    type: str
+
+
+@dataclass(frozen=True, slots=True)
+class UserRecord:
+    kid: str
+    kbx: str
+    name: str
+    service: str
+    seq: int
+    url: str
+    status: str
+    ts: int  # when the status was last set
+    verified_at: int  # when the status was last ok (0: never)
+    err: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.name}@{self.service}"
+
+
+class Store(Protocol):
+    # Replay protection
+    def claim_nonce(self, nonce: str, now_ms: int, ttl_ms: int) -> bool: ...
+    def purge_nonces(self, now_ms: int) -> int: ...
+
+    # Vault
+    def vault_state(self, kid: str) -> str: ...
+    def vault_append(self, kid: str, items: Sequence[bytes], ts: int) -> int: ...
+    def vault_list(self, kid: str, after: int, limit: int) -> list[VaultItem]: ...
+    def vault_delete(self, kid: str) -> bool: ...
+
+    # Sigchain
+    def sigchain_tip(self, kid: str) -> ChainTip | None: ...
+    def statement(self, kid: str, seq: int) -> StoredStatement | None: ...
+    def statements(self, kid: str) -> list[StoredStatement]: ...
+    def statement_append(self, kid: str, kbx: str, st: StoredStatement) -> bool: ...
+    def kid_for_kbx(self, kbx: str) -> str | None: ...
+
+    # Users
+    def user_get(self, kid: str) -> UserRecord | None: ...
+    def user_put(self, record: UserRecord) -> None: ...
+    def user_delete(self, kid: str) -> None: ...
+    def user_set_status(
+        self, kid: str, seq: int, *, status: str, ts: int, verified_at: int, err: str
+    ) -> bool: ...
+    def users_with_id(self, user_id: str, status: str) -> list[UserRecord]: ...
+    def users_search(self, prefix: str, status: str, limit: int) -> list[UserRecord]: ...
+    def users_due(self, checked_before: int, limit: int) -> list[UserRecord]: ...
+
+    def close(self) -> None: ...
+
+
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS nonces (
+    nonce TEXT PRIMARY KEY,
+    expires INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS nonces_expires ON nonces (expires);
+
+CREATE TABLE IF NOT EXISTS vaults (
+    kid TEXT PRIMARY KEY,
+    last_idx INTEGER NOT NULL DEFAULT 0,
+    deleted INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS vault_items (
+    kid TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    ts INTEGER NOT NULL,
+    PRIMARY KEY (kid, idx)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS statements (
+    kid TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    raw BLOB NOT NULL,
+    hash BLOB NOT NULL,
+    revoke INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    PRIMARY KEY (kid, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS kbx (
+    kbx TEXT PRIMARY KEY,
+    kid TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS users (
+    kid TEXT PRIMARY KEY,
+    kbx TEXT NOT NULL,
+    id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    service TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    url TEXT NOT NULL,
+    status TEXT NOT NULL,
+    ts INTEGER NOT NULL,
+    verified_at INTEGER NOT NULL,
+    err TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS users_status_id ON users (status, id, kid);
+CREATE INDEX IF NOT EXISTS users_ts ON users (ts);
+"""
+
+_USER_COLUMNS: Final = "kid, kbx, name, service, seq, url, status, ts, verified_at, err"
+
+
+def _user(row: Sequence[Any]) -> UserRecord:
+    kid, kbx, name, service, seq, url, status, ts, verified_at, err = row
+    return UserRecord(
+        kid=str(kid),
+        kbx=str(kbx),
+        name=str(name),
+        service=str(service),
+        seq=int(seq),
+        url=str(url),
+        status=str(status),
+        ts=int(ts),
+        verified_at=int(verified_at),
+        err=str(err),
+    )
+
+
+class SQLiteStore:
+    """`Store` on one apsw connection (WAL journal, synchronous=NORMAL)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._db = apsw.Connection(str(path))
+        self._db.set_busy_timeout(5000)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        with self._db:
+            self._db.execute(_SCHEMA)
+
+    @contextmanager
+    def _tx(self) -> Iterator[apsw.Cursor]:
+        with self._db:
+            yield self._db.cursor()
+
+    def close(self) -> None:
+        self._db.close()
+
+    # Replay protection
+
+    def claim_nonce(self, nonce: str, now_ms: int, ttl_ms: int) -> bool:
+        with self._tx() as cur:
+            row = cur.execute("SELECT expires FROM nonces WHERE nonce = ?", (nonce,)).fetchone()
+            if row is not None and int(row[0]) > now_ms:
+                return False
+            cur.execute(
+                "INSERT OR REPLACE INTO nonces (nonce, expires) VALUES (?, ?)",
+                (nonce, now_ms + ttl_ms),
+            )
+            return True
+
+    def purge_nonces(self, now_ms: int) -> int:
+        with self._tx() as cur:
+            cur.execute("DELETE FROM nonces WHERE expires <= ?", (now_ms,))
+            return self._db.changes()
+
+    # Vault
+
+    def vault_state(self, kid: str) -> str:
+        row = self._db.execute("SELECT deleted FROM vaults WHERE kid = ?", (kid,)).fetchone()
+        if row is None:
+            return VaultState.MISSING
+        return VaultState.DELETED if row[0] else VaultState.ACTIVE
+
+    def vault_append(self, kid: str, items: Sequence[bytes], ts: int) -> int:
+        """Append in order; returns the last index. The caller checked the vault is not deleted."""
+        with self._tx() as cur:
+            row = cur.execute("SELECT last_idx FROM vaults WHERE kid = ?", (kid,)).fetchone()
+            last = int(row[0]) if row is not None else 0
+            cur.executemany(
+                "INSERT INTO vault_items (kid, idx, data, ts) VALUES (?, ?, ?, ?)",
+                [(kid, last + i, data, ts) for i, data in enumerate(items, start=1)],
+            )
+            last += len(items)
+            cur.execute(
+                "INSERT INTO vaults (kid, last_idx) VALUES (?, ?)"
+                " ON CONFLICT (kid) DO UPDATE SET last_idx = excluded.last_idx",
+                (kid, last),
+            )
+            return last
+
+    def vault_list(self, kid: str, after: int, limit: int) -> list[VaultItem]:
+        return [
+            VaultItem(idx=int(idx), data=bytes(data), ts=int(ts))
+            for idx, data, ts in self._db.execute(
+                "SELECT idx, data, ts FROM vault_items WHERE kid = ? AND idx > ?"
+                " ORDER BY idx LIMIT ?",
+                (kid, after, limit),
+            )
+        ]
+
+    def vault_delete(self, kid: str) -> bool:
+        """Mark the vault deleted, then remove its items; True when it had items."""
+        with self._tx() as cur:
+            cur.execute(
+                "INSERT INTO vaults (kid, deleted) VALUES (?, 1)"
+                " ON CONFLICT (kid) DO UPDATE SET deleted = 1",
+                (kid,),
+            )
+            cur.execute("DELETE FROM vault_items WHERE kid = ?", (kid,))
+            return self._db.changes() > 0
+
+    # Sigchain
+
+    def sigchain_tip(self, kid: str) -> ChainTip | None:
+        row = self._db.execute(
+            "SELECT seq, hash FROM statements WHERE kid = ? ORDER BY seq DESC LIMIT 1", (kid,)
+        ).fetchone()
+        if row is None:
+            return None
+        return ChainTip(seq=int(row[0]), hash=bytes(row[1]))
+
+    def statement(self, kid: str, seq: int) -> StoredStatement | None:
+        row = self._db.execute(
+            "SELECT seq, raw, hash, revoke, type FROM statements WHERE kid = ? AND seq = ?",
+            (kid, seq),
+        ).fetchone()
+        return None if row is None else _statement(row)
+
+    def statements(self, kid: str) -> list[StoredStatement]:
+        return [
+            _statement(row)
+            for row in self._db.execute(
+                "SELECT seq, raw, hash, revoke, type FROM statements WHERE kid = ? ORDER BY seq",
+                (kid,),
+            )
+        ]
+
+    def statement_append(self, kid: str, kbx: str, st: StoredStatement) -> bool:
+        """Store a statement; False when that seq already exists."""
+        with self._tx() as cur:
+            try:
+                cur.execute(
+                    "INSERT INTO statements (kid, seq, raw, hash, revoke, type)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (kid, st.seq, st.raw, st.hash, st.revoke, st.type),
+                )
+            except apsw.ConstraintError:
+                return False
+            cur.execute("INSERT OR IGNORE INTO kbx (kbx, kid) VALUES (?, ?)", (kbx, kid))
+            return True
+
+    def kid_for_kbx(self, kbx: str) -> str | None:
+        row = self._db.execute("SELECT kid FROM kbx WHERE kbx = ?", (kbx,)).fetchone()
+        return None if row is None else str(row[0])
+
+    # Users
+
+    def user_get(self, kid: str) -> UserRecord | None:
+        row = self._db.execute(
+            f"SELECT {_USER_COLUMNS} FROM users WHERE kid = ?", (kid,)
+        ).fetchone()
+        return None if row is None else _user(row)
+
+    def user_put(self, record: UserRecord) -> None:
+        with self._tx() as cur:
+            cur.execute(
+                f"INSERT OR REPLACE INTO users (id, {_USER_COLUMNS})"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record.id,
+                    record.kid,
+                    record.kbx,
+                    record.name,
+                    record.service,
+                    record.seq,
+                    record.url,
+                    record.status,
+                    record.ts,
+                    record.verified_at,
+                    record.err,
+                ),
+            )
+
+    def user_delete(self, kid: str) -> None:
+        with self._tx() as cur:
+            cur.execute("DELETE FROM users WHERE kid = ?", (kid,))
+
+    def user_set_status(
+        self, kid: str, seq: int, *, status: str, ts: int, verified_at: int, err: str
+    ) -> bool:
+        """Record a check's result, unless the user changed (other seq) while it ran."""
+        with self._tx() as cur:
+            cur.execute(
+                "UPDATE users SET status = ?, ts = ?, verified_at = ?, err = ?"
+                " WHERE kid = ? AND seq = ?",
+                (status, ts, verified_at, err, kid, seq),
+            )
+            return self._db.changes() > 0
+
+    def users_with_id(self, user_id: str, status: str) -> list[UserRecord]:
+        return [
+            _user(row)
+            for row in self._db.execute(
+                f"SELECT {_USER_COLUMNS} FROM users WHERE status = ? AND id = ? ORDER BY kid",
+                (status, user_id),
+            )
+        ]
+
+    def users_search(self, prefix: str, status: str, limit: int) -> list[UserRecord]:
+        """Users whose `name@service` starts with `prefix` (case-sensitive), sorted by it."""
+        rows = self._db.execute(
+            f"SELECT {_USER_COLUMNS} FROM users WHERE status = ? AND id >= ? ORDER BY id, kid",
+            (status, prefix),
+        )
+        found: list[UserRecord] = []
+        try:
+            for row in rows:
+                record = _user(row)
+                if len(found) >= limit or not record.id.startswith(prefix):
+                    break
+                found.append(record)
+        finally:
+            rows.close()
+        return found
+
+    def users_due(self, checked_before: int, limit: int) -> list[UserRecord]:
+        return [
+            _user(row)
+            for row in self._db.execute(
+                f"SELECT {_USER_COLUMNS} FROM users WHERE ts < ? ORDER BY ts LIMIT ?",
+                (checked_before, limit),
+            )
+        ]
+
+
+def _statement(row: Sequence[Any]) -> StoredStatement:
+    seq, raw, hash_, revoke, type_ = row
+    return StoredStatement(
+        seq=int(seq),
+        raw=bytes(raw),
+        hash=bytes(hash_),
+        revoke=int(revoke),
+        type=str(type_),
+    )
