@@ -90,7 +90,7 @@ class BridgeClient:
             raise self._unavailable()
         return result
 
-    async def _write(self, frame: bytearray, request_id: str) -> None:
+    async def _write(self, frame: bytes | bytearray, request_id: str) -> None:
         # A half-written frame would desynchronise the stream for every other request, so a
         # write, once begun, finishes even if the caller is cancelled meanwhile.
         with trio.CancelScope(shield=True):

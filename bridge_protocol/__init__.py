@@ -17,7 +17,7 @@ from .actions import (
     Wait,
     WaitFor,
 )
-from .connection import AgentConnection, HostConnection
+from .connection import AgentConnection, HostConnection, MessageEncoder
 from .envelopes import Envelope, FailureEnvelope, SuccessEnvelope, failure, success
 from .errors import (
     ERROR_TABLE,
@@ -105,6 +105,7 @@ __all__ = [
     "InvalidEncoding",
     "MalformedJson",
     "MalformedMessage",
+    "MessageEncoder",
     "Navigate",
     "NotAnObject",
     "Notifications",

@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from .errors import ApiError, BridgeProtocolError, DuplicateId, FrameTooLarge, UnknownId
-from .framing import HEADER_SIZE, MAX_FRAME, FrameDecoder
+from .framing import _HEADER, HEADER_SIZE, MAX_FRAME, FrameDecoder, encode_frame
 from .messages import (
     PROTOCOL_VERSION,
     ActionRequest,
@@ -32,19 +32,30 @@ from .messages import (
     make_request,
 )
 
+# Above this size (judged by the previous message) encoding goes straight into the frame buffer.
+_INTO_THRESHOLD = 1 << 16
 
-class _Encoder:
-    """Encodes a message straight behind a reserved header: one buffer, no concatenation copy."""
 
-    __slots__ = ("_encoder",)
+class MessageEncoder:
+    """Frames a message. Small messages are encoded then prefixed; large ones are encoded straight
+    behind a reserved header, so a many-megabyte payload is never copied."""
+
+    __slots__ = ("_encoder", "_last_size")
 
     def __init__(self) -> None:
         self._encoder = msgspec.json.Encoder()
+        self._last_size = 0
 
-    def frame(self, message: Any) -> bytearray:
+    def frame(self, message: Any) -> bytes | bytearray:
+        if self._last_size < _INTO_THRESHOLD:
+            payload = self._encoder.encode(message)
+            size = self._last_size = len(payload)
+            if size < _INTO_THRESHOLD:
+                return _HEADER.pack(size) + payload
+            return encode_frame(payload)
         buf = bytearray(HEADER_SIZE)
         self._encoder.encode_into(message, buf, HEADER_SIZE)
-        size = len(buf) - HEADER_SIZE
+        size = self._last_size = len(buf) - HEADER_SIZE
         if size > MAX_FRAME:
             raise FrameTooLarge(f"message of {size} bytes exceeds the {MAX_FRAME}-byte maximum")
         buf[:HEADER_SIZE] = size.to_bytes(HEADER_SIZE, "big")
@@ -56,7 +67,7 @@ class AgentConnection:
 
     def __init__(self, max_frame: int = MAX_FRAME) -> None:
         self._decoder = FrameDecoder(max_frame)
-        self._encoder = _Encoder()
+        self._encoder = MessageEncoder()
         self._counter = 0
         # id -> cancelled? A cancelled id stays until the host's answer arrives, so that the
         # answer is recognised (and dropped) rather than reported as an unknown id.
@@ -66,14 +77,14 @@ class AgentConnection:
     def in_flight(self) -> int:
         return len(self._in_flight)
 
-    def send_request(self, operation: Operation) -> tuple[str, bytearray]:
+    def send_request(self, operation: Operation) -> tuple[str, bytes | bytearray]:
         self._counter += 1
         request_id = str(self._counter)
         frame = self._encoder.frame(make_request(request_id, operation))
         self._in_flight[request_id] = False
         return request_id, frame
 
-    def send_cancel(self, request_id: str) -> bytearray | None:
+    def send_cancel(self, request_id: str) -> bytes | bytearray | None:
         """The cancellation frame for an in-flight request, or None when it needs none."""
         if self._in_flight.get(request_id) is not False:
             return None
@@ -116,7 +127,7 @@ class HostConnection:
 
     def __init__(self, max_frame: int = MAX_FRAME) -> None:
         self._decoder = FrameDecoder(max_frame)
-        self._encoder = _Encoder()
+        self._encoder = MessageEncoder()
         self._in_flight: set[str] = set()
         # Ids answered lately: a cancellation crossing our answer on the wire is a race, not an
         # error, so it is ignored instead of reported as an unknown id.
@@ -153,13 +164,13 @@ class HostConnection:
     def is_in_flight(self, request_id: str) -> bool:
         return request_id in self._in_flight
 
-    def send_ok(self, request_id: str, data: dict[str, Any]) -> bytearray | None:
+    def send_ok(self, request_id: str, data: dict[str, Any]) -> bytes | bytearray | None:
         """The success frame, or None when the request is no longer in flight."""
         if not self._finish(request_id):
             return None
         return self._encoder.frame(OkResponse(version=PROTOCOL_VERSION, id=request_id, data=data))
 
-    def send_error(self, request_id: str, error: ApiError) -> bytearray | None:
+    def send_error(self, request_id: str, error: ApiError) -> bytes | bytearray | None:
         """The failure frame, or None when the request is no longer in flight."""
         if not self._finish(request_id):
             return None
@@ -167,7 +178,7 @@ class HostConnection:
             ErrorResponse(version=PROTOCOL_VERSION, id=request_id, error=error)
         )
 
-    def reject_frame(self, request_id: str, error: ApiError) -> bytearray:
+    def reject_frame(self, request_id: str, error: ApiError) -> bytes | bytearray:
         """Answer a frame that failed validation but whose id could be read."""
         return self._encoder.frame(
             ErrorResponse(version=PROTOCOL_VERSION, id=request_id, error=error)

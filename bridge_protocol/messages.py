@@ -11,7 +11,7 @@ Each direction has its own tagged union and one reusable typed decoder. Decoding
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
@@ -28,7 +28,7 @@ from .errors import (
     check_api_error,
 )
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION: Final = 4
 
 Seconds = Annotated[float, msgspec.Meta(gt=0, le=86400)]
 Settle = Annotated[float, msgspec.Meta(ge=0, le=86400)]
@@ -142,8 +142,13 @@ class AttachParams(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omi
 # --- frames ------------------------------------------------------------------------------------
 
 
+# `version` is a Literal so that msgspec checks it in C; a mismatch takes the slow path below,
+# which names it WrongVersion.
+Version = Literal[4]
+
+
 class _Request(msgspec.Struct, tag_field="op", forbid_unknown_fields=True, kw_only=True):
-    version: int
+    version: Version
     id: str
 
 
@@ -170,7 +175,7 @@ OPERATIONS: tuple[str, ...] = ("capture", "browser_attach", "browser_action")
 
 
 class _Response(msgspec.Struct, tag_field="status", forbid_unknown_fields=True, kw_only=True):
-    version: int
+    version: Version
     id: str
 
 
@@ -198,38 +203,18 @@ def make_request(request_id: str, operation: Operation) -> Request:
 Payload = bytes | bytearray | memoryview
 
 
-class _Decoder:
-    """A typed decoder; on failure, a slow path finds the one protocol error that applies."""
+class _Classifier:
+    """The slow path, taken only for a frame that failed typed decoding: it finds the one
+    protocol error that applies, in the order version, shape, tag, fields."""
 
     def __init__(
-        self,
-        union: Any,
-        tag_field: str,
-        known_tags: tuple[str, ...],
-        unknown_tag: type[BridgeProtocolError],
+        self, tag_field: str, known_tags: tuple[str, ...], unknown_tag: type[BridgeProtocolError]
     ) -> None:
-        self._decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(union)
         self._tag_field = tag_field
         self._known_tags = known_tags
         self._unknown_tag = unknown_tag
 
-    def decode(self, payload: Payload) -> Any:
-        try:
-            message = self._decoder.decode(payload)
-        except (msgspec.DecodeError, UnicodeDecodeError) as exc:
-            raise self._classify(payload, exc) from None
-        if message.version != PROTOCOL_VERSION:
-            raise WrongVersion(
-                f"protocol version {message.version} is not {PROTOCOL_VERSION}",
-                request_id=message.id,
-            )
-        if isinstance(message, ErrorResponse):
-            problem = check_api_error(message.error)
-            if problem is not None:
-                raise MalformedMessage(f"invalid error object: {problem}", request_id=message.id)
-        return message
-
-    def _classify(self, payload: Payload, exc: Exception) -> BridgeProtocolError:
+    def __call__(self, payload: Payload, exc: Exception) -> BridgeProtocolError:
         try:
             value = msgspec.json.decode(payload)
         except UnicodeDecodeError:
@@ -259,17 +244,28 @@ class _Decoder:
         return MalformedMessage(f"malformed {tag} frame: {exc}", request_id=request_id)
 
 
-_host_decoder = _Decoder(HostInbound, "op", (*OPERATIONS, "cancel"), UnknownOperation)
-_agent_decoder = _Decoder(Response, "status", ("ok", "error"), MalformedMessage)
+_host_typed: msgspec.json.Decoder[HostInbound] = msgspec.json.Decoder(HostInbound)
+_host_classify = _Classifier("op", (*OPERATIONS, "cancel"), UnknownOperation)
+_agent_typed: msgspec.json.Decoder[Response] = msgspec.json.Decoder(Response)
+_agent_classify = _Classifier("status", ("ok", "error"), MalformedMessage)
 
 
 def decode_host_inbound(payload: Payload) -> HostInbound:
     """Decode a frame the host received (a request or a cancellation)."""
-    result: HostInbound = _host_decoder.decode(payload)
-    return result
+    try:
+        return _host_typed.decode(payload)
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        raise _host_classify(payload, exc) from None
 
 
-def decode_agent_inbound(payload: Payload) -> OkResponse | ErrorResponse:
+def decode_agent_inbound(payload: Payload) -> Response:
     """Decode a frame the agent received (a response)."""
-    result: OkResponse | ErrorResponse = _agent_decoder.decode(payload)
-    return result
+    try:
+        message = _agent_typed.decode(payload)
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        raise _agent_classify(payload, exc) from None
+    if type(message) is ErrorResponse:
+        problem = check_api_error(message.error)
+        if problem is not None:
+            raise MalformedMessage(f"invalid error object: {problem}", request_id=message.id)
+    return message
