@@ -147,12 +147,21 @@ class Verifier:
         tick = min(max(self._config.recheck_interval_s / 4, 0.05), 60.0)
         while True:
             await trio.sleep(tick)
-            for record in self._store.users_due(self._now_ms() - interval_ms, _QUEUE_SIZE // 2):
+            try:
+                due = self._store.users_due(self._now_ms() - interval_ms, _QUEUE_SIZE // 2)
+            except Exception:
+                log.exception("listing users to re-check failed")
+                continue
+            for record in due:
                 self.schedule(record.kid)
 
     async def _purge_loop(self) -> None:
         while True:
             await trio.sleep(_NONCE_PURGE_EVERY_S)
-            purged = self._store.purge_nonces(self._now_ms())
+            try:
+                purged = self._store.purge_nonces(self._now_ms())
+            except Exception:
+                log.exception("purging expired nonces failed")
+                continue
             if purged:
                 log.debug("purged %d expired nonces", purged)
