@@ -68,6 +68,17 @@ class _VaultItemIn(msgspec.Struct):
     data: str
 
 
+class _VaultItemOut(msgspec.Struct):
+    data: str
+    idx: int
+    ts: int
+
+
+class _VaultOut(msgspec.Struct):
+    vault: list[_VaultItemOut]
+    idx: int
+
+
 _VAULT_DECODER: Final = msgspec.json.Decoder(list[_VaultItemIn])
 _ENCODER: Final = msgspec.json.Encoder()
 
@@ -274,10 +285,10 @@ class KeyServerApp:
         if self.store.vault_state(kid) == VaultState.MISSING:
             raise HTTPError(404, "vault not found")
         items = self.store.vault_list(kid, idx, limit)
-        out = {
-            "vault": [{"data": b64encode(i.data), "idx": i.idx, "ts": i.ts} for i in items],
-            "idx": items[-1].idx if items else idx,
-        }
+        out = _VaultOut(
+            vault=[_VaultItemOut(b64encode(i.data), i.idx, i.ts) for i in items],
+            idx=items[-1].idx if items else idx,
+        )
         return _ok(_ENCODER.encode(out))
 
     async def vault_post(self, request: Request, kid: str) -> Response:
