@@ -50,6 +50,7 @@ class BridgeClient:
         self._send_lock = trio.Lock()
         self._waiters: dict[str, _Waiter] = {}
         self._closed_reason: str | None = None
+        self._closed = trio.Event()
         self._on_protocol_error = on_protocol_error
         self.cancellations_sent = 0
 
@@ -165,10 +166,14 @@ class BridgeClient:
         if self._on_protocol_error is not None:
             self._on_protocol_error(exc)
 
+    async def wait_closed(self) -> None:
+        await self._closed.wait()
+
     def _close(self, reason: str) -> None:
         if self._closed_reason is not None:
             return
         self._closed_reason = reason
+        self._closed.set()
         for waiter in self._waiters.values():
             if not waiter.event.is_set():
                 waiter.event.set()

@@ -1,0 +1,405 @@
+"""Request bodies of every v1 route as closed msgspec Structs (spec 1 sections 4 and 8).
+
+An unknown field, a wrong type or a value out of range fails decoding; `decode_body` turns that
+into VALIDATION_FAILED with `details.field` naming the offending field.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal, TypeVar
+
+import msgspec
+
+from bridge_protocol import Action, ErrorId, SvcError
+
+T = TypeVar("T")
+
+Seconds = Annotated[float, msgspec.Meta(gt=0, le=86400)]
+Settle = Annotated[float, msgspec.Meta(ge=0, le=86400)]
+NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
+ImageMode = Literal["none", "all", "over_limit"]
+ImageLimit = Annotated[int, msgspec.Meta(ge=1, le=1_048_576)]
+Mode = Literal["semantic", "hybrid", "visual"]
+SessionIdField = Annotated[str, msgspec.Meta(pattern=r"^Session[1-9][0-9]*$")]
+
+
+class Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
+    pass
+
+
+class UNSET_T:
+    """Marks a field the client did not send (distinct from an explicit null)."""
+
+
+# --- sessions ----------------------------------------------------------------------------------
+
+
+class InactivityLifetime(
+    msgspec.Struct, tag_field="type", tag="inactivity", forbid_unknown_fields=True
+):
+    timeout_seconds: Annotated[int, msgspec.Meta(ge=1, le=31_536_000)] = 120
+
+
+class IndefiniteLifetime(
+    msgspec.Struct, tag_field="type", tag="indefinite", forbid_unknown_fields=True
+):
+    pass
+
+
+Lifetime = InactivityLifetime | IndefiniteLifetime
+
+
+class SessionCreate(Body):
+    name: NonEmpty | None = None
+    group: str | None = None
+    profile: NonEmpty | None = None
+    proxy_alias: NonEmpty | None = None
+    adblock_enabled: bool | None = None
+    image_blocking_mode: ImageMode | None = None
+    image_size_limit_kb: ImageLimit | None = None
+    lifetime: Lifetime | None = None
+
+
+class SessionPatch(Body):
+    name: NonEmpty | msgspec.UnsetType = msgspec.UNSET
+    proxy_alias: NonEmpty | msgspec.UnsetType | None = msgspec.UNSET
+    adblock_enabled: bool | msgspec.UnsetType = msgspec.UNSET
+    image_blocking_mode: ImageMode | msgspec.UnsetType = msgspec.UNSET
+    image_size_limit_kb: ImageLimit | msgspec.UnsetType = msgspec.UNSET
+
+
+class SessionsClose(Body):
+    group: str
+
+
+# --- profiles ----------------------------------------------------------------------------------
+
+
+class Screen(msgspec.Struct, forbid_unknown_fields=True):
+    width: Annotated[int, msgspec.Meta(ge=1, le=16384)]
+    height: Annotated[int, msgspec.Meta(ge=1, le=16384)]
+    available_height: Annotated[int, msgspec.Meta(ge=1, le=16384)]
+    device_scale_factor: Annotated[float, msgspec.Meta(gt=0, le=8)]
+
+
+class FingerprintProfile(msgspec.Struct, forbid_unknown_fields=True):
+    schema_version: int
+    seed: str
+    platform: str
+    browser_brand: str
+    browser_version: str
+    user_agent: str
+    locale: str
+    timezone: str
+    network_profile: str
+    hardware_concurrency: Annotated[int, msgspec.Meta(ge=1, le=256)]
+    device_memory_gib: Annotated[int, msgspec.Meta(ge=1, le=1024)]
+    max_touch_points: Annotated[int, msgspec.Meta(ge=0, le=32)]
+    screen: Screen
+    graphics_profile: str
+    storage_quota_bytes: Annotated[int, msgspec.Meta(ge=0)]
+    canvas_noise_mode: str
+    audio_noise_mode: str
+
+
+class ProfileCreate(Body):
+    name: NonEmpty
+    proxy_alias: NonEmpty | None = None
+    adblock_enabled: bool = True
+    image_blocking_mode: ImageMode = "none"
+    image_size_limit_kb: ImageLimit = 1024
+    includes_cookies: bool = False
+    includes_passwords: bool = False
+    fingerprint_profile: FingerprintProfile | msgspec.UnsetType | None = msgspec.UNSET
+
+
+class ProfilePatch(Body):
+    name: NonEmpty | msgspec.UnsetType = msgspec.UNSET
+    proxy_alias: NonEmpty | msgspec.UnsetType | None = msgspec.UNSET
+    adblock_enabled: bool | msgspec.UnsetType = msgspec.UNSET
+    image_blocking_mode: ImageMode | msgspec.UnsetType = msgspec.UNSET
+    image_size_limit_kb: ImageLimit | msgspec.UnsetType = msgspec.UNSET
+    includes_cookies: bool | msgspec.UnsetType = msgspec.UNSET
+    includes_passwords: bool | msgspec.UnsetType = msgspec.UNSET
+    fingerprint_profile: FingerprintProfile | msgspec.UnsetType | None = msgspec.UNSET
+
+
+class ProfileExport(Body):
+    name: NonEmpty
+
+
+class ProfileImport(Body):
+    contents_base64: NonEmpty
+    name: NonEmpty | None = None
+
+
+# --- proxies -----------------------------------------------------------------------------------
+
+Alias = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")]
+
+
+class ProviderY(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    enabled: bool
+    country: str | None = None
+    state: str | None = None
+    city: str | None = None
+    asn: str | None = None
+
+
+class Tls(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    mode: Literal["system", "providery"] | None = None
+    certificates: Annotated[str, msgspec.Meta(min_length=1, max_length=65536)] | None = None
+
+
+class ProxyCreate(Body):
+    alias: Alias
+    upstream_host: NonEmpty
+    upstream_port: Annotated[int, msgspec.Meta(ge=1, le=65535)]
+    username: str | None = None
+    password: str | None = None
+    providerx_enabled: bool = False
+    providerx_location_parameter: Literal["cc", "country", "st"] | None = None
+    providerx_location_value: NonEmpty | None = None
+    providery: ProviderY | None = None
+    tls: Tls | None = None
+    locale: str | None = None
+    detect_exit_locale: bool = True
+
+
+class ProxyPatch(Body):
+    upstream_host: NonEmpty | msgspec.UnsetType = msgspec.UNSET
+    upstream_port: Annotated[int, msgspec.Meta(ge=1, le=65535)] | msgspec.UnsetType = msgspec.UNSET
+    username: str | msgspec.UnsetType | None = msgspec.UNSET
+    password: str | msgspec.UnsetType | None = msgspec.UNSET
+    providerx_enabled: bool | msgspec.UnsetType = msgspec.UNSET
+    providerx_location_parameter: Literal["cc", "country", "st"] | msgspec.UnsetType | None = (
+        msgspec.UNSET
+    )
+    providerx_location_value: NonEmpty | msgspec.UnsetType | None = msgspec.UNSET
+    providery: ProviderY | msgspec.UnsetType = msgspec.UNSET
+    tls: Tls | msgspec.UnsetType = msgspec.UNSET
+    locale: str | msgspec.UnsetType | None = msgspec.UNSET
+    detect_exit_locale: bool | msgspec.UnsetType = msgspec.UNSET
+
+
+class ProxyExport(Body):
+    alias: Alias
+    include_credentials: bool
+    passphrase: str | None = None
+
+
+class ProxyImport(Body):
+    contents_base64: Annotated[str, msgspec.Meta(min_length=1, max_length=16 * 1024 * 1024)]
+    alias: Alias | None = None
+    passphrase: str | None = None
+
+
+# --- browser operations ------------------------------------------------------------------------
+
+
+class NavigateBody(Body):
+    url: NonEmpty
+    session_id: SessionIdField | None = None
+    profile: NonEmpty | None = None
+    proxy: NonEmpty | None = None
+    output: NonEmpty | None = None
+    timeout: Seconds = 90.0
+    wait: Settle = 1.0
+
+
+class NavigateObserveBody(Body):
+    url: NonEmpty | None = None
+    session_id: SessionIdField | None = None
+    profile: NonEmpty | None = None
+    proxy: NonEmpty | None = None
+    navigation: Literal["url", "back", "forward", "reload"] = "url"
+    mode: Mode = "semantic"
+    timeout: Seconds = 90.0
+    wait: Settle = 1.0
+
+
+class PerformBody(Body):
+    actions: Annotated[list[Action], msgspec.Meta(min_length=1, max_length=100)]
+    session_id: SessionIdField | None = None
+    output: NonEmpty | None = None
+    timeout: Seconds = 90.0
+    wait: Settle = 1.0
+
+
+class CaptureBody(Body):
+    session_id: SessionIdField | None = None
+    output: NonEmpty | None = None
+    timeout: Seconds = 90.0
+    wait: Settle = 1.0
+
+
+class ScreenshotBody(Body):
+    session_id: SessionIdField | None = None
+    output: NonEmpty | None = None
+    format: Literal["png", "jpeg", "webp"] = "png"
+    quality: Annotated[int, msgspec.Meta(ge=0, le=100)] | None = None
+    full_page: bool = False
+    timeout: Seconds = 90.0
+    wait: Settle = 1.0
+
+
+class PageScreenshotBody(Body):
+    output: NonEmpty | None = None
+    format: Literal["png", "jpeg", "webp"] = "png"
+    quality: Annotated[int, msgspec.Meta(ge=0, le=100)] | None = None
+    full_page: bool = False
+    timeout: Seconds = 90.0
+    wait: Settle = 1.0
+
+
+class ObserveBody(Body):
+    session_id: SessionIdField | None = None
+    mode: Mode = "semantic"
+    timeout: Seconds = 90.0
+    wait: Settle = 1.0
+
+
+class PageObserveBody(Body):
+    mode: Mode = "semantic"
+    timeout: Seconds = 90.0
+    wait: Settle = 1.0
+
+
+class CapturesBody(Body):
+    url: NonEmpty
+    output: NonEmpty | None = None
+    timeout: Seconds = 90.0
+    wait: Settle = 1.0
+    actions: Annotated[list[Action], msgspec.Meta(max_length=100)] = []
+    session_id: SessionIdField | None = None
+    profile: NonEmpty | None = None
+    group: str | None = None
+    proxy: NonEmpty | None = None
+    retry: Annotated[int, msgspec.Meta(ge=0, le=100)] = 1
+    retry_delay: Annotated[float, msgspec.Meta(ge=0, le=86400)] = 3.0
+
+
+class PagesBody(Body):
+    url: NonEmpty
+    session_id: SessionIdField | None = None
+    profile: NonEmpty | None = None
+    group: str | None = None
+    proxy: NonEmpty | None = None
+    output: NonEmpty | None = None
+    timeout: Seconds = 90.0
+    wait: Settle = 1.0
+
+
+class PageActionBody(Body):
+    action: Action
+    output: NonEmpty | None = None
+    timeout: Seconds = 90.0
+    wait: Settle = 1.0
+
+
+Ref = Annotated[str, msgspec.Meta(pattern=r"^e[0-9]+$")]
+Delta = Annotated[int, msgspec.Meta(ge=-10000, le=10000)]
+
+
+class _RefAction(msgspec.Struct, tag_field="action", forbid_unknown_fields=True, kw_only=True):
+    pass
+
+
+class RefClick(_RefAction, tag="click"):
+    ref: Ref
+    mouse_move: bool = True
+    scroll: bool = True
+
+
+class RefHover(_RefAction, tag="hover"):
+    ref: Ref
+    scroll: bool = True
+
+
+class RefType(_RefAction, tag="type"):
+    ref: Ref
+    text: NonEmpty
+
+
+class RefClear(_RefAction, tag="clear"):
+    ref: Ref
+
+
+class RefPress(_RefAction, tag="press"):
+    ref: Ref
+    key: Literal[
+        "Enter",
+        "Tab",
+        "Escape",
+        "Backspace",
+        "Delete",
+        "ArrowUp",
+        "ArrowDown",
+        "ArrowLeft",
+        "ArrowRight",
+        "Home",
+        "End",
+        "PageUp",
+        "PageDown",
+        "Space",
+    ]
+
+
+class RefSelect(_RefAction, tag="select"):
+    ref: Ref
+    value: str
+
+
+class RefScroll(_RefAction, tag="scroll"):
+    delta_x: Delta = 0
+    delta_y: Delta = 0
+
+
+class RefWait(_RefAction, tag="wait"):
+    seconds: Annotated[float, msgspec.Meta(ge=0, le=60)]
+
+
+RefAction = RefClick | RefHover | RefType | RefClear | RefPress | RefSelect | RefScroll | RefWait
+
+
+class ObservationActionsBody(Body):
+    actions: Annotated[list[RefAction], msgspec.Meta(min_length=1, max_length=32)]
+    mode: Mode = "semantic"
+
+
+class FindBody(Body):
+    query: str | None = None
+    role: str | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=100)] = 20
+
+
+# --- decoding ----------------------------------------------------------------------------------
+
+_PATH = re.compile(r"at `\$((?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])*)`")
+
+
+def validation_error(message: str, field: str | None, **extra: Any) -> SvcError:
+    details: dict[str, Any] = dict(extra)
+    if field is not None:
+        details["field"] = field
+    return SvcError.of(ErrorId.VALIDATION_FAILED, message, **details)
+
+
+def decode_body(raw: bytes, type_: type[T]) -> T:
+    """Decode a JSON body into a closed struct, or raise INVALID_REQUEST / VALIDATION_FAILED."""
+    try:
+        result: T = msgspec.json.decode(raw, type=type_)
+        return result
+    except msgspec.ValidationError as exc:
+        text = str(exc)
+        match = _PATH.search(text)
+        field = match.group(1).lstrip(".") if match else None
+        if text.startswith("Object contains unknown field"):
+            unknown = re.search(r"unknown field `([^`]*)`", text)
+            name = unknown.group(1) if unknown else None
+            prefix = (field + ".") if field else ""
+            field = f"{prefix}{name}" if name else field
+        raise validation_error(text, field or None) from None
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        raise SvcError.of(ErrorId.INVALID_REQUEST, f"malformed JSON body: {exc}") from None

@@ -1,0 +1,85 @@
+"""The agent's configuration, read once from the environment and passed down (no globals)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+
+DEFAULT_PORT = 17319
+DEFAULT_PROXY_BASE_PORT = 17400
+DEFAULT_CONCURRENCY = 8
+APP_NAME = "svc"
+
+
+class ConfigError(Exception):
+    """An invalid setting: start-up stops with this one-line message."""
+
+
+Plan = Literal["free", "pro"]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentConfig:
+    data_dir: Path
+    port: int = DEFAULT_PORT
+    proxy_base_port: int = DEFAULT_PROXY_BASE_PORT
+    concurrency: int = DEFAULT_CONCURRENCY
+    plan: Plan = "free"
+    performance_trace: bool = False
+    bridge: Literal["stdio", "none"] = "stdio"
+    host: str = "127.0.0.1"
+
+    @property
+    def store_path(self) -> Path:
+        return self.data_dir / "svc-agent.sqlite3"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.data_dir / "Logs"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> AgentConfig:
+        env = os.environ if env is None else env
+        data_dir = Path(env.get("SVC_DATA_DIR") or platformdirs.user_data_dir(APP_NAME, False))
+        return cls(
+            data_dir=data_dir.expanduser().resolve(),
+            port=_port(env, "SVC_AGENT_PORT", DEFAULT_PORT),
+            proxy_base_port=_port(env, "SVC_BROWSER_PROXY_PORT", DEFAULT_PROXY_BASE_PORT),
+            concurrency=_int_in(env, "SVC_BROWSER_CONCURRENCY", DEFAULT_CONCURRENCY, 1, 32),
+            plan=_plan(env.get("SVC_PLAN")),
+            performance_trace=env.get("SVC_BROWSER_PERFORMANCE_TRACE") == "1",
+            bridge="stdio" if env.get("SVC_BROWSER_BRIDGE", "stdio") == "stdio" else "none",
+        )
+
+
+def _int_in(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw.strip(), 10)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not an integer from {low} to {high}") from None
+    if not low <= value <= high:
+        raise ConfigError(f"{name}={raw!r} is not an integer from {low} to {high}")
+    return value
+
+
+def _port(env: Mapping[str, str], name: str, default: int) -> int:
+    return _int_in(env, name, default, 1, 65535)
+
+
+def _plan(raw: str | None) -> Plan:
+    if raw is None or raw == "":
+        return "free"
+    value = raw.strip().lower()
+    if value == "free":
+        return "free"
+    if value == "pro":
+        return "pro"
+    raise ConfigError(f"SVC_PLAN={raw!r} is not 'free' or 'pro'")

@@ -1,0 +1,157 @@
+"""The HTTP edge of the agent: transport rules of spec 1 section 4, envelopes, error mapping.
+
+Every response carries `Connection: close` and `X-Request-Id`; every failure is the spec's
+envelope with an id from the one error table. Requests whose Host is not a loopback name are
+refused (DNS rebinding), and no CORS header is ever sent, so web pages cannot drive the agent.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import msgspec
+from quart import Quart, Response, g, request
+from quart_trio import QuartTrio
+from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
+
+from bridge_protocol import ApiError, ErrorId, SvcError, failure, success
+
+from .api import decode_body
+from .context import AgentContext
+
+MAX_BODY = 16 * 1024 * 1024
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+T = TypeVar("T")
+
+_encoder = msgspec.json.Encoder()
+
+
+def json_response(payload: Any, status: int = 200) -> Response:
+    return Response(_encoder.encode(payload), status=status, content_type="application/json")
+
+
+def ok(data: dict[str, Any]) -> Response:
+    return json_response(success(g.request_id, data))
+
+
+def error_response(error: ApiError) -> Response:
+    return json_response(failure(g.request_id, error), status=error.http_status)
+
+
+def _host_name(host_header: str) -> str:
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        return host[: host.find("]") + 1] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+async def read_body(type_: type[T], *, required: bool = False) -> T:
+    """The request body decoded into `type_`; an empty body counts as `{}`."""
+    data = await request.get_data(cache=False)
+    assert isinstance(data, bytes)
+    if not data.strip():
+        if required:
+            raise SvcError.of(ErrorId.VALIDATION_FAILED, "a JSON object body is required")
+        return decode_body(b"{}", type_)
+    media = request.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+    if media != "application/json":
+        raise SvcError.of(
+            ErrorId.UNSUPPORTED_MEDIA_TYPE,
+            f"request bodies must be application/json, not {media or 'unspecified'}",
+            content_type=media or None,
+        )
+    return decode_body(data, type_)
+
+
+class NoBody(msgspec.Struct, forbid_unknown_fields=True):
+    """For routes that take no body: nothing, or an empty object."""
+
+
+Handler = Callable[..., Awaitable[Response]]
+
+
+def create_app(ctx: AgentContext) -> Quart:
+    app = QuartTrio("svc-agent")
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    app.config["PROVIDE_AUTOMATIC_OPTIONS"] = False
+    app.config["JSON_SORT_KEYS"] = False
+    # Failures are logged once, to the NDJSON log, by the handlers below.
+    app.logger.disabled = True
+    logging.getLogger("quart.app").disabled = True
+
+    @app.before_request
+    async def _transport() -> Response | None:
+        g.request_id = "req_" + uuid.uuid4().hex
+        host = _host_name(request.headers.get("Host", ""))
+        if host not in LOOPBACK_HOSTS:
+            return error_response(
+                ApiError.of(
+                    ErrorId.INVALID_REQUEST,
+                    "the Host header must name the loopback interface (127.0.0.1 or localhost)",
+                    host=request.headers.get("Host"),
+                )
+            )
+        length = request.content_length
+        if length is not None and length > MAX_BODY:
+            return error_response(
+                ApiError.of(
+                    ErrorId.PAYLOAD_TOO_LARGE,
+                    f"request body of {length} bytes exceeds the {MAX_BODY}-byte limit",
+                    limit=MAX_BODY,
+                )
+            )
+        return None
+
+    @app.after_request
+    async def _headers(response: Response) -> Response:
+        response.headers["Connection"] = "close"
+        response.headers["X-Request-Id"] = getattr(g, "request_id", "")
+        return response
+
+    @app.errorhandler(SvcError)
+    async def _svc_error(exc: SvcError) -> Response:
+        return error_response(exc.error)
+
+    @app.errorhandler(HTTPException)
+    async def _http_error(exc: HTTPException) -> Response:
+        if isinstance(exc, NotFound):
+            error = ApiError.of(ErrorId.ROUTE_NOT_FOUND, f"no v1 route matches {request.path}")
+        elif isinstance(exc, MethodNotAllowed):
+            allowed = sorted(m for m in (exc.valid_methods or []) if m != "HEAD")
+            error = ApiError.of(
+                ErrorId.METHOD_NOT_ALLOWED,
+                f"{request.method} is not allowed on {request.path}",
+                allowed=allowed,
+            )
+        elif isinstance(exc, RequestEntityTooLarge):
+            error = ApiError.of(
+                ErrorId.PAYLOAD_TOO_LARGE,
+                f"request body exceeds the {MAX_BODY}-byte limit",
+                limit=MAX_BODY,
+            )
+        else:
+            error = ApiError.of(ErrorId.INVALID_REQUEST, f"malformed HTTP request: {exc}")
+        return error_response(error)
+
+    @app.errorhandler(Exception)
+    async def _unexpected(exc: Exception) -> Response:
+        ctx.logs.write(
+            "agent.internal_error",
+            f"unexpected failure on {request.method} {request.path}: {exc!r}",
+            level="error",
+            data={"traceback": traceback.format_exc()[-8000:]},
+        )
+        return error_response(ApiError.of(ErrorId.INTERNAL_ERROR, "unexpected internal failure"))
+
+    from .routes import register_all
+
+    register_all(app, ctx)
+    return app
+
+
+def add_route(app: Quart, method: str, path: str, handler: Handler) -> None:
+    app.add_url_rule(path, endpoint=f"{method} {path}", view_func=handler, methods=[method])

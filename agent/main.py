@@ -1,0 +1,120 @@
+"""Agent process: start-up order of spec 1 lifecycle rule 7, and a clean SIGTERM.
+
+1. open the store (creating the current schema), 2. open the bridge, 3. start the profile proxy
+listeners, 4. start the control worker, 5. accept HTTP on 127.0.0.1:$SVC_AGENT_PORT.
+SIGTERM or SIGINT stops accepting, cancels in-flight work, closes the store and exits 0.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from typing import Any
+
+import trio
+from hypercorn.config import Config as HypercornConfig
+from hypercorn.trio import serve as hypercorn_serve
+
+from .bridge_client import BridgeClient
+from .config import AgentConfig, ConfigError
+from .http_app import create_app
+from .logs import LogWriter
+from .scheduler import Scheduler
+from .services import build_services
+from .store import Store
+
+
+def _stdio_bridge(ctx_logs: list[LogWriter]) -> BridgeClient:
+    # The bridge owns the real stdout; anything printed by accident goes to stderr instead.
+    out_fd, in_fd = os.dup(1), os.dup(0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+
+    def report(exc: Exception) -> None:
+        for logs in ctx_logs:
+            logs.write("bridge.protocol_error", str(exc), level="error")
+
+    return BridgeClient(
+        trio.lowlevel.FdStream(out_fd), trio.lowlevel.FdStream(in_fd), on_protocol_error=report
+    )
+
+
+def _hypercorn_config(config: AgentConfig) -> HypercornConfig:
+    hc = HypercornConfig()
+    hc.bind = [f"{config.host}:{config.port}"]
+    hc.accesslog = None
+    hc.errorlog = None
+    hc.graceful_timeout = 0.5
+    hc.keep_alive_timeout = 1
+    hc.include_server_header = False
+    hc.h11_max_incomplete_size = 64 * 1024
+    return hc
+
+
+async def run(
+    config: AgentConfig, *, task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED
+) -> None:
+    store = Store(config.store_path)  # 1
+    logs = LogWriter(config.logs_dir, store.machine_id)
+    logs_ref = [logs]
+    bridge = _stdio_bridge(logs_ref) if config.bridge == "stdio" else None  # 2
+    scheduler = Scheduler(config.concurrency)
+    ctx = build_services(config, store, logs, scheduler, bridge)
+    shutdown = trio.Event()
+    try:
+        async with trio.open_nursery() as nursery:
+            if bridge is not None:
+                await nursery.start(bridge.run)
+                nursery.start_soon(_exit_when_bridge_closes, bridge, shutdown)
+            await nursery.start(ctx.services["proxy_listeners"].run)  # 3
+            ctx.services["worker"].started()  # 4
+            app = create_app(ctx)
+            await nursery.start(  # 5
+                lambda task_status: hypercorn_serve(
+                    app,
+                    _hypercorn_config(config),
+                    shutdown_trigger=shutdown.wait,
+                    task_status=task_status,
+                )
+            )
+            await nursery.start(ctx.sessions.expire_forever)
+            nursery.start_soon(_signals, shutdown)
+            logs.write(
+                "agent.started",
+                f"agent listening on {config.host}:{config.port}",
+                data={"pid": os.getpid(), "concurrency": config.concurrency},
+            )
+            task_status.started(ctx)
+            await shutdown.wait()
+            nursery.cancel_scope.deadline = trio.current_time() + 1.0
+    finally:
+        logs.write("agent.stopped", "agent stopped")
+        store.close()
+
+
+async def _signals(shutdown: trio.Event) -> None:
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for _ in signals:
+            shutdown.set()
+            return
+
+
+async def _exit_when_bridge_closes(bridge: BridgeClient, shutdown: trio.Event) -> None:
+    # The host app is our parent: when it closes the bridge, nobody is left to serve.
+    await bridge.wait_closed()
+    shutdown.set()
+
+
+def main() -> int:
+    try:
+        config = AgentConfig.from_env()
+    except ConfigError as exc:
+        print(f"svc agent: configuration error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        trio.run(run, config)
+    except OSError as exc:
+        print(f"svc agent: cannot start: {exc}", file=sys.stderr)
+        return 1
+    return 0

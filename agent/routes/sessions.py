@@ -1,0 +1,73 @@
+"""Session routes: list, get, create, patch, delete, close by group, ping, pause, play."""
+
+from __future__ import annotations
+
+from quart import Quart, Response
+
+from ..api import SessionCreate, SessionPatch, SessionsClose
+from ..context import AgentContext
+from ..http_app import NoBody, add_route, ok, read_body
+
+
+def register(app: Quart, ctx: AgentContext) -> None:
+    sessions = ctx.sessions
+    worker = ctx.services["worker"]
+
+    async def list_sessions() -> Response:
+        return ok({"sessions": sessions.list_all()})
+
+    async def create() -> Response:
+        body = await read_body(SessionCreate)
+
+        async def job() -> dict[str, object]:
+            return sessions.create(body)
+
+        return ok({"session": await worker.run(job)})
+
+    async def close_group() -> Response:
+        body = await read_body(SessionsClose, required=True)
+        group, ids = await worker.run(lambda: sessions.close_group(body.group))
+        return ok({"group": group, "deleted_ids": ids})
+
+    async def get(id: str) -> Response:
+        return ok({"session": sessions.get(id)})
+
+    async def patch(id: str) -> Response:
+        sessions.get_row(id)
+        body = await read_body(SessionPatch)
+
+        async def job() -> dict[str, object]:
+            return sessions.patch(id, body)
+
+        return ok({"session": await worker.run(job)})
+
+    async def delete(id: str) -> Response:
+        sessions.get_row(id)
+        await read_body(NoBody)
+        deleted = await worker.run(lambda: sessions.delete(id))
+        return ok({"deleted_id": deleted})
+
+    async def ping(id: str) -> Response:
+        sessions.get_row(id)
+        await read_body(NoBody)
+        return ok(sessions.ping(id))
+
+    async def pause(id: str) -> Response:
+        sessions.get_row(id)
+        await read_body(NoBody)
+        return ok(await ctx.services["browser"].set_network_paused(id, True))
+
+    async def play(id: str) -> Response:
+        sessions.get_row(id)
+        await read_body(NoBody)
+        return ok(await ctx.services["browser"].set_network_paused(id, False))
+
+    add_route(app, "GET", "/v1/sessions", list_sessions)
+    add_route(app, "POST", "/v1/sessions", create)
+    add_route(app, "POST", "/v1/sessions/close", close_group)
+    add_route(app, "GET", "/v1/sessions/<id>", get)
+    add_route(app, "PATCH", "/v1/sessions/<id>", patch)
+    add_route(app, "DELETE", "/v1/sessions/<id>", delete)
+    add_route(app, "POST", "/v1/sessions/<id>/ping", ping)
+    add_route(app, "POST", "/v1/sessions/<id>/pause", pause)
+    add_route(app, "POST", "/v1/sessions/<id>/play", play)

@@ -1,0 +1,37 @@
+"""The control worker: configuration changes run one at a time, in arrival order.
+
+Health watches it: a job still running past its deadline, or a worker that failed, makes health
+answer AGENT_UNHEALTHY (without cancelling the job: deadlines diagnose, they do not kill).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import trio
+
+from .context import WorkerState
+
+T = TypeVar("T")
+
+
+class ControlWorker:
+    def __init__(self, state: WorkerState) -> None:
+        self.state = state
+        self._lock = trio.StrictFIFOLock()
+
+    def started(self) -> None:
+        self.state.state = "idle"
+
+    async def run(self, job: Callable[[], Awaitable[T]]) -> T:
+        async with self._lock:
+            self.state.busy_since = trio.current_time()
+            try:
+                return await job()
+            finally:
+                self.state.busy_since = None
+
+    def overdue(self) -> bool:
+        since = self.state.busy_since
+        return since is not None and trio.current_time() - since > self.state.deadline_seconds
