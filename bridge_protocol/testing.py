@@ -34,7 +34,7 @@ class PipeHost:
     ) -> None:
         self._read_fd = read_fd
         self._write_fd = write_fd
-        self._answer = answer
+        self.answer = answer
         self._timers: list[tuple[float, int, str, Callable[[], None]]] = []
         self._cancelled_timers: set[int] = set()
         self._seq = itertools.count()
@@ -42,6 +42,7 @@ class PipeHost:
         self.endpoint = HostEndpoint(self._write, self._handle, on_protocol_error=self._error)
         self.protocol_errors: list[BridgeProtocolError] = []
         self.cancels_received = 0
+        self.requests: list[HostRequest] = []
         self.answers: Counter[str] = Counter()
         self._out = FrameDecoder()
         self._thread = threading.Thread(target=self._loop, name="pipe-host", daemon=True)
@@ -67,7 +68,8 @@ class PipeHost:
         self.protocol_errors.append(exc)
 
     def _handle(self, request: HostRequest, responder: Responder) -> Callable[[], None]:
-        delay, result = self._answer(request)
+        self.requests.append(request)
+        delay, result = self.answer(request)
 
         def reply() -> None:
             if isinstance(result, ApiError):
