@@ -72,7 +72,8 @@ class AgentProcess:
             env=self.env(),
             start_new_session=True,
         )
-        assert self.proc.stdout is not None and self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        assert self.proc.stdin is not None
         self.host = PipeHost(self.proc.stdout.fileno(), self.proc.stdin.fileno(), default_answer)
         self.host.start()
         if wait:
@@ -113,7 +114,9 @@ class AgentProcess:
         data: dict[str, Any] = envelope["data"]
         return data
 
-    def error(self, method: str, path: str, body: Any = None, **kw: Any) -> tuple[int, dict[str, Any]]:
+    def error(
+        self, method: str, path: str, body: Any = None, **kw: Any
+    ) -> tuple[int, dict[str, Any]]:
         """(HTTP status, error object) of a failure envelope; fails the test on success."""
         response = self.request(method, path, body, **kw)
         envelope = response.json()

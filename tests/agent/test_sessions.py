@@ -19,7 +19,9 @@ def test_create_get_list_patch_delete(agent: AgentProcess) -> None:
     assert created["lifetime"] == {"type": "inactivity", "timeout_seconds": 120}
     assert agent.ok("GET", f"/v1/sessions/{sid}")["session"] == created
     assert created in agent.ok("GET", "/v1/sessions")["sessions"]
-    patched = agent.ok("PATCH", f"/v1/sessions/{sid}", {"name": "Renamed", "adblock_enabled": False})
+    patched = agent.ok(
+        "PATCH", f"/v1/sessions/{sid}", {"name": "Renamed", "adblock_enabled": False}
+    )
     assert patched["session"]["name"] == "Renamed"
     assert patched["session"]["adblock_enabled"] is False
     assert agent.ok("DELETE", f"/v1/sessions/{sid}") == {"deleted_id": sid}
@@ -60,14 +62,21 @@ def test_close_by_group_is_trimmed_and_case_insensitive(agent: AgentProcess) -> 
     other = agent.ok("POST", "/v1/sessions", {"group": "other"})["session"]["id"]
     closed = agent.ok("POST", "/v1/sessions/close", {"group": "  CRAWL-7 "})
     assert closed == {"group": "CRAWL-7", "deleted_ids": [a, b]}
-    assert agent.ok("POST", "/v1/sessions/close", {"group": "   "}) == {"group": "", "deleted_ids": []}
+    assert agent.ok("POST", "/v1/sessions/close", {"group": "   "}) == {
+        "group": "",
+        "deleted_ids": [],
+    }
     agent.ok("GET", f"/v1/sessions/{other}")
 
 
 def test_group_validation(agent: AgentProcess) -> None:
     for bad in ("x" * 129, "a\x07b"):
         status, error = agent.error("POST", "/v1/sessions", {"group": bad})
-        assert (status, error["id"], error["details"]["field"]) == (422, "VALIDATION_FAILED", "group")
+        assert (status, error["id"], error["details"]["field"]) == (
+            422,
+            "VALIDATION_FAILED",
+            "group",
+        )
 
 
 def test_free_plan_allows_one_session(make_agent: Callable[..., AgentProcess]) -> None:
