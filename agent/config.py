@@ -33,6 +33,7 @@ class AgentConfig:
     performance_trace: bool = False
     bridge: Literal["stdio", "none"] = "stdio"
     host: str = "127.0.0.1"
+    worker_deadline: float = 30.0
 
     @property
     def store_path(self) -> Path:
@@ -54,6 +55,7 @@ class AgentConfig:
             plan=_plan(env.get("SVC_PLAN")),
             performance_trace=env.get("SVC_BROWSER_PERFORMANCE_TRACE") == "1",
             bridge="stdio" if env.get("SVC_BROWSER_BRIDGE", "stdio") == "stdio" else "none",
+            worker_deadline=float(_int_in(env, "SVC_AGENT_WORKER_DEADLINE", 30, 1, 3600)),
         )
 
 
