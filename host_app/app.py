@@ -1,0 +1,84 @@
+"""`svc-app`: the QApplication, the engine, the supervisor and (unless headless) the UI."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from typing import Any
+
+from .config import HostConfig
+from .logic.logfile import HostLog
+from .logic.settings import SettingsStore
+
+
+def _prepare_env(config: HostConfig) -> dict[str, str]:
+    """Set the process environment Qt needs; returns the environment for the agent child."""
+    child_env = dict(os.environ)
+    if config.headless:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    flags = os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "")
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--no-sandbox" not in flags:
+        flags = f"{flags} --no-sandbox".strip()
+    if config.headless and "--disable-gpu" not in flags:
+        flags = f"{flags} --disable-gpu".strip()
+    os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = flags
+    from .engine import prepare_storage
+
+    os.environ["XDG_DATA_HOME"] = str(prepare_storage(config.data_dir))
+    return child_env
+
+
+def run(*, headless: bool) -> int:
+    config = HostConfig.from_env(headless=headless)
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    log = HostLog(config.logs_dir)
+    child_env = _prepare_env(config)
+    store = SettingsStore(config.settings_path)
+    settings = store.load(plan_override=os.environ.get("SVC_PLAN"))
+
+    from .engine import Engine, engine_application_name
+    from .qt import QApplication, QTimer
+    from .supervisor import Supervisor
+
+    engine_application_name()
+    app = QApplication([sys.argv[0] or "svc-app"])
+    app.setQuitOnLastWindowClosed(False)
+    engine = Engine(config.data_dir, settings, headless=headless)
+    supervisor = Supervisor(config, engine.handle, log, child_env)
+    log.write(
+        "host.started",
+        "svc-app started" + (" headless" if headless else ""),
+        data={"pid": os.getpid(), "port": config.port},
+    )
+
+    quitting = [False]
+
+    def quit_app(*_: Any) -> None:
+        if quitting[0]:
+            return
+        quitting[0] = True
+        supervisor.stop()
+        engine.shutdown()
+        log.write("host.stopped", "svc-app stopped")
+        app.exit(0)
+
+    signal.signal(signal.SIGTERM, lambda *_: QTimer.singleShot(0, quit_app))
+    signal.signal(signal.SIGINT, lambda *_: QTimer.singleShot(0, quit_app))
+    # Python runs signal handlers only between bytecodes; a timer lets it in regularly.
+    ticker = QTimer()
+    ticker.timeout.connect(lambda: None)
+    ticker.start(200)
+
+    ui = None
+    if not headless:
+        from .ui import MainUI
+
+        ui = MainUI(engine, supervisor, store, config, quit_app)
+        ui.start()
+    supervisor.start()
+    code = app.exec()
+    if not quitting[0]:
+        quit_app()
+    del ui
+    return code

@@ -1,0 +1,58 @@
+"""The host app's configuration, read once from the environment (no Qt)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+DEFAULT_PORT = 17319
+
+
+@dataclass(frozen=True, slots=True)
+class HostConfig:
+    data_dir: Path
+    port: int
+    headless: bool
+    agent_program: str
+    agent_args: tuple[str, ...]
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.data_dir / "Logs"
+
+    @property
+    def settings_path(self) -> Path:
+        return self.data_dir / "app-settings.json"
+
+    @property
+    def health_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1/health"
+
+    @classmethod
+    def from_env(cls, *, headless: bool, env: Mapping[str, str] | None = None) -> HostConfig:
+        env = os.environ if env is None else env
+        raw = env.get("SVC_DATA_DIR") or platformdirs.user_data_dir("svc", False)
+        port_raw = (env.get("SVC_AGENT_PORT") or "").strip()
+        port = int(port_raw) if port_raw.isdigit() and 0 < int(port_raw) < 65536 else DEFAULT_PORT
+        program, args = agent_command()
+        return cls(
+            data_dir=Path(raw).expanduser().resolve(),
+            port=port,
+            headless=headless,
+            agent_program=program,
+            agent_args=args,
+        )
+
+
+def agent_command() -> tuple[str, tuple[str, ...]]:
+    """`svc-app --agent`, with the svc-app beside this Python (so the same interpreter runs it)."""
+    script = shutil.which("svc-app", path=str(Path(sys.executable).parent))
+    if script:
+        return script, ("--agent",)
+    return sys.executable, ("-m", "host_app", "--agent")

@@ -1,0 +1,894 @@
+"""The QtWebEngine edge: one runtime, one profile per session, and the bridge handler.
+
+Qt objects are translated into plain values here and handed to `host_app.operations` and
+`host_app.logic`; nothing in those imports Qt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from bridge_protocol import ApiError, ErrorId, SvcError
+from bridge_protocol.host_endpoint import CancelCallback, HostRequest, Responder
+from bridge_protocol.messages import (
+    ActionRequest,
+    ApplySessionSettings,
+    AttachRequest,
+    CaptureRequest,
+    CloseSession,
+    HostSettings,
+    Navigate,
+    Notifications,
+    Observe,
+    Pause,
+    Perform,
+    Play,
+    Screenshot,
+)
+
+from . import js, operations
+from .logic import aio
+from .logic.images import QT_FORMAT, qt_quality
+from .logic.links import normalize_url
+from .logic.notifications import NotificationQueue
+from .logic.policy import NetworkPolicy
+from .logic.readiness import Probe, Ready
+from .logic.selectors import DomNode, build_tree
+from .logic.settings import AppSettings
+from .qt import (
+    QApplication,
+    QCoreApplication,
+    QObject,
+    QPoint,
+    QPointF,
+    Qt,
+    QTest,
+    QTimer,
+    QUrl,
+    QWebEngineLoadingInfo,
+    QWebEngineNotification,
+    QWebEnginePage,
+    QWebEngineProfile,
+    QWebEngineScript,
+    QWebEngineUrlRequestInfo,
+    QWebEngineUrlRequestInterceptor,
+    QWebEngineView,
+    QWheelEvent,
+    QWidget,
+)
+
+ENGINE_APP_NAME = "svc"
+# PyQt6's stubs type QTest's static helpers as instance methods.
+_QTEST: Any = QTest
+WORLD = QWebEngineScript.ScriptWorldId.ApplicationWorld
+
+KEYS: dict[str, Qt.Key] = {
+    "Enter": Qt.Key.Key_Return,
+    "Tab": Qt.Key.Key_Tab,
+    "Escape": Qt.Key.Key_Escape,
+    "Backspace": Qt.Key.Key_Backspace,
+    "Delete": Qt.Key.Key_Delete,
+    "ArrowUp": Qt.Key.Key_Up,
+    "ArrowDown": Qt.Key.Key_Down,
+    "ArrowLeft": Qt.Key.Key_Left,
+    "ArrowRight": Qt.Key.Key_Right,
+    "Home": Qt.Key.Key_Home,
+    "End": Qt.Key.Key_End,
+    "PageUp": Qt.Key.Key_PageUp,
+    "PageDown": Qt.Key.Key_PageDown,
+    "Space": Qt.Key.Key_Space,
+    "A": Qt.Key.Key_A,
+}
+
+
+def prepare_storage(data_dir: Path) -> Path:
+    """Make QtWebEngine's default storage folder for profile `Tab-<N>` be
+    `{data_dir}/Browser/Tab-<N>`: `AppDataLocation/QtWebEngine` is a symlink to
+    `{data_dir}/Browser` (user_prefs.json is read only from that default folder, DESIGN.md).
+    Returns the XDG_DATA_HOME the engine must run with."""
+    browser = data_dir / "Browser"
+    xdg = browser / ".engine"
+    link = xdg / ENGINE_APP_NAME / "QtWebEngine"
+    link.parent.mkdir(parents=True, exist_ok=True)
+    if link.is_symlink() and Path(link.readlink()) != browser:
+        link.unlink()
+    if not link.exists() and not link.is_symlink():
+        link.symlink_to(browser, target_is_directory=True)
+    return xdg
+
+
+class QtLoop:
+    """`aio.Loop` on Qt timers."""
+
+    class _Handle:
+        def __init__(self, timer: QTimer, owner: QtLoop) -> None:
+            self.timer = timer
+            self.owner = owner
+
+        def cancel(self) -> None:
+            self.timer.stop()
+            self.owner._timers.discard(self)
+
+    def __init__(self) -> None:
+        self._timers: set[QtLoop._Handle] = set()
+        self._clock = QTimer()  # unused; keeps a QObject around for parenting
+        import time as _time
+
+        self._time = _time.monotonic
+
+    def time(self) -> float:
+        return self._time()
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> QtLoop._Handle:
+        timer = QTimer()
+        timer.setSingleShot(True)
+        handle = QtLoop._Handle(timer, self)
+
+        def fire() -> None:
+            self._timers.discard(handle)
+            callback()
+
+        timer.timeout.connect(fire)
+        timer.start(max(0, round(delay * 1000)))
+        self._timers.add(handle)
+        return handle
+
+
+class Interceptor(QWebEngineUrlRequestInterceptor):
+    def __init__(self, policy: NetworkPolicy, parent: QObject) -> None:
+        super().__init__(parent)
+        self.policy = policy
+
+    def interceptRequest(self, info: QWebEngineUrlRequestInfo | None) -> None:
+        if info is None:
+            return
+        rtype = info.resourceType()
+        if self.policy.block(
+            info.requestUrl().scheme(),
+            main_frame=rtype == QWebEngineUrlRequestInfo.ResourceType.ResourceTypeMainFrame,
+            image=rtype == QWebEngineUrlRequestInfo.ResourceType.ResourceTypeImage,
+        ):
+            info.block(True)
+
+
+class SessionPage(QWebEnginePage):
+    def javaScriptConsoleMessage(self, *args: Any) -> None:
+        """Page console output is not the app's business."""
+
+
+class SessionBrowser:
+    """One session's profile, view and page; implements `operations.PageDriver`."""
+
+    def __init__(self, engine: Engine, session_id: str, profile_id: int) -> None:
+        self.engine = engine
+        self._loop = engine.loop
+        self.session_id = session_id
+        self.profile_id = profile_id
+        self.lock = aio.Lock()
+        self.load_starts = 0
+        self.failure: tuple[int, str, str] | None = None
+        self.last_status: int | None = None
+        self.loading = False
+        self.committed_in_load = False
+        self.interrupted = False
+        self.policy = NetworkPolicy()
+        self.profile: QWebEngineProfile | None = None
+        self.view: QWebEngineView | None = None
+        self.page: SessionPage | None = None
+        self.proxy_port: int | None = None
+
+    @property
+    def storage(self) -> Path:
+        return self.engine.data_dir / "Browser" / f"Tab-{self.profile_id}"
+
+    @property
+    def loop(self) -> aio.Loop:
+        return self._loop
+
+    @property
+    def active(self) -> bool:
+        return self.page is not None
+
+    @property
+    def paused(self) -> bool:
+        return self.policy.paused
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def activate(self, settings: dict[str, Any]) -> None:
+        if self.page is not None:
+            return
+        proxy_port = settings.get("proxy_port")
+        try:
+            self.storage.mkdir(parents=True, exist_ok=True)
+            prefs_path = self.storage / "user_prefs.json"
+            prefs: dict[str, Any] = {}
+            with contextlib.suppress(OSError, ValueError):
+                loaded = json.loads(prefs_path.read_text("utf-8"))
+                if isinstance(loaded, dict):
+                    prefs = loaded
+            if proxy_port is None:
+                prefs["proxy"] = {"mode": "direct"}
+            else:
+                prefs["proxy"] = {
+                    "mode": "fixed_servers",
+                    "server": f"127.0.0.1:{int(proxy_port)}",
+                    "bypass_list": "<-loopback>",
+                }
+            prefs_path.write_text(json.dumps(prefs), "utf-8")
+        except (OSError, ValueError, TypeError) as exc:
+            raise SvcError.of(
+                ErrorId.PROXY_CONFIGURATION_FAILED,
+                f"cannot write the proxy preference of {self.session_id}: {exc}",
+            ) from None
+        self.proxy_port = proxy_port
+        self.policy = NetworkPolicy.from_settings(settings)
+        profile = QWebEngineProfile(f"Tab-{self.profile_id}", self.engine.qobject)
+        if profile.isOffTheRecord():
+            raise SvcError.of(
+                ErrorId.BROWSER_CREATION_FAILED, f"{self.session_id}: profile is off the record"
+            )
+        profile.setCachePath(str(self.storage / "Cache"))
+        profile.setPersistentCookiesPolicy(
+            QWebEngineProfile.PersistentCookiesPolicy.ForcePersistentCookies
+        )
+        interceptor = Interceptor(self.policy, profile)
+        profile.setUrlRequestInterceptor(interceptor)
+        self._interceptor = interceptor
+        profile.setNotificationPresenter(self._notification)
+        view = QWebEngineView()
+        page = SessionPage(profile, view)
+        view.setPage(page)
+        assert view.page() is page
+        assert page.profile() is profile
+        page.loadStarted.connect(self._load_started)
+        page.urlChanged.connect(self._url_changed)
+        page.loadingChanged.connect(self._loading_changed)
+        with contextlib.suppress(AttributeError):
+            page.permissionRequested.connect(self._permission)
+        self.profile, self.view, self.page = profile, view, page
+        self.engine.show_background(self)
+
+    def _notification(self, note: QWebEngineNotification | None) -> None:
+        if note is None:
+            return
+        self.engine.notifications.add(
+            enabled=self.engine.settings.send_notifications,
+            session_id=self.session_id,
+            origin=note.origin().toString(),
+            title=note.title(),
+            body=note.message(),
+            tag=note.tag(),
+            persistent=False,
+        )
+        note.show()
+
+    def _permission(self, permission: Any) -> None:
+        try:
+            kind = permission.permissionType()
+            notifications = kind == type(kind).Notifications
+        except AttributeError:
+            return
+        if notifications and self.engine.settings.send_notifications:
+            permission.grant()
+        else:
+            permission.deny()
+
+    def close(self) -> None:
+        view, page, profile = self.view, self.page, self.profile
+        self.view = self.page = None
+        self.profile = None
+        if page is not None:
+            page.triggerAction(QWebEnginePage.WebAction.Stop)
+        if view is not None:
+            self.engine.forget_view(self)
+            view.hide()
+            view.setPage(None)
+            view.deleteLater()
+        if page is not None:
+            page.deleteLater()
+        if profile is not None:
+            profile.deleteLater()
+
+    def drop_data(self) -> None:
+        storage = self.storage
+
+        def remove(attempt: int = 0) -> None:
+            shutil.rmtree(storage, ignore_errors=True)
+            if storage.exists() and attempt < 10:
+                self.loop.call_later(0.5, lambda: remove(attempt + 1))
+
+        remove()
+        self.loop.call_later(1.0, lambda: remove(5))
+
+    # -- Qt signals --------------------------------------------------------------------------
+
+    def _load_started(self) -> None:
+        self.load_starts += 1
+        self.loading = True
+        self.committed_in_load = False
+
+    def _url_changed(self, _url: QUrl) -> None:
+        if self.loading:
+            self.committed_in_load = True
+        self.engine.session_changed(self)
+
+    def _loading_changed(self, info: QWebEngineLoadingInfo) -> None:
+        status = info.status()
+        if status == QWebEngineLoadingInfo.LoadStatus.LoadStartedStatus:
+            return
+        self.loading = False
+        if status == QWebEngineLoadingInfo.LoadStatus.LoadFailedStatus:
+            domain = info.errorDomain()
+            if domain == QWebEngineLoadingInfo.ErrorDomain.HttpStatusCodeDomain:
+                return
+            if info.errorCode() in (-3,):  # ERR_ABORTED: a newer navigation or Stop
+                return
+            message = info.errorString() or f"error {info.errorCode()}"
+            self.failure = (self.load_starts, message, info.url().toString())
+
+    # -- PageDriver --------------------------------------------------------------------------
+
+    def _page(self) -> SessionPage:
+        if self.page is None:
+            raise SvcError.of(ErrorId.BROWSER_UNAVAILABLE, f"{self.session_id} has no browser")
+        return self.page
+
+    def run_js(self, code: str) -> aio.Future[Any]:
+        fut: aio.Future[Any] = aio.Future()
+        page = self._page()
+
+        def done(result: Any) -> None:
+            if not isinstance(result, str):
+                fut.set_result(None)
+                return
+            try:
+                fut.set_result(json.loads(result))
+            except ValueError:
+                fut.set_result(None)
+
+        page.runJavaScript(code, WORLD, done)
+        return fut
+
+    async def _probe(self) -> Probe:
+        v = await self.run_js(js.PROBE)
+        if not isinstance(v, dict):
+            url = self._page().url().toString()
+            return Probe(url, "loading", 0, 0, -1.0)
+        return Probe(
+            href=str(v.get("h", "")),
+            ready_state=str(v.get("r", "")),
+            length=int(v.get("l") or 0),
+            status=int(v.get("s") or 0),
+            origin=float(v.get("o") or 0.0),
+            title=str(v.get("t", "")),
+            challenge=bool(v.get("c")),
+        )
+
+    def probe(self) -> aio.Future[Probe]:
+        return _spawn(self._probe())
+
+    def load(self, url: str) -> None:
+        self.failure = None
+        self._page().load(QUrl(url))
+
+    def history(self, how: str) -> bool:
+        page = self._page()
+        hist = page.history()
+        if how == "back":
+            if hist is None or not hist.canGoBack():
+                return False
+            page.triggerAction(QWebEnginePage.WebAction.Back)
+        elif how == "forward":
+            if hist is None or not hist.canGoForward():
+                return False
+            page.triggerAction(QWebEnginePage.WebAction.Forward)
+        else:
+            page.triggerAction(QWebEnginePage.WebAction.Reload)
+        return True
+
+    def stop(self) -> None:
+        if self.page is not None:
+            self.page.triggerAction(QWebEnginePage.WebAction.Stop)
+
+    async def _snapshot(self) -> operations.Snapshot:
+        v = await self.run_js(js.SNAPSHOT)
+        if not isinstance(v, dict):
+            return operations.Snapshot([], [])
+        nodes = [
+            DomNode(i, str(rec[0]), {str(k): str(x) for k, x in rec[1].items()}, int(rec[2]))
+            for i, rec in enumerate(v.get("n", []))
+        ]
+        build_tree(nodes)
+        return operations.Snapshot(nodes, [(int(i), str(h)) for i, h in v.get("k", [])])
+
+    def snapshot(self) -> aio.Future[operations.Snapshot]:
+        return _spawn(self._snapshot())
+
+    async def _element(self, node: DomNode) -> operations.ElementInfo | None:
+        v = await self.run_js(js.element(node.index, node.tag))
+        if not isinstance(v, dict):
+            return None
+        opts = v.get("o")
+        return operations.ElementInfo(
+            x=float(v["x"]),
+            y=float(v["y"]),
+            w=float(v["w"]),
+            h=float(v["h"]),
+            vw=float(v["vw"]),
+            vh=float(v["vh"]),
+            visible=bool(v["vis"]),
+            disabled=bool(v["dis"]),
+            readonly=bool(v["ro"]),
+            editable=bool(v["ed"]),
+            focused=bool(v["f"]),
+            hit=bool(v["hit"]),
+            value=v.get("v"),
+            options=None if opts is None else [(str(a), bool(b)) for a, b in opts],
+            selected=int(v.get("si", -1)),
+            multiple=bool(v.get("m")),
+        )
+
+    def element(self, node: DomNode) -> aio.Future[operations.ElementInfo | None]:
+        return _spawn(self._element(node))
+
+    async def _focus(self, node: DomNode) -> bool:
+        self._focus_view()
+        return bool(await self.run_js(js.focus(node.index, node.tag)))
+
+    def focus(self, node: DomNode) -> aio.Future[bool]:
+        return _spawn(self._focus(node))
+
+    def _target(self) -> QWidget:
+        view = self.view
+        if view is None:
+            raise SvcError.of(ErrorId.BROWSER_UNAVAILABLE, f"{self.session_id} has no view")
+        return view.focusProxy() or view
+
+    def _focus_view(self) -> None:
+        target = self._target()
+        target.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def mouse_click(self, x: float, y: float, move: bool) -> None:
+        target = self._target()
+        pos = QPoint(round(x), round(y))
+        if move:
+            _QTEST.mouseMove(target, pos)
+        _QTEST.mousePress(target, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pos)
+        _QTEST.mouseRelease(target, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pos)
+
+    def wheel(self, x: float, y: float, dx: int, dy: int) -> None:
+        target = self._target()
+        pos = QPointF(x, y)
+        event = QWheelEvent(
+            pos,
+            QPointF(target.mapToGlobal(pos)),
+            QPoint(0, 0),
+            QPoint(dx, dy),
+            Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.NoModifier,
+            Qt.ScrollPhase.NoScrollPhase,
+            False,
+        )
+        QApplication.sendEvent(target, event)
+
+    def key(self, name: str, ctrl: bool = False) -> None:
+        self._focus_view()
+        mod = Qt.KeyboardModifier.ControlModifier if ctrl else Qt.KeyboardModifier.NoModifier
+        _QTEST.keyClick(self._target(), KEYS[name], mod)
+
+    def type_text(self, text: str) -> None:
+        self._focus_view()
+        _QTEST.keyClicks(self._target(), text)
+
+    def to_html(self) -> aio.Future[str]:
+        fut: aio.Future[str] = aio.Future()
+        self._page().toHtml(lambda html: fut.set_result(html if isinstance(html, str) else ""))
+        return fut
+
+    async def _traffic(self) -> int:
+        v = await self.run_js(js.TRAFFIC)
+        return int(v) if isinstance(v, int | float) else 0
+
+    def traffic_bytes(self) -> aio.Future[int]:
+        return _spawn(self._traffic())
+
+    async def _document_size(self) -> tuple[int, int, int, int]:
+        v = await self.run_js(js.DOC_SIZE)
+        if not isinstance(v, list) or len(v) != 4:
+            return (0, 0, 0, 0)
+        return (int(v[0]), int(v[1]), int(v[2]), int(v[3]))
+
+    def document_size(self) -> aio.Future[tuple[int, int, int, int]]:
+        return _spawn(self._document_size())
+
+    async def _grab(self, full_page: bool, height: int) -> Any:
+        view = self.view
+        assert view is not None
+        if not full_page or height <= view.height():
+            await aio.sleep(self.loop, 0.05)
+            return view.grab().toImage()
+        old = view.size()
+        view.resize(old.width(), height)
+        try:
+            for _ in range(100):
+                inner = await self.run_js(js.INNER_HEIGHT)
+                if isinstance(inner, int) and inner >= height:
+                    break
+                await aio.sleep(self.loop, 0.03)
+            await aio.sleep(self.loop, 0.15)
+            return view.grab().toImage()
+        finally:
+            view.resize(old)
+
+    def grab(self, full_page: bool, height: int) -> aio.Future[Any]:
+        return _spawn(self._grab(full_page, height))
+
+    def save_image(self, image: Any, path: str, fmt: str, quality: int | None) -> int:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if fmt == "jpeg":
+            image = image.convertToFormat(image.Format.Format_RGB32)
+        if not image.save(str(target), QT_FORMAT[fmt], qt_quality(fmt, quality)):
+            raise SvcError.of(ErrorId.INTERNAL_ERROR, f"cannot write the {fmt} image to {path}")
+        return target.stat().st_size
+
+    def title(self) -> str:
+        return self.page.title() if self.page is not None else ""
+
+    def selected(self) -> None:
+        self.engine.operation_selected(self)
+
+    # -- pause / play ------------------------------------------------------------------------
+
+    def pause(self) -> None:
+        if self.policy.paused:
+            return
+        self.policy.paused = True
+        self.policy.deferred_navigation = False
+        self.interrupted = False
+        if self.page is not None and self.loading:
+            # Stop before commit restores the previous document (Chromium keeps it); a stop after
+            # commit leaves a partial document, so play must reload.
+            self.interrupted = self.committed_in_load
+            self.page.triggerAction(QWebEnginePage.WebAction.Stop)
+
+    def play(self) -> bool:
+        if not self.policy.paused:
+            return False
+        self.policy.paused = False
+        reload = self.interrupted or self.policy.deferred_navigation
+        self.interrupted = False
+        self.policy.deferred_navigation = False
+        if reload and self.page is not None:
+            self.page.triggerAction(QWebEnginePage.WebAction.Reload)
+        return reload
+
+
+def _spawn(coro: Coroutine[Any, None, Any]) -> aio.Future[Any]:
+    """Run a helper coroutine as its own task; its result resolves the returned future."""
+    fut: aio.Future[Any] = aio.Future()
+
+    def done(task: aio.Task) -> None:
+        if task.exception is not None:
+            fut.set_exception(task.exception)
+        else:
+            fut.set_result(task.result)
+
+    aio.Task(coro, done).start()
+    return fut
+
+
+def profile_id_of(session_id: str) -> int:
+    if session_id.startswith("Session") and session_id[7:].isdigit():
+        n = int(session_id[7:])
+        if n > 0:
+            return n
+    raise SvcError.of(ErrorId.SESSION_NOT_FOUND, f"{session_id} is not a session id", id=session_id)
+
+
+class Engine:
+    """The single browser runtime: sessions, settings, notifications, and the bridge handler."""
+
+    def __init__(self, data_dir: Path, settings: AppSettings, *, headless: bool) -> None:
+        self.data_dir = data_dir
+        self.settings = settings
+        self.headless = headless
+        self.loop = QtLoop()
+        self.qobject = QObject()
+        self.sessions: dict[str, SessionBrowser] = {}
+        self.session_settings: dict[str, dict[str, Any]] = {}
+        self.notifications = NotificationQueue()
+        self.visible_session: str | None = None
+        self.on_session_changed: list[Callable[[str], None]] = []
+        self.on_operation: list[Callable[[str], None]] = []
+        self.selected_for_view: str | None = None
+        self.tasks: set[aio.Task] = set()
+
+    # -- views -------------------------------------------------------------------------------
+
+    def show_background(self, browser: SessionBrowser) -> None:
+        view = browser.view
+        if view is None:
+            return
+        w, h = self.settings.background_dimensions
+        view.setParent(None)
+        view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        view.resize(w, h)
+        view.show()
+
+    def forget_view(self, browser: SessionBrowser) -> None:
+        if self.visible_session == browser.session_id:
+            self.visible_session = None
+
+    def session_changed(self, browser: SessionBrowser) -> None:
+        for cb in self.on_session_changed:
+            cb(browser.session_id)
+
+    def operation_selected(self, browser: SessionBrowser) -> None:
+        if self.settings.follow_browser_commands:
+            self.selected_for_view = browser.session_id
+            for cb in self.on_operation:
+                cb(browser.session_id)
+
+    def apply_app_settings(self, settings: AppSettings) -> None:
+        resized = settings.background_size != self.settings.background_size
+        self.settings = settings
+        if resized:
+            for b in self.sessions.values():
+                if b.view is not None and b.session_id != self.visible_session:
+                    w, h = settings.background_dimensions
+                    b.view.resize(w, h)
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    def browser(self, session_id: str) -> SessionBrowser:
+        settings = self.session_settings.get(session_id)
+        if settings is None:
+            raise SvcError.of(
+                ErrorId.BROWSER_CREATION_FAILED, f"no settings for {session_id}", id=session_id
+            )
+        b = self.sessions.get(session_id)
+        if b is None:
+            b = SessionBrowser(self, session_id, profile_id_of(session_id))
+            self.sessions[session_id] = b
+        if not b.active:
+            try:
+                b.activate(settings)
+            except SvcError:
+                raise
+            except Exception as exc:
+                raise SvcError.of(
+                    ErrorId.BROWSER_CREATION_FAILED, f"cannot create {session_id}'s browser: {exc}"
+                ) from None
+            self.session_changed(b)
+        return b
+
+    def apply_session_settings(self, session_id: str, settings: dict[str, Any]) -> dict[str, Any]:
+        profile_id_of(session_id)
+        old = self.session_settings.get(session_id)
+        self.session_settings[session_id] = dict(settings)
+        b = self.sessions.get(session_id)
+        if b is not None and b.active:
+            b.policy.image_blocking_mode = str(settings.get("image_blocking_mode", "none"))
+            if bool(settings.get("network_paused")) != b.paused:
+                if settings.get("network_paused"):
+                    b.pause()
+                else:
+                    b.play()
+            if old is not None and old.get("proxy_port") != settings.get("proxy_port"):
+                hist = b.page.history() if b.page is not None else None
+                empty = hist is None or (
+                    hist.count() <= 1
+                    and b.page is not None
+                    and (b.page.url().toString() in ("", "about:blank"))
+                )
+                if empty:
+                    b.close()
+                    self.browser(session_id)
+        self.session_changed_id(session_id)
+        return {}
+
+    def session_changed_id(self, session_id: str) -> None:
+        for cb in self.on_session_changed:
+            cb(session_id)
+
+    def close_session(self, session_id: str) -> dict[str, Any]:
+        b = self.sessions.pop(session_id, None)
+        self.session_settings.pop(session_id, None)
+        if b is None:
+            b = SessionBrowser(self, session_id, profile_id_of(session_id))
+        b.close()
+        b.drop_data()
+        self.session_changed_id(session_id)
+        return {}
+
+    def shutdown(self) -> None:
+        for task in list(self.tasks):
+            task.throw(aio.Cancelled())
+        for b in self.sessions.values():
+            b.close()
+
+    # -- the bridge handler ------------------------------------------------------------------
+
+    def handle(self, request: HostRequest, responder: Responder) -> CancelCallback | None:
+        opts = operations.Options(wait_for_bot_challenge=self.settings.wait_for_bot_challenge)
+        if isinstance(request, CaptureRequest):
+            p = request.params
+            cb = self.browser(p.session_id)
+            deadline = self.loop.time() + p.timeout
+
+            async def do_capture() -> dict[str, Any]:
+                return await operations.capture(
+                    cb,
+                    url=p.url,
+                    actions=list(p.actions),
+                    wait=p.wait,
+                    output_path=p.output_path,
+                    deadline=deadline,
+                    opts=opts,
+                )
+
+            return self._run(cb, p.timeout, do_capture, responder)
+        if isinstance(request, AttachRequest):
+            a = request.params
+            ab = self.browser(a.session_id)
+            deadline = self.loop.time() + a.timeout
+
+            async def do_attach() -> dict[str, Any]:
+                return await operations.capture(
+                    ab,
+                    url=a.url,
+                    actions=[],
+                    wait=a.wait if a.navigate else 0.0,
+                    output_path=a.output_path,
+                    deadline=deadline,
+                    opts=opts,
+                    navigate_first=a.navigate,
+                    strict=True,
+                )
+
+            return self._run(ab, a.timeout, do_attach, responder)
+        assert isinstance(request, ActionRequest)
+        return self._command(request, responder, opts)
+
+    def _command(
+        self, request: ActionRequest, responder: Responder, opts: operations.Options
+    ) -> CancelCallback | None:
+        c = request.command
+        if isinstance(c, HostSettings):
+            responder.ok(self.settings.for_agent())
+            return None
+        if isinstance(c, Notifications):
+            responder.ok({"notifications": self.notifications.snapshot()})
+            return None
+        if isinstance(c, ApplySessionSettings):
+            responder.ok(self.apply_session_settings(c.session_id, c.settings))
+            return None
+        if isinstance(c, CloseSession):
+            responder.ok(self.close_session(c.session_id))
+            return None
+        if isinstance(c, Pause | Play):
+            if c.session_id not in self.session_settings:
+                raise SvcError.of(
+                    ErrorId.BROWSER_CREATION_FAILED, f"no settings for {c.session_id}"
+                )
+            self.session_settings[c.session_id]["network_paused"] = isinstance(c, Pause)
+            b = self.sessions.get(c.session_id)
+            reloaded = False
+            if isinstance(c, Pause):
+                if b is not None:
+                    b.pause()
+            elif b is not None:
+                reloaded = b.play()
+            data: dict[str, Any] = {"network_paused": isinstance(c, Pause)}
+            if isinstance(c, Play):
+                data["reloaded"] = reloaded
+            responder.ok(data)
+            self.session_changed_id(c.session_id)
+            return None
+        if isinstance(c, Navigate):
+            b = self.browser(c.session_id)
+            nav = c
+
+            async def do_navigate() -> dict[str, Any]:
+                ready = await operations.navigate(
+                    b, nav.navigation, nav.url, strict=True, opts=opts
+                )
+                ready = await operations.settle(b, ready, nav.wait, strict=True, opts=opts)
+                return _page_data(ready)
+
+            return self._run(b, c.timeout, do_navigate, responder)
+        if isinstance(c, Perform):
+            pb = self.browser(c.session_id)
+            perform = c
+            deadline = self.loop.time() + c.timeout
+
+            async def do_perform() -> dict[str, Any]:
+                pb.selected()
+                await operations.run_actions(pb, list(perform.actions), deadline)
+                ready = await operations.current(pb)
+                ready = await operations.settle(pb, ready, perform.wait, strict=False, opts=opts)
+                return _page_data(ready)
+
+            return self._run(pb, c.timeout, do_perform, responder)
+        if isinstance(c, Screenshot):
+            sb = self.browser(c.session_id)
+            shot = c
+
+            async def do_screenshot() -> dict[str, Any]:
+                sb.selected()
+                return await operations.screenshot(
+                    sb,
+                    output_path=shot.output_path,
+                    fmt=shot.format,
+                    quality=shot.quality,
+                    full_page=shot.full_page,
+                    wait=shot.wait,
+                    opts=opts,
+                )
+
+            return self._run(sb, c.timeout, do_screenshot, responder)
+        if isinstance(c, Observe):
+            raise SvcError.of(
+                ErrorId.SEMANTIC_EXTRACTION_FAILED, "observations are not implemented by this host"
+            )
+        raise SvcError.of(ErrorId.INTERNAL_ERROR, f"unknown engine command {type(c).__name__}")
+
+    def _run(
+        self,
+        b: SessionBrowser,
+        timeout: float,
+        op: Callable[[], Coroutine[Any, None, dict[str, Any]]],
+        responder: Responder,
+    ) -> CancelCallback:
+        async def locked() -> dict[str, Any]:
+            await b.lock.acquire()
+            try:
+                return await op()
+            finally:
+                b.lock.release()
+
+        def done(task: aio.Task) -> None:
+            timer.cancel()
+            self.tasks.discard(task)
+            exc = task.exception
+            if exc is None:
+                responder.ok(task.result)
+            elif isinstance(exc, SvcError):
+                responder.error(exc.error)
+            elif isinstance(exc, aio.Cancelled):
+                pass  # the endpoint already answered REQUEST_CANCELLED
+            else:
+                responder.error(
+                    ApiError.of(ErrorId.INTERNAL_ERROR, f"host operation failed: {exc!r}")
+                )
+
+        task = aio.Task(locked(), done)
+        self.tasks.add(task)
+        timer = self.loop.call_later(
+            timeout,
+            lambda: task.throw(
+                SvcError.of(ErrorId.TIMEOUT, f"the operation did not finish within {timeout:g} s")
+            ),
+        )
+        task.start()
+        return lambda: task.throw(aio.Cancelled())
+
+
+def _page_data(ready: Ready) -> dict[str, Any]:
+    return {
+        "url": normalize_url(ready.url) or ready.url,
+        "title": ready.title,
+        "target_http_status": ready.status,
+    }
+
+
+def engine_application_name() -> None:
+    QCoreApplication.setOrganizationName("")
+    QCoreApplication.setApplicationName(ENGINE_APP_NAME)

@@ -1,0 +1,86 @@
+"""The host app's NDJSON records in `{data_dir}/Logs/global.ndjson`: one complete JSON object a
+line, appended with one write() on an O_APPEND descriptor (as agent/logs.py does), so the agent
+and the host share the file without tearing lines."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+_encoder = msgspec.json.Encoder()
+
+
+def record(
+    category: str, message: str, *, level: str = "info", data: dict[str, Any] | None = None
+) -> bytes:
+    obj: dict[str, Any] = {
+        "id": uuid.uuid4().hex,
+        "created_at": int(time.time() * 1000),
+        "category": category,
+        "level": level,
+        "message": message,
+    }
+    if data:
+        obj["data"] = data
+    return _encoder.encode(obj) + b"\n"
+
+
+class HostLog:
+    def __init__(self, logs_dir: Path) -> None:
+        self.path = logs_dir / "global.ndjson"
+        logs_dir.mkdir(parents=True, exist_ok=True)
+
+    def write(
+        self,
+        category: str,
+        message: str,
+        *,
+        level: str = "info",
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        line = record(category, message, level=level, data=data)
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError:
+            return
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+
+
+class StderrLines:
+    """Splits the agent's stderr into lines; each complete line becomes one log record."""
+
+    def __init__(self, log: HostLog, limit: int = 64 * 1024) -> None:
+        self._log = log
+        self._buf = bytearray()
+        self._limit = limit
+
+    def feed(self, data: bytes) -> None:
+        self._buf += data
+        while True:
+            nl = self._buf.find(b"\n")
+            if nl < 0:
+                if len(self._buf) > self._limit:
+                    self._emit(bytes(self._buf))
+                    self._buf.clear()
+                return
+            line = bytes(self._buf[:nl])
+            del self._buf[: nl + 1]
+            self._emit(line)
+
+    def flush(self) -> None:
+        if self._buf:
+            self._emit(bytes(self._buf))
+            self._buf.clear()
+
+    def _emit(self, line: bytes) -> None:
+        text = line.decode("utf-8", "replace").rstrip("\r")
+        if text.strip():
+            self._log.write("agent.stderr", text, level="warning")

@@ -1,0 +1,58 @@
+"""Notifications shown by sites, kept for the agent (at most 256, oldest dropped first)."""
+
+from __future__ import annotations
+
+import collections
+import itertools
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+MAX_NOTIFICATIONS = 256
+
+
+@dataclass(frozen=True, slots=True)
+class ShownNotification:
+    session_id: str
+    origin: str
+    title: str
+    body: str
+    notification_id: str
+    persistent: bool
+    displayed_at: str
+
+
+class NotificationQueue:
+    def __init__(self, limit: int = MAX_NOTIFICATIONS) -> None:
+        self._items: collections.deque[ShownNotification] = collections.deque(maxlen=limit)
+        self._ids = itertools.count(1)
+
+    def add(
+        self,
+        *,
+        enabled: bool,
+        session_id: str,
+        origin: str,
+        title: str,
+        body: str,
+        tag: str = "",
+        persistent: bool = False,
+        now: datetime | None = None,
+    ) -> ShownNotification | None:
+        if not enabled:
+            return None
+        when = (now or datetime.now(UTC)).astimezone(UTC)
+        item = ShownNotification(
+            session_id=session_id,
+            origin=origin,
+            title=title,
+            body=body,
+            notification_id=tag or f"n{next(self._ids)}",
+            persistent=persistent,
+            displayed_at=when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z",
+        )
+        self._items.append(item)
+        return item
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        return [asdict(n) for n in self._items]

@@ -1,0 +1,141 @@
+"""Main-frame readiness (spec 1 §4 shorthand rules 6-8) as a state machine over plain events.
+
+The engine probes the page in the isolated world (href, readyState, rendered-source length, the
+navigation entry's `responseStatus`, `performance.timeOrigin`, title, a bot-challenge flag) and
+feeds each probe here, together with load signals. `performance.timeOrigin` identifies a
+document: a new value means a new main-frame document committed; the same value with another
+href is a same-document move (fragment, history API), which keeps the previous HTTP status.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from bridge_protocol import ApiError, ErrorId
+
+CHALLENGE_WAIT = 15.0
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    href: str
+    ready_state: str
+    length: int
+    status: int  # responseStatus of the navigation entry; 0 when unknown / not HTTP
+    origin: float  # performance.timeOrigin
+    title: str = ""
+    challenge: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    url: str
+    title: str
+    status: int | None
+    origin: float
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    error: ApiError
+
+
+Outcome = Ready | Failed | None
+Kind = Literal["url", "same-document", "history", "reload"]
+
+
+def http_status(status: int) -> int | None:
+    return status if 100 <= status <= 599 else None
+
+
+class Readiness:
+    """Waits for the navigation started after `old` (the probe taken just before it)."""
+
+    def __init__(
+        self,
+        kind: Kind,
+        *,
+        old: Probe | None,
+        previous_status: int | None,
+        target: str | None = None,
+        strict: bool = True,
+        challenge_wait: bool = True,
+    ) -> None:
+        self.kind = kind
+        self.old = old
+        self.previous_status = previous_status
+        self.target = target
+        self.strict = strict
+        self.challenge_wait = challenge_wait
+        self.load_started = False
+        self.challenge_since: float | None = None
+        self.committed: Probe | None = None
+
+    def started(self) -> None:
+        """A main-frame load began (Qt's loadStarted)."""
+        self.load_started = True
+
+    def is_new_document(self, p: Probe) -> bool:
+        return self.old is None or p.origin != self.old.origin
+
+    def probe(self, p: Probe, now: float) -> Outcome:
+        if not self.is_new_document(p):
+            # same document: only a same-document move completes here
+            assert self.old is not None
+            if self.kind == "same-document" and self.target is not None and p.href == self.target:
+                return Ready(p.href, p.title, self.previous_status, p.origin)
+            if self.kind == "history" and p.href != self.old.href and not self.load_started:
+                return Ready(p.href, p.title, self.previous_status, p.origin)
+            return None
+        if p.href in ("", "about:blank") and self.target not in (None, "about:blank"):
+            return None
+        self.committed = p
+        status = http_status(p.status)
+        if self.strict and status is not None and status >= 400:
+            if self.challenge_wait and p.challenge:
+                if self.challenge_since is None:
+                    self.challenge_since = now
+                if now - self.challenge_since < CHALLENGE_WAIT:
+                    return None
+            return Failed(upstream_error(p.href, status))
+        if p.ready_state != "loading" and p.length > 0:
+            return Ready(p.href, p.title, status, p.origin)
+        return None
+
+    def load_failed(self, message: str, url: str) -> Outcome:
+        """A main-frame load failed below HTTP (connection, DNS, TLS)."""
+        return Failed(
+            ApiError.of(
+                ErrorId.UPSTREAM_UNAVAILABLE,
+                f"navigation to {url} failed: {message}",
+                url=url,
+            )
+        )
+
+
+def upstream_error(url: str, status: int) -> ApiError:
+    return ApiError.of(
+        ErrorId.UPSTREAM_UNAVAILABLE,
+        f"the target answered HTTP {status}",
+        url=url,
+        target_http_status=status,
+    )
+
+
+def settle_restarts(ready: Ready, p: Probe) -> bool:
+    """During the settle wait: does this probe show another main-frame document?"""
+    return p.origin != ready.origin
+
+
+# The bot-challenge detection rule (docs/decisions.md "Host app"): the document answered 403,
+# 429 or 503 and shows a known interstitial marker.
+CHALLENGE_JS = (
+    "(function(){var t=(document.title||'').toLowerCase();"
+    "if(/just a moment|attention required|checking your browser|verify you are human|"
+    "ddos-guard|please wait/.test(t))return true;"
+    "return !!document.querySelector('#challenge-form,#cf-challenge-running,#challenge-running,"
+    '#cf-wrapper .cf-browser-verification,script[src*="challenge-platform"],'
+    'script[src*="captcha-delivery"],#px-captcha\')})()'
+)
+CHALLENGE_STATUSES = (403, 429, 503)

@@ -1,0 +1,237 @@
+"""Agent supervisor (spec 1 lifecycle rules 3-6) on QProcess, with the bridge on its pipes.
+
+Decisions (health counting, backoff, whether a pid is our own agent) live in
+`host_app.logic.supervision`; this module only owns the process, timers and HTTP polls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bridge_protocol import BridgeProtocolError
+from bridge_protocol.host_endpoint import Handler, HostEndpoint
+
+from .config import HostConfig
+from .logic import supervision
+from .logic.logfile import HostLog, StderrLines
+from .qt import (
+    QNetworkAccessManager,
+    QNetworkReply,
+    QNetworkRequest,
+    QObject,
+    QProcess,
+    QProcessEnvironment,
+    QTimer,
+    QUrl,
+)
+
+
+class Supervisor(QObject):
+    def __init__(
+        self,
+        config: HostConfig,
+        handler: Handler,
+        log: HostLog,
+        child_env: dict[str, str],
+    ) -> None:
+        super().__init__()
+        self.config = config
+        self.handler = handler
+        self.log = log
+        self.child_env = child_env
+        self.process: QProcess | None = None
+        self.endpoint: HostEndpoint | None = None
+        self.health = supervision.HealthCounter()
+        self.restarts = 0
+        self.stopping = False
+        self.healthy = False
+        self.on_state: list[Callable[[str], None]] = []
+        self._nam = QNetworkAccessManager(self)
+        self._poll = QTimer(self)
+        self._poll.setSingleShot(True)
+        self._poll.timeout.connect(self._check_health)
+        self._stderr = StderrLines(log)
+        self._kill_timer: QTimer | None = None
+
+    # -- start -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.stopping = False
+        self._terminate_stale()
+        self._launch()
+
+    def _terminate_stale(self) -> None:
+        """Rule 4: GET /v1/health first; stop a stale agent only when its pid is our own agent
+        executable."""
+        import urllib.error
+        import urllib.request
+
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        try:
+            with opener.open(self.config.health_url, timeout=1.0) as resp:
+                body = json.loads(resp.read())
+        except urllib.error.HTTPError as exc:
+            with contextlib.suppress(Exception):
+                body = json.loads(exc.read())
+                self._stop_stale(body.get("error", {}).get("details", {}).get("pid"))
+            return
+        except (OSError, ValueError):
+            return
+        pid = (body.get("data") or {}).get("pid") if isinstance(body, dict) else None
+        self._stop_stale(pid)
+
+    def _stop_stale(self, pid: Any) -> None:
+        if not isinstance(pid, int):
+            return
+        if not supervision.is_own_agent(pid, self.config.agent_program):
+            self.log.write(
+                "supervisor.port_taken",
+                f"port {self.config.port} answers health for pid {pid}, which is not this "
+                "installation's agent; leaving it alone",
+                level="warning",
+                data={"pid": pid},
+            )
+            return
+        self.log.write("supervisor.stale_agent", f"terminating stale agent pid {pid}")
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + supervision.STOP_DEADLINE
+        while time.monotonic() < deadline:
+            if not os.path.exists(f"/proc/{pid}") or not supervision.is_own_agent(
+                pid, self.config.agent_program
+            ):
+                return
+            time.sleep(0.05)
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+    def _launch(self) -> None:
+        proc = QProcess(self)
+        env = QProcessEnvironment()
+        for key, value in self.child_env.items():
+            env.insert(key, value)
+        env.insert("SVC_BROWSER_BRIDGE", "stdio")
+        env.insert("SVC_DATA_DIR", str(self.config.data_dir))
+        proc.setProcessEnvironment(env)
+        proc.setProgram(self.config.agent_program)
+        proc.setArguments(list(self.config.agent_args))
+        endpoint = HostEndpoint(proc.write, self.handler, on_protocol_error=self._protocol_error)
+        proc.readyReadStandardOutput.connect(
+            lambda: endpoint.data_received(bytes(proc.readAllStandardOutput().data()))
+        )
+        proc.readyReadStandardError.connect(
+            lambda: self._stderr.feed(bytes(proc.readAllStandardError().data()))
+        )
+        proc.finished.connect(lambda code, status: self._finished(proc, endpoint, code))
+        proc.errorOccurred.connect(lambda err: self._error(proc, endpoint, err))
+        self.process, self.endpoint = proc, endpoint
+        self.health = supervision.HealthCounter()
+        self.healthy = False
+        proc.start()
+        self.log.write(
+            "supervisor.launched",
+            "agent launched",
+            data={"program": self.config.agent_program, "args": list(self.config.agent_args)},
+        )
+        self._poll.start(round(supervision.FIRST_POLL * 1000))
+        self._notify("starting")
+
+    def _protocol_error(self, exc: BridgeProtocolError) -> None:
+        self.log.write("bridge.protocol_error", str(exc), level="error")
+
+    def _error(self, proc: QProcess, endpoint: HostEndpoint, err: QProcess.ProcessError) -> None:
+        if err == QProcess.ProcessError.FailedToStart:
+            self.log.write("supervisor.failed_to_start", proc.errorString(), level="error")
+            self._finished(proc, endpoint, -1)
+
+    def _finished(self, proc: QProcess, endpoint: HostEndpoint, code: int) -> None:
+        endpoint.connection_lost()
+        self._stderr.flush()
+        if proc is not self.process:
+            return
+        self.process = None
+        self.endpoint = None
+        self._poll.stop()
+        self.healthy = False
+        self.log.write("supervisor.exited", f"agent exited with {code}", data={"code": code})
+        if self.stopping:
+            self._notify("stopped")
+            return
+        delay = supervision.backoff(self.restarts)
+        self.restarts += 1
+        self._notify("restarting")
+        QTimer.singleShot(round(delay * 1000), self._relaunch)
+
+    def _relaunch(self) -> None:
+        if not self.stopping and self.process is None:
+            self._launch()
+
+    # -- health ------------------------------------------------------------------------------
+
+    def _check_health(self) -> None:
+        if self.process is None or self.stopping:
+            return
+        request = QNetworkRequest(QUrl(self.config.health_url))
+        request.setTransferTimeout(1500)
+        reply = self._nam.get(request)
+        if reply is None:
+            return
+        proc = self.process
+        reply.finished.connect(lambda: self._health_reply(reply, proc))
+
+    def _health_reply(self, reply: QNetworkReply, proc: QProcess) -> None:
+        ok = reply.error() == QNetworkReply.NetworkError.NoError
+        reply.deleteLater()
+        if proc is not self.process or self.stopping:
+            return
+        if ok:
+            self.health.success()
+            if not self.healthy:
+                self.healthy = True
+                self.restarts = 0
+                self._notify("running")
+        elif self.health.failure():
+            self.log.write(
+                "supervisor.unhealthy",
+                f"{supervision.MAX_FAILURES} consecutive health checks failed; restarting",
+                level="warning",
+            )
+            self._kill(proc)
+            return
+        self._poll.start(round(supervision.POLL_INTERVAL * 1000))
+
+    # -- stop --------------------------------------------------------------------------------
+
+    def _kill(self, proc: QProcess) -> None:
+        proc.terminate()
+        QTimer.singleShot(round(supervision.STOP_DEADLINE * 1000), proc.kill)
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL after STOP_DEADLINE seconds; returns when the agent is gone."""
+        self.stopping = True
+        self._poll.stop()
+        proc = self.process
+        if proc is None or proc.state() == QProcess.ProcessState.NotRunning:
+            return
+        proc.terminate()
+        if not proc.waitForFinished(round(supervision.STOP_DEADLINE * 1000)):
+            proc.kill()
+            proc.waitForFinished(2000)
+        self.log.write("supervisor.stopped", "agent stopped")
+
+    @property
+    def pid(self) -> int | None:
+        if self.process is None:
+            return None
+        pid = int(self.process.processId())
+        return pid or None
+
+    def _notify(self, state: str) -> None:
+        for cb in self.on_state:
+            cb(state)

@@ -1,0 +1,357 @@
+"""Desktop UI: tray icon and menu, browser window (sessions beside the live view), settings and
+logs windows. Closing a window hides it; Quit stops the agent and exits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .config import HostConfig
+from .engine import Engine, SessionBrowser
+from .logic.settings import PLANS, SIZE_PRESETS, AppSettings, SettingsStore
+from .qt import (
+    QAction,
+    QCheckBox,
+    QCloseEvent,
+    QColor,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QIcon,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QPainter,
+    QPixmap,
+    QPlainTextEdit,
+    QSplitter,
+    QStackedWidget,
+    QSystemTrayIcon,
+    Qt,
+    QTimer,
+    QToolButton,
+    QUrl,
+    QVBoxLayout,
+    QWebEnginePage,
+    QWidget,
+)
+from .supervisor import Supervisor
+
+
+def app_icon() -> QIcon:
+    pix = QPixmap(64, 64)
+    pix.fill(QColor(0, 0, 0, 0))
+    p = QPainter(pix)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    p.setBrush(QColor("#2f6fdd"))
+    p.setPen(Qt.PenStyle.NoPen)
+    p.drawRoundedRect(4, 4, 56, 56, 12, 12)
+    p.setPen(QColor("white"))
+    font = p.font()
+    font.setPixelSize(30)
+    font.setBold(True)
+    p.setFont(font)
+    p.drawText(pix.rect(), Qt.AlignmentFlag.AlignCenter, "S")
+    p.end()
+    return QIcon(pix)
+
+
+def session_line(session_id: str, settings: dict[str, Any], paused: bool) -> str:
+    """The session list's text: name, id, group, proxy, paused (plain, testable)."""
+    name = settings.get("name") or session_id
+    group = settings.get("group") or "-"
+    port = settings.get("proxy_port")
+    proxy = f"proxy :{port}" if port else "direct"
+    state = "paused" if paused else "active"
+    return f"{name}  ({session_id})  group {group}  {proxy}  {state}"
+
+
+class HidingWindow(QWidget):
+    def closeEvent(self, event: QCloseEvent | None) -> None:
+        if event is not None:
+            event.ignore()
+        self.hide()
+
+
+class BrowserWindow(HidingWindow):
+    def __init__(self, engine: Engine) -> None:
+        super().__init__()
+        self.engine = engine
+        self.setWindowTitle("svc browser")
+        self.resize(1280, 800)
+        self.sessions = QListWidget()
+        self.sessions.currentItemChanged.connect(lambda *_: self._select_current())
+        self.stack = QStackedWidget()
+        self.placeholder = QLabel("No session selected.\nSessions appear when the agent uses them.")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.stack.addWidget(self.placeholder)
+        self.address = QLineEdit()
+        self.address.returnPressed.connect(self._go)
+        self.back = self._button("◀", "Back", QWebEnginePage.WebAction.Back)
+        self.forward = self._button("▶", "Forward", QWebEnginePage.WebAction.Forward)
+        self.reload = self._button("⟳", "Reload", QWebEnginePage.WebAction.Reload)
+        self.pause = QToolButton()
+        self.pause.setText("Pause")
+        self.pause.setCheckable(True)
+        self.pause.toggled.connect(self._pause_toggled)
+        bar = QHBoxLayout()
+        for w in (self.back, self.forward, self.reload):
+            bar.addWidget(w)
+        bar.addWidget(self.address, 1)
+        bar.addWidget(self.pause)
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addLayout(bar)
+        rl.addWidget(self.stack, 1)
+        split = QSplitter()
+        split.addWidget(self.sessions)
+        split.addWidget(right)
+        split.setSizes([320, 960])
+        layout = QVBoxLayout(self)
+        layout.addWidget(split)
+        self.current: str | None = None
+        engine.on_session_changed.append(lambda _sid: QTimer.singleShot(0, self.refresh))
+        engine.on_operation.append(self._operation)
+
+    def _button(self, text: str, tip: str, action: QWebEnginePage.WebAction) -> QToolButton:
+        b = QToolButton()
+        b.setText(text)
+        b.setToolTip(tip)
+        b.clicked.connect(lambda: self._page_action(action))
+        return b
+
+    def _browser(self) -> SessionBrowser | None:
+        return self.engine.sessions.get(self.current or "")
+
+    def _page_action(self, action: QWebEnginePage.WebAction) -> None:
+        b = self._browser()
+        if b is not None and b.page is not None:
+            b.page.triggerAction(action)
+
+    def _go(self) -> None:
+        b = self._browser()
+        text = self.address.text().strip()
+        if b is not None and b.page is not None and text:
+            if "://" not in text:
+                text = "https://" + text
+            b.page.load(QUrl(text))
+
+    def _pause_toggled(self, on: bool) -> None:
+        b = self._browser()
+        if b is None:
+            return
+        if on:
+            b.pause()
+        else:
+            b.play()
+        self.pause.setText("Play" if on else "Pause")
+        self.refresh()
+
+    def _operation(self, session_id: str) -> None:
+        # selected for the next view; the window is not raised
+        QTimer.singleShot(0, lambda: self.select(session_id))
+
+    def refresh(self) -> None:
+        ids = sorted(self.engine.session_settings, key=lambda s: int(s[7:] or 0))
+        self.sessions.blockSignals(True)
+        self.sessions.clear()
+        for sid in ids:
+            b = self.engine.sessions.get(sid)
+            settings = self.engine.session_settings[sid]
+            paused = b.paused if b is not None else bool(settings.get("network_paused"))
+            item = QListWidgetItem(session_line(sid, settings, paused))
+            item.setData(Qt.ItemDataRole.UserRole, sid)
+            self.sessions.addItem(item)
+            if sid == self.current:
+                self.sessions.setCurrentItem(item)
+        self.sessions.blockSignals(False)
+        b = self._browser()
+        if b is not None and b.page is not None:
+            self.address.setText(b.page.url().toString())
+            self.pause.blockSignals(True)
+            self.pause.setChecked(b.paused)
+            self.pause.setText("Play" if b.paused else "Pause")
+            self.pause.blockSignals(False)
+
+    def select(self, session_id: str) -> None:
+        if session_id == self.current:
+            self.refresh()
+            return
+        old = self.engine.sessions.get(self.current or "")
+        self.current = session_id
+        if old is not None and old.view is not None:
+            self.stack.removeWidget(old.view)
+            self.engine.show_background(old)
+        b = self.engine.browser(session_id) if session_id in self.engine.session_settings else None
+        if b is not None and b.view is not None:
+            b.view.hide()
+            b.view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, False)
+            self.stack.addWidget(b.view)
+            self.stack.setCurrentWidget(b.view)
+            b.view.show()
+            self.engine.visible_session = session_id
+        else:
+            self.stack.setCurrentWidget(self.placeholder)
+        self.refresh()
+
+    def _select_current(self) -> None:
+        item = self.sessions.currentItem()
+        if item is not None:
+            self.select(str(item.data(Qt.ItemDataRole.UserRole)))
+
+
+class SettingsWindow(QDialog):
+    def __init__(self, store: SettingsStore, engine: Engine) -> None:
+        super().__init__()
+        self.store = store
+        self.engine = engine
+        self.setWindowTitle("svc settings")
+        self.size_box = QComboBox()
+        self.size_box.addItems(list(SIZE_PRESETS))
+        self.follow = QCheckBox("Follow browser commands")
+        self.challenge = QCheckBox("Wait for bot challenge")
+        self.notify = QCheckBox("Send notifications to the agent")
+        self.adblock = QCheckBox("Block ads (global switch)")
+        self.profile = QLineEdit()
+        self.plan = QComboBox()
+        self.plan.addItems(list(PLANS))
+        form = QFormLayout(self)
+        form.addRow("Background Browser Size", self.size_box)
+        form.addRow(self.follow)
+        form.addRow(self.challenge)
+        form.addRow(self.notify)
+        form.addRow(self.adblock)
+        form.addRow("Default Profile", self.profile)
+        form.addRow("Plan", self.plan)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Close
+        )
+        buttons.accepted.connect(self.save)
+        buttons.rejected.connect(self.hide)
+        form.addRow(buttons)
+        self.load(engine.settings)
+
+    def load(self, s: AppSettings) -> None:
+        self.size_box.setCurrentText(s.background_size)
+        self.follow.setChecked(s.follow_browser_commands)
+        self.challenge.setChecked(s.wait_for_bot_challenge)
+        self.notify.setChecked(s.send_notifications)
+        self.adblock.setChecked(s.adblock_enabled)
+        self.profile.setText(s.default_profile)
+        self.plan.setCurrentText(s.plan)
+
+    def save(self) -> None:
+        s = self.engine.settings.with_changes(
+            background_size=self.size_box.currentText(),
+            follow_browser_commands=self.follow.isChecked(),
+            wait_for_bot_challenge=self.challenge.isChecked(),
+            send_notifications=self.notify.isChecked(),
+            adblock_enabled=self.adblock.isChecked(),
+            default_profile=self.profile.text().strip() or "Custom",
+            plan=self.plan.currentText(),
+        )
+        self.store.save(s)
+        self.engine.apply_app_settings(s)
+        self.hide()
+
+    def closeEvent(self, event: QCloseEvent | None) -> None:
+        if event is not None:
+            event.ignore()
+        self.hide()
+
+
+class LogsWindow(HidingWindow):
+    """Tails the global log; tolerates partial lines and resets on truncation."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.setWindowTitle("svc logs")
+        self.resize(900, 500)
+        self.path = path
+        self.offset = 0
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setMaximumBlockCount(5000)
+        QVBoxLayout(self).addWidget(self.text)
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self.poll)
+
+    def showEvent(self, event: Any) -> None:
+        self.timer.start(1000)
+        self.poll()
+        super().showEvent(event)
+
+    def hideEvent(self, event: Any) -> None:
+        self.timer.stop()
+        super().hideEvent(event)
+
+    def poll(self) -> None:
+        try:
+            size = self.path.stat().st_size
+            if size < self.offset:
+                self.offset = 0
+                self.text.clear()
+            with self.path.open("rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except OSError:
+            return
+        end = data.rfind(b"\n")
+        if end < 0:
+            return
+        self.offset += end + 1
+        for line in data[: end + 1].decode("utf-8", "replace").splitlines():
+            if line.strip():
+                self.text.appendPlainText(line)
+
+
+class MainUI:
+    def __init__(
+        self,
+        engine: Engine,
+        supervisor: Supervisor,
+        store: SettingsStore,
+        config: HostConfig,
+        quit_app: Callable[[], None],
+    ) -> None:
+        self.engine = engine
+        self.supervisor = supervisor
+        self.browser = BrowserWindow(engine)
+        self.settings = SettingsWindow(store, engine)
+        self.logs = LogsWindow(config.logs_dir / "global.ndjson")
+        self.icon = app_icon()
+        self.browser.setWindowIcon(self.icon)
+        self.tray = QSystemTrayIcon(self.icon)
+        self.tray.setToolTip("svc")
+        menu = QMenu()
+        self.actions: dict[str, QAction] = {}
+        for name, slot in (
+            ("Show Browser", self.show_browser),
+            ("Settings", self.settings.show),
+            ("Logs", self.logs.show),
+            ("Quit", quit_app),
+        ):
+            action = menu.addAction(name)
+            assert action is not None
+            action.triggered.connect(slot)
+            self.actions[name] = action
+        self.menu = menu
+        self.tray.setContextMenu(menu)
+        supervisor.on_state.append(lambda state: self.tray.setToolTip(f"svc: agent {state}"))
+
+    def start(self) -> None:
+        if QSystemTrayIcon.isSystemTrayAvailable():
+            self.tray.show()
+        self.show_browser()
+
+    def show_browser(self) -> None:
+        self.browser.refresh()
+        self.browser.show()
+        self.browser.raise_()
+        self.browser.activateWindow()
