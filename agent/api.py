@@ -83,24 +83,27 @@ class Screen(msgspec.Struct, forbid_unknown_fields=True):
     device_scale_factor: Annotated[float, msgspec.Meta(gt=0, le=8)]
 
 
+FpText = Annotated[str, msgspec.Meta(min_length=1, max_length=512)]
+
+
 class FingerprintProfile(msgspec.Struct, forbid_unknown_fields=True):
-    schema_version: int
-    seed: str
-    platform: str
-    browser_brand: str
-    browser_version: str
-    user_agent: str
-    locale: str
-    timezone: str
-    network_profile: str
+    schema_version: Literal[1]
+    seed: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{8,64}$")]
+    platform: FpText
+    browser_brand: FpText
+    browser_version: FpText
+    user_agent: FpText
+    locale: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")]
+    timezone: FpText
+    network_profile: FpText
     hardware_concurrency: Annotated[int, msgspec.Meta(ge=1, le=256)]
     device_memory_gib: Annotated[int, msgspec.Meta(ge=1, le=1024)]
     max_touch_points: Annotated[int, msgspec.Meta(ge=0, le=32)]
     screen: Screen
-    graphics_profile: str
+    graphics_profile: FpText
     storage_quota_bytes: Annotated[int, msgspec.Meta(ge=0)]
-    canvas_noise_mode: str
-    audio_noise_mode: str
+    canvas_noise_mode: Literal["off", "seeded"]
+    audio_noise_mode: Literal["off", "seeded"]
 
 
 class ProfileCreate(Body):
@@ -130,7 +133,7 @@ class ProfileExport(Body):
 
 
 class ProfileImport(Body):
-    contents_base64: NonEmpty
+    contents_base64: Annotated[str, msgspec.Meta(min_length=1, max_length=16 * 1024 * 1024)]
     name: NonEmpty | None = None
 
 

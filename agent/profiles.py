@@ -1,14 +1,123 @@
-"""Saved profiles (session templates) and the built-in `Custom` profile."""
+"""Saved profiles (session templates), the built-in `Custom` profile, and profile transfers.
+
+A saved profile is a row of `saved_profiles`, named uniquely case-insensitively. `Custom` (direct
+networking, adblock on, all images allowed) is built in: never stored, never listed, never
+deleted, and its name cannot be taken. A new session takes the named profile, else the
+configured default profile (`metadata.default_profile`, set by the host app), else `Custom`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import re
+import secrets
+import unicodedata
+import uuid
+import zoneinfo
+from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from bridge_protocol import ErrorId, SvcError
 
+from . import transfers
+from .api import (
+    FingerprintProfile,
+    ImageLimit,
+    ImageMode,
+    ProfileCreate,
+    ProfileExport,
+    ProfileImport,
+    ProfilePatch,
+)
 from .config import AgentConfig
-from .sessions import BUILTIN_PROFILE, CUSTOM_DEFAULTS
-from .store import Store
+from .sessions import BUILTIN_PROFILE, CUSTOM_DEFAULTS, name_key, pro_required
+from .store import Store, now_ms
+
+if TYPE_CHECKING:
+    from .proxies import Proxies
+
+# The built-in profile's id: it is never stored, but DELETE and PATCH recognise it (and the
+# name `Custom`) to answer CONFLICT instead of "no such profile".
+BUILTIN_ID = "00000000-0000-0000-0000-000000000000"
+DEFAULT_PROFILE_KEY = "default_profile"
+MAX_NAME = 128
+
+# The engine is QtWebEngine 6.11 on Chromium 140 (Linux): the compatibility template looks like
+# that browser on a common desktop, so sites see values consistent with the real engine.
+ENGINE_CHROMIUM_VERSION = "140.0.7339.225"
+_CHROME_UA = (
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/140.0.0.0 Safari/537.36"
+)
+
+
+def compatibility_template(seed: str | None = None) -> dict[str, Any]:
+    """The fingerprint a profile takes when `fingerprint_profile` is omitted (schema 1)."""
+    return {
+        "schema_version": 1,
+        "seed": seed or secrets.token_hex(16),
+        "platform": "Linux x86_64",
+        "browser_brand": "Chromium",
+        "browser_version": ENGINE_CHROMIUM_VERSION,
+        "user_agent": _CHROME_UA,
+        "locale": "en-US",
+        "timezone": "UTC",
+        "network_profile": "broadband",
+        "hardware_concurrency": 8,
+        "device_memory_gib": 8,
+        "max_touch_points": 0,
+        "screen": {
+            "width": 1920,
+            "height": 1080,
+            "available_height": 1053,
+            "device_scale_factor": 1.0,
+        },
+        "graphics_profile": "generic-mesa",
+        "storage_quota_bytes": 64 * 1024**3,
+        "canvas_noise_mode": "off",
+        "audio_noise_mode": "off",
+    }
+
+
+def _invalid(message: str, field: str) -> SvcError:
+    return SvcError.of(ErrorId.VALIDATION_FAILED, message, field=field)
+
+
+def clean_name(raw: str, field: str = "name") -> str:
+    """A profile name after trimming: 1-128 characters, none of them control characters."""
+    name = unicodedata.normalize("NFC", raw.strip())
+    if not 1 <= len(name) <= MAX_NAME:
+        raise _invalid(f"{field} must be 1-{MAX_NAME} characters after trimming", field)
+    if any(unicodedata.category(c) == "Cc" for c in name):
+        raise _invalid(f"{field} must not contain control characters", field)
+    return name
+
+
+def _fingerprint_json(fp: FingerprintProfile | None) -> str | None:
+    if fp is None:
+        return None
+    if fp.screen.available_height > fp.screen.height:
+        raise _invalid(
+            "screen.available_height cannot exceed screen.height",
+            "fingerprint_profile.screen.available_height",
+        )
+    zones = _timezones()
+    if zones and fp.timezone not in zones:
+        raise _invalid(f"{fp.timezone!r} is not an IANA time zone", "fingerprint_profile.timezone")
+    return msgspec.json.encode(fp).decode()
+
+
+_ZONES: set[str] | None = None
+
+
+def _timezones() -> set[str]:
+    global _ZONES  # noqa: PLW0603 - read once; the tz database does not change under us
+    if _ZONES is None:
+        _ZONES = set(zoneinfo.available_timezones()) | {"UTC"}
+    return _ZONES
+
+
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
 
 class Profiles:
@@ -16,10 +125,293 @@ class Profiles:
         self._store = store
         self._config = config
 
+    # --- reading -------------------------------------------------------------------------------
+
+    @staticmethod
+    def render(row: dict[str, Any]) -> dict[str, Any]:
+        fp = row["fingerprint_profile"]
+        return {
+            "id": row["id"],
+            "name": row["name"],
+            "proxy_alias": row["proxy_alias"],
+            "adblock_enabled": bool(row["adblock_enabled"]),
+            "image_blocking_mode": row["image_blocking_mode"],
+            "image_size_limit_kb": row["image_size_limit_kb"],
+            "includes_cookies": bool(row["includes_cookies"]),
+            "includes_passwords": bool(row["includes_passwords"]),
+            "fingerprint_profile": None if fp is None else msgspec.json.decode(fp),
+            "is_builtin": False,
+            "created_at": row["created_at"],
+        }
+
+    def list_all(self) -> list[dict[str, Any]]:
+        rows = self._store.query("SELECT * FROM saved_profiles ORDER BY name_key, name, id")
+        return [self.render(r) for r in rows]
+
+    def _by_name(self, name: str) -> dict[str, Any] | None:
+        return self._store.query_one(
+            "SELECT * FROM saved_profiles WHERE name_key=?", (name_key(name.strip()),)
+        )
+
+    @staticmethod
+    def is_builtin_ref(raw: str) -> bool:
+        return raw.lower() == BUILTIN_ID or name_key(raw) == name_key(BUILTIN_PROFILE)
+
+    def get_row(self, raw_id: str, *, action: str) -> dict[str, Any]:
+        """The saved profile with this id; CONFLICT for the built-in, ROUTE_NOT_FOUND otherwise."""
+        if self.is_builtin_ref(raw_id):
+            raise SvcError.of(
+                ErrorId.CONFLICT,
+                f"the built-in profile {BUILTIN_PROFILE} is not stored and cannot be {action}",
+                id=raw_id,
+                builtin=BUILTIN_PROFILE,
+            )
+        row = None
+        if _UUID.match(raw_id):
+            row = self._store.query_one(
+                "SELECT * FROM saved_profiles WHERE id=?", (raw_id.lower(),)
+            )
+        if row is None:
+            raise SvcError.of(
+                ErrorId.ROUTE_NOT_FOUND, f"no saved profile has the id {raw_id!r}", id=raw_id
+            )
+        return row
+
+    # --- the default profile and session templates ---------------------------------------------
+
+    def default_profile(self) -> str | None:
+        """The configured default profile's name, or None (sessions then take `Custom`)."""
+        name = self._store.get_meta(DEFAULT_PROFILE_KEY)
+        if name is None:
+            return None
+        row = self._by_name(name)
+        return None if row is None else str(row["name"])
+
+    def set_default_profile(self, name: str | None) -> str | None:
+        """Set the default profile by name (None or `Custom` clears it); returns the name set."""
+        if name is None or name_key(name.strip()) == name_key(BUILTIN_PROFILE):
+            self._store.set_meta(DEFAULT_PROFILE_KEY, None)
+            return None
+        row = self._by_name(name)
+        if row is None:
+            raise _invalid(f"no saved profile named {name!r}", "default_profile")
+        self._store.set_meta(DEFAULT_PROFILE_KEY, row["name"])
+        return str(row["name"])
+
     def resolve_template(self, name: str | None) -> dict[str, Any]:
         """Settings a new session takes: the named profile, else the default, else Custom."""
-        if name is None or name.casefold() == BUILTIN_PROFILE.casefold():
+        if name is None:
+            name = self.default_profile()
+            if name is None:
+                return {"name": BUILTIN_PROFILE, **CUSTOM_DEFAULTS}
+        if name_key(name.strip()) == name_key(BUILTIN_PROFILE):
             return {"name": BUILTIN_PROFILE, **CUSTOM_DEFAULTS}
-        raise SvcError.of(
-            ErrorId.VALIDATION_FAILED, f"no saved profile named {name!r}", field="profile"
+        row = self._by_name(name)
+        if row is None:
+            raise SvcError.of(
+                ErrorId.VALIDATION_FAILED, f"no saved profile named {name!r}", field="profile"
+            )
+        return {
+            "name": row["name"],
+            "proxy_alias": row["proxy_alias"],
+            "adblock_enabled": bool(row["adblock_enabled"]),
+            "image_blocking_mode": row["image_blocking_mode"],
+            "image_size_limit_kb": row["image_size_limit_kb"],
+        }
+
+    # --- writing -------------------------------------------------------------------------------
+
+    def _check_name_free(self, name: str, own_id: str | None) -> None:
+        if name_key(name) == name_key(BUILTIN_PROFILE):
+            raise SvcError.of(
+                ErrorId.CONFLICT,
+                f"{name!r} is the name of the built-in profile",
+                field="name",
+                name=name,
+            )
+        row = self._by_name(name)
+        if row is not None and row["id"] != own_id:
+            raise SvcError.of(
+                ErrorId.CONFLICT,
+                f"a profile named {row['name']!r} already exists",
+                field="name",
+                name=name,
+            )
+
+    def _check_plan(self) -> None:
+        if self._config.plan == "free":
+            row = self._store.query_one("SELECT count(*) AS n FROM saved_profiles")
+            if row is not None and row["n"] >= 1:
+                raise pro_required("additional_custom_profiles", self._config.plan)
+
+    def _insert(self, values: dict[str, Any]) -> dict[str, Any]:
+        values = {"id": str(uuid.uuid4()), "created_at": now_ms(), **values}
+        values["name_key"] = name_key(values["name"])
+        cols = ", ".join(values)
+        marks = ", ".join("?" for _ in values)
+        self._store.execute(
+            f"INSERT INTO saved_profiles({cols}) VALUES({marks})", tuple(values.values())
         )
+        row = self._store.query_one("SELECT * FROM saved_profiles WHERE id=?", (values["id"],))
+        assert row is not None
+        return self.render(row)
+
+    def create(self, body: ProfileCreate, proxies: Proxies) -> dict[str, Any]:
+        name = clean_name(body.name)
+        self._check_name_free(name, None)
+        self._check_plan()
+        proxy_alias = None
+        if body.proxy_alias is not None:
+            proxy_alias = proxies.check_assignable(body.proxy_alias)
+        if body.fingerprint_profile is msgspec.UNSET:
+            fingerprint: str | None = msgspec.json.encode(compatibility_template()).decode()
+        else:
+            fingerprint = _fingerprint_json(body.fingerprint_profile)
+        return self._insert(
+            {
+                "name": name,
+                "proxy_alias": proxy_alias,
+                "adblock_enabled": int(body.adblock_enabled),
+                "image_blocking_mode": body.image_blocking_mode,
+                "image_size_limit_kb": body.image_size_limit_kb,
+                "includes_cookies": int(body.includes_cookies),
+                "includes_passwords": int(body.includes_passwords),
+                "fingerprint_profile": fingerprint,
+            }
+        )
+
+    def patch(self, raw_id: str, body: ProfilePatch, proxies: Proxies) -> dict[str, Any]:
+        row = self.get_row(raw_id, action="changed")
+        sets: dict[str, Any] = {}
+        if body.name is not msgspec.UNSET:
+            name = clean_name(body.name)
+            self._check_name_free(name, row["id"])
+            sets["name"] = name
+            sets["name_key"] = name_key(name)
+        if body.proxy_alias is not msgspec.UNSET:
+            sets["proxy_alias"] = (
+                None if body.proxy_alias is None else proxies.check_assignable(body.proxy_alias)
+            )
+        for key in ("adblock_enabled", "includes_cookies", "includes_passwords"):
+            value = getattr(body, key)
+            if value is not msgspec.UNSET:
+                sets[key] = int(value)
+        if body.image_blocking_mode is not msgspec.UNSET:
+            sets["image_blocking_mode"] = body.image_blocking_mode
+        if body.image_size_limit_kb is not msgspec.UNSET:
+            sets["image_size_limit_kb"] = body.image_size_limit_kb
+        if body.fingerprint_profile is not msgspec.UNSET:
+            sets["fingerprint_profile"] = _fingerprint_json(body.fingerprint_profile)
+        if sets:
+            assignments = ", ".join(f"{k}=?" for k in sets)
+            with self._store.transaction() as db:
+                db.execute(
+                    f"UPDATE saved_profiles SET {assignments} WHERE id=?",
+                    (*sets.values(), row["id"]),
+                )
+                if "name" in sets and self._store.get_meta(DEFAULT_PROFILE_KEY) is not None:
+                    default = self._store.get_meta(DEFAULT_PROFILE_KEY) or ""
+                    if name_key(default) == row["name_key"]:
+                        db.execute(
+                            "UPDATE metadata SET value=? WHERE key=?",
+                            (sets["name"], DEFAULT_PROFILE_KEY),
+                        )
+        new = self._store.query_one("SELECT * FROM saved_profiles WHERE id=?", (row["id"],))
+        assert new is not None
+        return self.render(new)
+
+    def delete(self, raw_id: str) -> str:
+        row = self.get_row(raw_id, action="deleted")
+        with self._store.transaction() as db:
+            db.execute("DELETE FROM saved_profiles WHERE id=?", (row["id"],))
+            default = self._store.get_meta(DEFAULT_PROFILE_KEY)
+            if default is not None and name_key(default) == row["name_key"]:
+                db.execute("DELETE FROM metadata WHERE key=?", (DEFAULT_PROFILE_KEY,))
+        return str(row["id"])
+
+    def detach_proxy(self, alias_key: str) -> None:
+        """Called when a proxy is deleted: profiles that referenced it become direct."""
+        self._store.execute(
+            "UPDATE saved_profiles SET proxy_alias=NULL WHERE lower(proxy_alias)=?", (alias_key,)
+        )
+
+    # --- transfers -----------------------------------------------------------------------------
+
+    def export(self, body: ProfileExport, proxies: Proxies) -> dict[str, Any]:
+        row = self._by_name(body.name)
+        if row is None:
+            if name_key(body.name.strip()) == name_key(BUILTIN_PROFILE):
+                raise SvcError.of(
+                    ErrorId.CONFLICT,
+                    f"the built-in profile {BUILTIN_PROFILE} is not stored and cannot be exported",
+                    field="name",
+                    builtin=BUILTIN_PROFILE,
+                )
+            raise _invalid(f"no saved profile named {body.name!r}", "name")
+        fp = row["fingerprint_profile"]
+        settings = {
+            "adblock_enabled": bool(row["adblock_enabled"]),
+            "image_blocking_mode": row["image_blocking_mode"],
+            "image_size_limit_kb": row["image_size_limit_kb"],
+            "fingerprint_profile": None if fp is None else msgspec.json.decode(fp),
+        }
+        archive = transfers.Archive(
+            kind="profile", version=transfers.TRANSFER_VERSION, credentials_included=False
+        )
+        archive.profiles.append(
+            {"name": row["name"], "proxy_alias": row["proxy_alias"], "settings": settings}
+        )
+        if row["proxy_alias"] is not None:
+            proxy = proxies.transfer_record(row["proxy_alias"])
+            if proxy is not None:
+                archive.proxies.append(proxy)
+        return {
+            "filename": transfers.filename(row["name"], "svcprofile"),
+            "contents_base64": transfers.encode(archive),
+            "credentials_included": False,
+        }
+
+    def import_(self, body: ProfileImport, proxies: Proxies) -> dict[str, Any]:
+        archive = transfers.decode(body.contents_base64, "profile")
+        if len(archive.profiles) != 1 or len(archive.proxies) > 1:
+            raise transfers.invalid("a profile archive holds one profile and at most one proxy")
+        record = archive.profiles[0]
+        try:
+            settings = msgspec.convert(record["settings"], _ProfileSettings)
+            stored_name = clean_name(str(record["name"]))
+        except (msgspec.ValidationError, SvcError) as exc:
+            raise transfers.invalid(f"the archive's profile is invalid: {exc}") from None
+        name = clean_name(body.name) if body.name is not None else stored_name
+        self._check_name_free(name, None)
+        self._check_plan()
+        proxy_alias: str | None = None
+        proxy_created = False
+        if record["proxy_alias"] is not None:
+            proxy_record = next(
+                (p for p in archive.proxies if p["alias"] == record["proxy_alias"]), None
+            )
+            proxy_alias, proxy_created = proxies.link_imported(
+                str(record["proxy_alias"]), proxy_record, archive.version
+            )
+        profile = self._insert(
+            {
+                "name": name,
+                "proxy_alias": proxy_alias,
+                "adblock_enabled": int(settings.adblock_enabled),
+                "image_blocking_mode": settings.image_blocking_mode,
+                "image_size_limit_kb": settings.image_size_limit_kb,
+                "includes_cookies": 0,
+                "includes_passwords": 0,
+                "fingerprint_profile": _fingerprint_json(settings.fingerprint_profile),
+            }
+        )
+        return {"profile": profile, "proxy_created": proxy_created}
+
+
+class _ProfileSettings(msgspec.Struct):
+    """The `settings` of an archived profile (unknown keys of later versions are ignored)."""
+
+    adblock_enabled: bool = True
+    image_blocking_mode: ImageMode = "none"
+    image_size_limit_kb: ImageLimit = 1024
+    fingerprint_profile: FingerprintProfile | None = None

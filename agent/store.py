@@ -203,6 +203,22 @@ class Store:
         row = self._db.execute("SELECT value FROM metadata WHERE key=?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
+    def get_meta(self, key: str) -> str | None:
+        """One `metadata` entry (e.g. `default_profile`), or None."""
+        return self._meta(key)
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        """Set or (with None) remove one `metadata` entry, committed before returning."""
+        with self._db:
+            if value is None:
+                self._db.execute("DELETE FROM metadata WHERE key=?", (key,))
+            else:
+                self._db.execute(
+                    "INSERT INTO metadata(key, value) VALUES(?, ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                    (key, value),
+                )
+
     def _machine_id(self) -> str:
         existing = self._meta("machine_id")
         if existing is not None:

@@ -1,11 +1,72 @@
-"""Routes of this area: being written (issue 3)."""
+"""Profile routes: list, create, patch, delete, and profile transfers."""
 
 from __future__ import annotations
 
-from quart import Quart
+from typing import Any
 
+from quart import Quart, Response
+
+from ..api import ProfileCreate, ProfileExport, ProfileImport, ProfilePatch
 from ..context import AgentContext
+from ..http_app import NoBody, add_route, ok, read_body
+from ..profiles import Profiles
+from ..proxies import Proxies
 
 
 def register(app: Quart, ctx: AgentContext) -> None:
-    """Registers nothing yet."""
+    profiles: Profiles = ctx.services["profiles"]
+    proxies: Proxies = ctx.services["proxies"]
+    worker = ctx.services["worker"]
+
+    async def list_profiles() -> Response:
+        await read_body(NoBody)
+        return ok({"profiles": profiles.list_all()})
+
+    async def create() -> Response:
+        body = await read_body(ProfileCreate, required=True)
+
+        async def job() -> dict[str, Any]:
+            return profiles.create(body, proxies)
+
+        return ok({"profile": await worker.run(job)})
+
+    async def patch(id: str) -> Response:
+        profiles.get_row(id, action="changed")
+        body = await read_body(ProfilePatch)
+
+        async def job() -> dict[str, Any]:
+            return profiles.patch(id, body, proxies)
+
+        return ok({"profile": await worker.run(job)})
+
+    async def delete(id: str) -> Response:
+        profiles.get_row(id, action="deleted")
+        await read_body(NoBody)
+
+        async def job() -> str:
+            return profiles.delete(id)
+
+        return ok({"deleted_id": await worker.run(job)})
+
+    async def export() -> Response:
+        body = await read_body(ProfileExport, required=True)
+
+        async def job() -> dict[str, Any]:
+            return profiles.export(body, proxies)
+
+        return ok(await worker.run(job))
+
+    async def import_() -> Response:
+        body = await read_body(ProfileImport, required=True)
+
+        async def job() -> dict[str, Any]:
+            return profiles.import_(body, proxies)
+
+        return ok(await worker.run(job))
+
+    add_route(app, "GET", "/v1/profiles", list_profiles)
+    add_route(app, "POST", "/v1/profiles", create)
+    add_route(app, "PATCH", "/v1/profiles/<id>", patch)
+    add_route(app, "DELETE", "/v1/profiles/<id>", delete)
+    add_route(app, "POST", "/v1/profile-transfers/export", export)
+    add_route(app, "POST", "/v1/profile-transfers/import", import_)

@@ -1,11 +1,92 @@
-"""Routes of this area: being written (issue 3)."""
+"""Proxy routes: list, create, read, patch, delete, rotate-session, transfers, proxy-location."""
 
 from __future__ import annotations
 
-from quart import Quart
+from typing import Any
 
+from quart import Quart, Response, request
+
+from ..api import ProxyCreate, ProxyExport, ProxyImport, ProxyPatch
 from ..context import AgentContext
+from ..http_app import NoBody, add_route, ok, read_body
+from ..proxies import AUTH_HEADER, Proxies
 
 
 def register(app: Quart, ctx: AgentContext) -> None:
-    """Registers nothing yet."""
+    proxies: Proxies = ctx.services["proxies"]
+    worker = ctx.services["worker"]
+
+    async def list_proxies() -> Response:
+        await read_body(NoBody)
+        return ok({"proxies": proxies.list_all()})
+
+    async def create() -> Response:
+        proxies.require_pro()
+        body = await read_body(ProxyCreate, required=True)
+
+        async def job() -> dict[str, Any]:
+            return proxies.create(body)
+
+        return ok({"proxy": await worker.run(job)})
+
+    async def get(alias: str) -> Response:
+        await read_body(NoBody)
+        return ok({"proxy": proxies.get(alias)})
+
+    async def patch(alias: str) -> Response:
+        proxies.get_row(alias)
+        proxies.require_pro()
+        body = await read_body(ProxyPatch)
+
+        async def job() -> dict[str, Any]:
+            return proxies.patch(alias, body)
+
+        return ok({"proxy": await worker.run(job)})
+
+    async def delete(alias: str) -> Response:
+        proxies.get_row(alias)
+        await read_body(NoBody)
+
+        async def job() -> dict[str, Any]:
+            return proxies.delete(alias)
+
+        return ok(await worker.run(job))
+
+    async def rotate(alias: str) -> Response:
+        proxies.get_row(alias)
+        proxies.require_pro()
+        await read_body(NoBody)
+
+        async def job() -> dict[str, Any]:
+            return proxies.rotate(alias)
+
+        return ok({"proxy": await worker.run(job)})
+
+    async def export() -> Response:
+        body = await read_body(ProxyExport, required=True)
+        authorization = request.headers.get(AUTH_HEADER)
+        return ok(await worker.run(lambda: proxies.export(body, authorization)))
+
+    async def import_() -> Response:
+        proxies.require_pro()
+        body = await read_body(ProxyImport, required=True)
+
+        async def job() -> dict[str, Any]:
+            return {"proxy": await proxies.import_(body)}
+
+        return ok(await worker.run(job))
+
+    async def location(id: str) -> Response:
+        session = ctx.sessions.get_row(id)
+        await read_body(NoBody)
+        proxies.location(session)
+
+    add_route(app, "GET", "/v1/proxies", list_proxies)
+    add_route(app, "POST", "/v1/proxies", create)
+    add_route(app, "GET", "/v1/proxies/<alias>", get)
+    add_route(app, "PATCH", "/v1/proxies/<alias>", patch)
+    add_route(app, "DELETE", "/v1/proxies/<alias>", delete)
+    add_route(app, "POST", "/v1/proxies/<alias>/rotate-session", rotate)
+    add_route(app, "POST", "/v1/proxy-transfers/export", export)
+    add_route(app, "POST", "/v1/proxy-transfers/import", import_)
+    add_route(app, "GET", "/v1/sessions/<id>/proxy-location", location)
