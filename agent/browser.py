@@ -1,30 +1,1022 @@
-"""Browser operations: session selection, the page registry, scheduling, and the bridge."""
+"""Browser operations: session selection, the page registry, scheduling, and the bridge.
+
+Spec 1 §4 (shorthand page operations, screenshots, observations, POST /v1/captures, attached
+pages, GET /v1/notifications), lifecycle rules 8-9 and §3. The bridge commands and the data they
+carry are docs/bridge.md's; which command each route sends is listed there too.
+
+Every operation runs the same way (`_run`): validate, select the session, wait for a scheduler
+slot until the operation's deadline, send `apply-session-settings` when the host does not have the
+session's current settings yet, send the operation with the time left, refresh the session's
+inactivity. A client that closes its connection cancels the handler: `trio.Cancelled` goes
+through untouched, so `BridgeClient.call` sends the cancellation frame.
+
+Page ids, the per-session current page, retained observations and notifications are
+process-local by design (lifecycle rule 9): an agent restart forgets them.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import itertools
+import math
+import os
+import re
+import uuid
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import suppress
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
-from bridge_protocol import ErrorId, Pause, Play, SvcError
+import msgspec
+import trio
 
+from bridge_protocol import (
+    Action,
+    ApiError,
+    ApplySessionSettings,
+    AttachParams,
+    CaptureParams,
+    CloseSession,
+    ErrorId,
+    Find,
+    Navigate,
+    Notifications,
+    ObservationAction,
+    Observe,
+    Operation,
+    Pause,
+    Play,
+    Screenshot,
+    SvcError,
+)
+
+from .api import (
+    CaptureBody,
+    CapturesBody,
+    FindBody,
+    Mode,
+    NavigateBody,
+    NavigateObserveBody,
+    ObservationActionsBody,
+    ObserveBody,
+    PageActionBody,
+    PageObserveBody,
+    PagesBody,
+    PageScreenshotBody,
+    PerformBody,
+    ScreenshotBody,
+    SessionCreate,
+    SessionPatch,
+    validation_error,
+)
 from .context import AgentContext
+from .sessions import name_key
+
+T = TypeVar("T")
+
+OBSERVATIONS_RETAINED = 32
+NOTIFICATIONS_RETAINED = 256
+TRUST = "untrusted_website_content"
+# Bounds of the work that has no timeout field of its own.
+CONTROL_TIMEOUT = 30.0  # pause, play, close-session, notifications, find
+OBSERVATION_ACTIONS_TIMEOUT = 90.0  # plus the batch's own wait seconds
+# exit_code of capture.finished: 0 completed, 1 completed with a target status >= 400, 2 failed.
+EXIT_OK, EXIT_TARGET_ERROR, EXIT_FAILED = 0, 1, 2
+LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):(?![0-9])")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+# --- URLs and paths ------------------------------------------------------------------------------
+
+
+def normalize_url(raw: str, field: str = "url") -> str:
+    """An absolute http(s) URL: scheme-less input gets https:// (http:// for a loopback host),
+    scheme and host lower-cased, default port dropped, an empty path made `/`."""
+    text = raw.strip()
+    if not text or any(ord(c) < 0x21 or ord(c) == 0x7F for c in text):
+        raise validation_error(f"{field} must be an HTTP(S) URL without spaces", field)
+    match = _SCHEME.match(text)
+    if match is None:
+        bare_host = urlsplit("//" + text).hostname or ""
+        text = ("http://" if bare_host in LOCAL_HOSTS else "https://") + text
+    elif match.group(1).lower() not in _DEFAULT_PORTS or text[match.end() :][:2] != "//":
+        raise validation_error(f"{field} must be an http or https URL, not {raw!r}", field)
+    parts = urlsplit(text)
+    try:
+        port = parts.port
+    except ValueError:
+        raise validation_error(f"{field} has an invalid port: {raw!r}", field) from None
+    host = parts.hostname
+    if not host:
+        raise validation_error(f"{field} has no host: {raw!r}", field)
+    scheme = parts.scheme.lower()
+    netloc = f"[{host}]" if ":" in host else host
+    if port is not None and port != _DEFAULT_PORTS[scheme]:
+        netloc += f":{port}"
+    if parts.username is not None:
+        userinfo = parts.netloc.rpartition("@")[0]
+        netloc = f"{userinfo}@{netloc}"
+    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, parts.fragment))
+
+
+def same_url(a: str, b: str) -> bool:
+    try:
+        return normalize_url(a) == normalize_url(b)
+    except SvcError:
+        return a == b
+
+
+def output_path(ctx: AgentContext, raw: str | None, default: str) -> str:
+    """Absolute: a relative `raw` against the agent's working directory; absent: `default` under
+    {data_dir} (docs/decisions.md, "Browser operations")."""
+    if raw is None:
+        return str(ctx.config.data_dir / default)
+    if raw.endswith(("/", os.sep)):
+        raise validation_error("output must name a file, not a directory", "output")
+    return os.path.abspath(os.path.join(os.getcwd(), raw))
+
+
+# --- what the host answers (docs/bridge.md) ----------------------------------------------------
+
+
+class _PageAnswer(msgspec.Struct):
+    url: str | None = None
+    title: str | None = None
+    target_http_status: int | None = None
+
+
+class _Timings(msgspec.Struct):
+    page_ready_ms: float | None = None
+    rendered_ms: float | None = None
+    written_ms: float | None = None
+
+
+class _CaptureAnswer(_PageAnswer):
+    bytesize: Any = None  # required whenever a file was written; checked by the caller
+    traffic_bytes: int = 0
+    timings: _Timings = msgspec.field(default_factory=_Timings)
+
+
+class _ScreenshotAnswer(msgspec.Struct):
+    bytesize: int
+    format: str
+    mime_type: str
+    width: int
+    height: int
+    url: str | None = None
+
+
+class _Notification(msgspec.Struct):
+    session_id: str
+    origin: str
+    title: str
+    body: str
+    notification_id: str
+    persistent: bool
+    displayed_at: str
+
+
+class _NotificationsAnswer(msgspec.Struct):
+    notifications: list[_Notification] = []
+
+
+def _convert(answer: dict[str, Any], type_: type[T], what: str) -> T:
+    try:
+        return msgspec.convert(answer, type_)
+    except msgspec.ValidationError as exc:
+        raise SvcError.of(
+            ErrorId.INTERNAL_ERROR, f"engine bridge sent an invalid {what} answer: {exc}"
+        ) from None
+
+
+def _capture_answer(answer: dict[str, Any]) -> _CaptureAnswer:
+    result = _convert(answer, _CaptureAnswer, "capture")
+    if type(result.bytesize) is not int or result.bytesize < 0:
+        raise SvcError.of(
+            ErrorId.INTERNAL_ERROR, "engine bridge sent a capture answer without a bytesize"
+        )
+    return result
+
+
+# --- the registry ------------------------------------------------------------------------------
+
+
+def new_page_id() -> str:
+    return "page_" + uuid.uuid4().hex
+
+
+@dataclass
+class Page:
+    """A page reference: the session's shorthand current page, or an attached page pinned to the
+    session, URL and proxy of its attach time."""
+
+    id: str
+    session_id: str
+    url: str
+    attached: bool = False
+    proxy_alias: str | None = None
+
+    def ref(self) -> dict[str, Any]:
+        return {"id": self.id, "session_id": self.session_id, "url": self.url}
+
+
+@dataclass
+class _Observation:
+    page: Page
+    data: dict[str, Any]
+
+
+@dataclass
+class CapturePlan:
+    """A POST /v1/captures request that passed preflight."""
+
+    request_id: str
+    session_id: str
+    url: str
+    output_path: str
+    body: CapturesBody
+    proxy_alias: str | None = None
+    events: list[str] = field(default_factory=list)
+
+
+def _remaining(deadline: float) -> float:
+    left = deadline - trio.current_time()
+    if left <= 0.001:
+        raise SvcError.of(ErrorId.TIMEOUT, "the operation's deadline expired")
+    return round(left, 3)
 
 
 class Browser:
     def __init__(self, ctx: AgentContext) -> None:
         self._ctx = ctx
+        self._pages: dict[str, Page] = {}  # attached pages by id
+        self._current: dict[str, Page] = {}  # shorthand current page by session id
+        self._last_session: str | None = None  # most recently selected shorthand session
+        self._live_url: dict[str, str] = {}  # the session's page URL as the host last said
+        self._applied: dict[str, dict[str, Any]] = {}  # settings the host holds, per session
+        self._observations: OrderedDict[str, _Observation] = OrderedDict()
+        self._notifications: OrderedDict[tuple[str, str, str], dict[str, Any]] = OrderedDict()
+        self._sequence = itertools.count(1)
 
-    async def _call(self, command: Any) -> dict[str, Any]:
+    # --- plumbing ------------------------------------------------------------------------------
+
+    async def _call(self, operation: Operation) -> dict[str, Any]:
         bridge = self._ctx.bridge
         if bridge is None:
             raise SvcError.of(ErrorId.BROWSER_UNAVAILABLE, "no engine bridge in this process")
-        return await bridge.call(command)
+        return await bridge.call(operation)
+
+    async def _bounded_call(self, operation: Operation, seconds: float) -> dict[str, Any]:
+        """A call outside the scheduler (control commands), ended with TIMEOUT after `seconds`."""
+        with trio.move_on_after(seconds) as scope:
+            return await self._call(operation)
+        assert scope.cancelled_caught
+        raise SvcError.of(ErrorId.TIMEOUT, f"the engine did not answer within {seconds:g} s")
+
+    def _settings(self, row: dict[str, Any]) -> dict[str, Any]:
+        proxied = row["proxy_alias"] is not None
+        return {
+            "profile_id": row["id"],
+            "name": row["name"],
+            "group": row["group_name"],
+            "proxy_port": self._ctx.config.proxy_base_port + row["id"] - 1 if proxied else None,
+            "adblock_enabled": bool(row["adblock_enabled"]),
+            "image_blocking_mode": row["image_blocking_mode"],
+            "image_size_limit_kb": row["image_size_limit_kb"],
+            "network_paused": bool(row["network_paused"]),
+        }
+
+    async def _ensure_settings(self, session_id: str) -> None:
+        settings = self._settings(self._ctx.sessions.get_row(session_id))
+        if self._applied.get(session_id) != settings:
+            await self._call(ApplySessionSettings(session_id=session_id, settings=settings))
+            self._applied[session_id] = settings
+
+    async def _run(
+        self,
+        session_id: str,
+        operation: str,
+        time_limit: float,
+        work: Callable[[float], Awaitable[T]],
+    ) -> T:
+        """Run `work(deadline)` in the session's scheduler slot (spec 1 §4 rules 5-6)."""
+        ctx = self._ctx
+        queued_at = trio.current_time()
+        deadline = queued_at + time_limit
+        started_at: float | None = None
+        outcome = "cancelled"
+        ctx.sessions.touch(session_id)
+        try:
+            async with ctx.scheduler.slot(session_id, deadline):
+                started_at = trio.current_time()
+                ctx.sessions.touch(session_id)
+                await self._ensure_settings(session_id)
+                result = await work(deadline)
+            outcome = "ok"
+        except SvcError as exc:
+            outcome = exc.error.id
+            raise
+        finally:
+            if ctx.config.performance_trace:
+                self._trace(operation, session_id, queued_at, started_at, outcome)
+            ctx.sessions.touch(session_id)
+        return result
+
+    def _trace(
+        self, operation: str, session_id: str, queued_at: float, started: float | None, outcome: str
+    ) -> None:
+        end = trio.current_time()
+        queue_ms = ((started if started is not None else end) - queued_at) * 1000
+        execution_ms = (end - started) * 1000 if started is not None else 0.0
+        self._ctx.logs.write(
+            "browser_timing",
+            f"{operation} on {session_id}: queued {queue_ms:.1f} ms, ran {execution_ms:.1f} ms",
+            data={
+                "operation": operation,
+                "session_id": session_id,
+                "queue_ms": round(queue_ms, 3),
+                "execution_ms": round(execution_ms, 3),
+                "outcome": outcome,
+            },
+        )
+
+    # --- sessions and pages --------------------------------------------------------------------
+
+    async def _create_session(self, body: SessionCreate) -> str:
+        sessions = self._ctx.sessions
+
+        async def job() -> dict[str, Any]:
+            return sessions.create(body)
+
+        created: dict[str, Any] = await self._ctx.services["worker"].run(job)
+        return str(created["id"])
+
+    async def _apply_proxy(self, session_id: str, alias: str | None) -> None:
+        """Assign `alias` to an existing session (a no-op when it already has it)."""
+        if alias is None:
+            return
+        current = self._ctx.sessions.get_row(session_id)["proxy_alias"]
+        if current is not None and name_key(current) == name_key(alias):
+            return
+        sessions = self._ctx.sessions
+
+        async def job() -> dict[str, Any]:
+            return sessions.patch(session_id, SessionPatch(proxy_alias=alias))
+
+        await self._ctx.services["worker"].run(job)
+
+    async def _navigation_session(
+        self, session_id: str | None, profile: str | None, proxy: str | None
+    ) -> str:
+        """Shorthand rules 1-3 for a navigation."""
+        if session_id is not None:
+            if profile is not None:
+                raise validation_error("profile cannot be combined with session_id", "profile")
+            self._ctx.sessions.get_row(session_id)
+            await self._apply_proxy(session_id, proxy)
+            return session_id
+        if profile is not None:
+            return await self._create_session(SessionCreate(profile=profile, proxy_alias=proxy))
+        chosen = self._last_session or self._ctx.sessions.first_id()
+        if chosen is None:
+            return await self._create_session(SessionCreate(proxy_alias=proxy))
+        await self._apply_proxy(chosen, proxy)
+        return chosen
+
+    def _current_page(self, session_id: str) -> Page:
+        page = self._current.get(session_id)
+        if page is None:
+            url = self._live_url.get(session_id, "about:blank")
+            page = self._current[session_id] = Page(new_page_id(), session_id, url)
+        return page
+
+    def _select(self, session_id: str | None) -> Page:
+        """Shorthand rules 3-4: the explicit session's page, else the most recent one."""
+        if session_id is not None:
+            self._ctx.sessions.get_row(session_id)
+            self._last_session = session_id
+            return self._current_page(session_id)
+        if self._last_session is None or self._last_session not in self._current:
+            raise SvcError.of(
+                ErrorId.ACTIVE_PAGE_NOT_FOUND,
+                "no current page: navigate first, or name a session_id",
+            )
+        return self._current[self._last_session]
+
+    def _saw_url(self, session_id: str, url: str | None, page: Page | None = None) -> None:
+        """The host reported the session's page at `url`."""
+        if not url:
+            return
+        self._live_url[session_id] = url
+        current = self._current.get(session_id)
+        if current is not None:
+            current.url = url
+        if page is not None:
+            page.url = url
+
+    def _attached(self, page_id: str) -> Page:
+        page = self._pages.get(page_id)
+        if page is None:
+            raise SvcError.of(
+                ErrorId.PAGE_NOT_FOUND,
+                f"page {page_id!r} does not exist (page ids end with the agent process)",
+                page_id=page_id,
+            )
+        return page
+
+    def _check_pinned(self, page: Page) -> None:
+        """An attached page still is what it was attached as: same proxy, same document URL."""
+        row = self._ctx.sessions.get_row(page.session_id)
+        proxy = row["proxy_alias"]
+        if (proxy and name_key(proxy)) != (page.proxy_alias and name_key(page.proxy_alias)):
+            raise SvcError.of(
+                ErrorId.PAGE_MISMATCH,
+                f"the proxy of {page.session_id} changed since page {page.id} was attached",
+                page_id=page.id,
+                field="proxy",
+                attached=page.proxy_alias,
+                current=proxy,
+            )
+        live = self._live_url.get(page.session_id)
+        if live is not None and not same_url(live, page.url):
+            raise SvcError.of(
+                ErrorId.PAGE_MISMATCH,
+                f"the page of {page.session_id} moved to another URL since page {page.id} "
+                "was attached",
+                page_id=page.id,
+                field="url",
+                attached=page.url,
+                current=live,
+            )
+
+    def _capture_data(self, page: Page, path: str, answer: _CaptureAnswer) -> dict[str, Any]:
+        return {
+            "page": page.ref(),
+            "capture": {
+                "output_path": path,
+                "bytesize": answer.bytesize,
+                "target_http_status": answer.target_http_status,
+            },
+        }
+
+    # --- shorthand page operations -------------------------------------------------------------
+
+    async def navigate(self, body: NavigateBody, request_id: str) -> dict[str, Any]:
+        url = normalize_url(body.url)
+        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        session_id = await self._navigation_session(body.session_id, body.profile, body.proxy)
+        # Rule 7: the navigation replaces the session's retry target at once.
+        page = self._current_page(session_id)
+        page.url = url
+        self._last_session = session_id
+
+        async def work(deadline: float) -> _CaptureAnswer:
+            self._live_url[session_id] = url
+            params = AttachParams(
+                session_id=session_id,
+                url=url,
+                navigate=True,
+                output_path=path,
+                timeout=_remaining(deadline),
+                wait=body.wait,
+            )
+            try:
+                return _capture_answer(await self._call(params))
+            except SvcError as exc:
+                details = exc.error.details or {}
+                if isinstance(details.get("url"), str):
+                    self._saw_url(session_id, details["url"])
+                raise
+
+        answer = await self._run(session_id, "navigate", body.timeout, work)
+        self._saw_url(session_id, answer.url)
+        return self._capture_data(page, path, answer)
+
+    async def _capture_on(
+        self,
+        page: Page,
+        operation: str,
+        *,
+        path: str,
+        actions: list[Action],
+        time_limit: float,
+        wait: float,
+    ) -> dict[str, Any]:
+        async def work(deadline: float) -> _CaptureAnswer:
+            if page.attached:
+                self._check_pinned(page)
+            params = CaptureParams(
+                session_id=page.session_id,
+                output_path=path,
+                actions=actions,
+                timeout=_remaining(deadline),
+                wait=wait,
+            )
+            answer = _capture_answer(await self._call(params))
+            self._saw_url(page.session_id, answer.url, page)
+            return answer
+
+        answer = await self._run(page.session_id, operation, time_limit, work)
+        return self._capture_data(page, path, answer)
+
+    async def perform(self, body: PerformBody, request_id: str) -> dict[str, Any]:
+        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        page = self._select(body.session_id)
+        return await self._capture_on(
+            page,
+            "perform",
+            path=path,
+            actions=list(body.actions),
+            time_limit=body.timeout,
+            wait=body.wait,
+        )
+
+    async def capture(self, body: CaptureBody, request_id: str) -> dict[str, Any]:
+        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        page = self._select(body.session_id)
+        return await self._capture_on(
+            page, "capture", path=path, actions=[], time_limit=body.timeout, wait=body.wait
+        )
+
+    async def screenshot(
+        self,
+        body: ScreenshotBody | PageScreenshotBody,
+        request_id: str,
+        page_id: str | None = None,
+    ) -> dict[str, Any]:
+        path = output_path(self._ctx, body.output, f"Screenshots/{request_id}.{body.format}")
+        if page_id is not None:
+            page = self._attached(page_id)
+        else:
+            assert isinstance(body, ScreenshotBody)
+            page = self._select(body.session_id)
+
+        async def work(deadline: float) -> _ScreenshotAnswer:
+            if page.attached:
+                self._check_pinned(page)
+            command = Screenshot(
+                session_id=page.session_id,
+                output_path=path,
+                format=body.format,
+                quality=None if body.format == "png" else body.quality,
+                full_page=body.full_page,
+                page_id=page.id if page.attached else None,
+                timeout=_remaining(deadline),
+                wait=body.wait,
+            )
+            answer = _convert(await self._call(command), _ScreenshotAnswer, "screenshot")
+            self._saw_url(page.session_id, answer.url, page)
+            return answer
+
+        answer = await self._run(page.session_id, "screenshot", body.timeout, work)
+        return {
+            "page": page.ref(),
+            "screenshot": {
+                "output_path": path,
+                "bytesize": answer.bytesize,
+                "format": body.format,
+                "mime_type": f"image/{body.format}",
+                "width": answer.width,
+                "height": answer.height,
+            },
+        }
+
+    # --- observations --------------------------------------------------------------------------
+
+    def _retain(self, page: Page, observation: dict[str, Any]) -> dict[str, Any]:
+        observation_id = observation.get("id")
+        if not isinstance(observation_id, str) or not observation_id:
+            raise SvcError.of(
+                ErrorId.INTERNAL_ERROR, "engine bridge sent an observation without an id"
+            )
+        url = observation.get("url")
+        self._saw_url(page.session_id, url if isinstance(url, str) else None, page)
+        self._observations[observation_id] = _Observation(page, observation)
+        self._observations.move_to_end(observation_id)
+        while len(self._observations) > OBSERVATIONS_RETAINED:
+            self._observations.popitem(last=False)
+        return {"page": page.ref(), "observation": observation}
+
+    def _observe_command(self, page: Page, mode: Mode, deadline: float, wait: float) -> Observe:
+        return Observe(
+            session_id=page.session_id,
+            mode=mode,
+            page_id=page.id if page.attached else None,
+            timeout=_remaining(deadline),
+            wait=wait,
+        )
+
+    async def observe(
+        self, body: ObserveBody | PageObserveBody, page_id: str | None = None
+    ) -> dict[str, Any]:
+        if page_id is not None:
+            page = self._attached(page_id)
+        else:
+            assert isinstance(body, ObserveBody)
+            page = self._select(body.session_id)
+
+        async def work(deadline: float) -> dict[str, Any]:
+            if page.attached:
+                self._check_pinned(page)
+            answer = await self._call(self._observe_command(page, body.mode, deadline, body.wait))
+            return self._retain(page, answer)
+
+        return await self._run(page.session_id, "observe", body.timeout, work)
+
+    async def navigate_observe(self, body: NavigateObserveBody) -> dict[str, Any]:
+        url: str | None = None
+        if body.navigation == "url":
+            if body.url is None:
+                raise validation_error("url is required when navigation is `url`", "url")
+            url = normalize_url(body.url)
+            session_id = await self._navigation_session(body.session_id, body.profile, body.proxy)
+            page = self._current_page(session_id)
+            page.url = url
+            self._last_session = session_id
+        else:
+            for name in ("url", "profile", "proxy"):
+                if getattr(body, name) is not None:
+                    raise validation_error(
+                        f"{name} cannot be combined with navigation `{body.navigation}`", name
+                    )
+            page = self._select(body.session_id)
+            session_id = page.session_id
+
+        async def work(deadline: float) -> dict[str, Any]:
+            if url is not None:
+                self._live_url[session_id] = url
+            command = Navigate(
+                session_id=session_id,
+                url=url,
+                navigation=body.navigation,
+                timeout=_remaining(deadline),
+                wait=body.wait,
+            )
+            try:
+                moved = _convert(await self._call(command), _PageAnswer, "navigate")
+            except SvcError as exc:
+                details = exc.error.details or {}
+                if isinstance(details.get("url"), str):
+                    self._saw_url(session_id, details["url"])
+                raise
+            self._saw_url(session_id, moved.url)
+            answer = await self._call(self._observe_command(page, body.mode, deadline, 0.0))
+            return self._retain(page, answer)
+
+        return await self._run(session_id, "navigate_observe", body.timeout, work)
+
+    def _retained(self, observation_id: str) -> _Observation:
+        stored = self._observations.get(observation_id)
+        if stored is None:
+            raise SvcError.of(
+                ErrorId.OBSERVATION_STALE,
+                f"observation {observation_id!r} is not retained (at most "
+                f"{OBSERVATIONS_RETAINED}, dropped when its session closes or the agent exits)",
+                observation_id=observation_id,
+                reason="not_retained",
+            )
+        return stored
+
+    def observation(self, observation_id: str) -> dict[str, Any]:
+        stored = self._retained(observation_id)
+        return {"page": stored.page.ref(), "observation": stored.data}
+
+    async def observation_actions(
+        self, observation_id: str, body: ObservationActionsBody
+    ) -> dict[str, Any]:
+        stored = self._retained(observation_id)
+        page = stored.page
+        waits = sum(getattr(a, "seconds", 0.0) for a in body.actions)
+
+        async def work(deadline: float) -> dict[str, Any]:
+            command = ObservationAction(
+                session_id=page.session_id,
+                observation_id=observation_id,
+                actions=[msgspec.to_builtins(a) for a in body.actions],
+                mode=body.mode,
+                page_id=page.id if page.attached else None,
+                timeout=_remaining(deadline),
+            )
+            return self._retain(page, await self._call(command))
+
+        timeout = OBSERVATION_ACTIONS_TIMEOUT + waits
+        return await self._run(page.session_id, "observation_actions", timeout, work)
+
+    async def find(self, observation_id: str, body: FindBody) -> dict[str, Any]:
+        if body.query is None and body.role is None:
+            raise validation_error("find needs a query or a role (or both)", "query")
+        stored = self._retained(observation_id)
+        command = Find(
+            session_id=stored.page.session_id,
+            observation_id=observation_id,
+            observation=stored.data,
+            query=body.query,
+            role=body.role,
+            limit=body.limit,
+            timeout=CONTROL_TIMEOUT,
+        )
+        answer = await self._bounded_call(command, CONTROL_TIMEOUT)
+        return {**answer, "page": stored.page.ref(), "observation_id": observation_id}
+
+    # --- attached pages ------------------------------------------------------------------------
+
+    async def attach(self, body: PagesBody, request_id: str) -> dict[str, Any]:
+        url = normalize_url(body.url)
+        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        if body.session_id is not None:
+            for name in ("profile", "group"):
+                if getattr(body, name) is not None:
+                    raise validation_error(f"{name} cannot be combined with session_id", name)
+            self._ctx.sessions.get_row(body.session_id)
+            await self._apply_proxy(body.session_id, body.proxy)
+            session_id, navigate = body.session_id, False
+        else:
+            create = SessionCreate(profile=body.profile, group=body.group, proxy_alias=body.proxy)
+            session_id, navigate = await self._create_session(create), True
+
+        async def work(deadline: float) -> _CaptureAnswer:
+            if navigate:
+                self._live_url[session_id] = url
+            params = AttachParams(
+                session_id=session_id,
+                url=url,
+                navigate=navigate,
+                output_path=path,
+                timeout=_remaining(deadline),
+                wait=body.wait,
+            )
+            answer = _capture_answer(await self._call(params))
+            self._saw_url(session_id, answer.url)
+            return answer
+
+        answer = await self._run(session_id, "attach", body.timeout, work)
+        live = answer.url or self._live_url.get(session_id, "about:blank")
+        if not same_url(live, url):
+            raise SvcError.of(
+                ErrorId.PAGE_MISMATCH,
+                f"the page of {session_id} is at {live}, not at the requested URL",
+                session_id=session_id,
+                url=url,
+                page_url=live,
+            )
+        proxy = self._ctx.sessions.get_row(session_id)["proxy_alias"]
+        page = Page(new_page_id(), session_id, live, attached=True, proxy_alias=proxy)
+        self._pages[page.id] = page
+        return self._capture_data(page, path, answer)
+
+    async def page_action(
+        self, page_id: str, body: PageActionBody, request_id: str
+    ) -> dict[str, Any]:
+        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        page = self._attached(page_id)
+        return await self._capture_on(
+            page,
+            "page_action",
+            path=path,
+            actions=[body.action],
+            time_limit=body.timeout,
+            wait=body.wait,
+        )
+
+    # --- POST /v1/captures ---------------------------------------------------------------------
+
+    async def captures_preflight(self, body: CapturesBody, request_id: str) -> CapturePlan:
+        """Everything that can fail before the stream starts (answered as ordinary errors)."""
+        url = normalize_url(body.url)
+        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        if body.session_id is not None:
+            for name in ("profile", "group"):
+                if getattr(body, name) is not None:
+                    raise validation_error(f"{name} cannot be combined with session_id", name)
+            self._ctx.sessions.get_row(body.session_id)
+            await self._apply_proxy(body.session_id, body.proxy)
+            session_id = body.session_id
+        else:
+            create = SessionCreate(profile=body.profile, group=body.group, proxy_alias=body.proxy)
+            session_id = await self._create_session(create)
+        proxy = self._ctx.sessions.get_row(session_id)["proxy_alias"]
+        return CapturePlan(request_id, session_id, url, path, body, proxy)
+
+    async def captures_stream(
+        self, plan: CapturePlan, nursery: trio.Nursery
+    ) -> AsyncIterator[bytes]:
+        """The NDJSON lines of an accepted capture. The work runs in its own task so that no
+        cancel scope is held across a `yield`; closing the stream cancels the work."""
+        send, receive = trio.open_memory_channel[bytes](math.inf)
+        scope = trio.CancelScope()
+        done = trio.Event()
+
+        async def task() -> None:
+            try:
+                with scope:
+                    await self._capture_events(plan, send)
+            except Exception as exc:  # a bug: end this stream, never the app's nursery
+                self._ctx.logs.write(
+                    "agent.internal_error",
+                    f"capture {plan.request_id} failed: {exc!r}",
+                    level="error",
+                )
+            finally:
+                send.close()
+                done.set()
+
+        nursery.start_soon(task)
+        try:
+            async for line in receive:
+                yield line
+        finally:
+            receive.close()
+            scope.cancel()
+            with trio.CancelScope(shield=True) as wait_scope:
+                wait_scope.deadline = trio.current_time() + 5
+                await done.wait()
+
+    async def _capture_events(
+        self, plan: CapturePlan, channel: trio.MemorySendChannel[bytes]
+    ) -> None:
+        store = self._ctx.store
+        rid, session_id = plan.request_id, plan.session_id
+        encoder = msgspec.json.Encoder()
+
+        def emit(event: str, data: dict[str, Any], status: str = "ok") -> None:
+            line = {"status": status, "request_id": rid, "event": event, "data": data}
+            plan.events.append(event)
+            store.record_event(rid, event, data)
+            # A closed channel means the client is gone and this work is being cancelled.
+            with suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                channel.send_nowait(encoder.encode(line) + b"\n")
+
+        store.record_request(rid, "capture", session_id, plan.url)
+        finished = False
+        try:
+            emit("capture.started", {"url": plan.url, "session_id": session_id})
+            result, error, traffic = await self._capture_attempts(plan, emit)
+            proxy_traffic = {"proxy_alias": plan.proxy_alias, "bytes": traffic}
+            emit("capture.traffic", {"session_id": session_id, "proxy_traffic": proxy_traffic})
+            if result is not None:
+                status = result.target_http_status
+                target_error = status is not None and status >= 400
+                outcome = "target_error" if target_error else "success"
+                exit_code = EXIT_TARGET_ERROR if target_error else EXIT_OK
+                completed = {
+                    "output_path": plan.output_path,
+                    "bytesize": result.bytesize,
+                    "url": result.url or plan.url,
+                    "target_http_status": status,
+                    "session_id": session_id,
+                    "capture_id": rid,
+                    "proxy_traffic": proxy_traffic,
+                    "outcome": outcome,
+                }
+                emit("capture.completed", completed)
+                store.finish_request(
+                    rid,
+                    outcome=outcome,
+                    exit_code=exit_code,
+                    output_path=plan.output_path,
+                    target_http_status=status,
+                    traffic_bytes=traffic,
+                    result=completed,
+                )
+            else:
+                assert error is not None
+                exit_code = EXIT_FAILED
+                failed = msgspec.to_builtins(error)
+                emit("capture.failed", failed, status="error")
+                store.finish_request(
+                    rid, outcome="failed", exit_code=exit_code, traffic_bytes=traffic, result=failed
+                )
+            emit("capture.finished", {"exit_code": exit_code})
+            finished = True
+        finally:
+            if not finished:
+                store.finish_request(
+                    rid,
+                    outcome="cancelled",
+                    exit_code=EXIT_FAILED,
+                    result={"reason": "the client closed the connection"},
+                )
+
+    async def _capture_attempts(
+        self, plan: CapturePlan, emit: Callable[..., None]
+    ) -> tuple[_CaptureAnswer | None, ApiError | None, int]:
+        """Attempt 1 and up to `retry` more after a retryable error, each with its own deadline
+        (docs/decisions.md); returns (answer or None, last error or None, traffic bytes)."""
+        body, session_id = plan.body, plan.session_id
+        for attempt in itertools.count(1):
+
+            async def work(deadline: float, attempt: int = attempt) -> _CaptureAnswer:
+                emit("capture.browser_requested", {"session_id": session_id, "attempt": attempt})
+                params = CaptureParams(
+                    session_id=session_id,
+                    url=plan.url,
+                    output_path=plan.output_path,
+                    actions=list(body.actions),
+                    timeout=_remaining(deadline),
+                    wait=body.wait,
+                )
+                return _capture_answer(await self._call(params))
+
+            try:
+                result = await self._run(session_id, "captures", body.timeout, work)
+            except SvcError as exc:
+                details = exc.error.details or {}
+                session_gone = details.get("reason") == "session_closed"
+                if not exc.error.retryable or attempt > body.retry or session_gone:
+                    return None, exc.error, 0
+                emit(
+                    "capture.retrying",
+                    {
+                        "attempt": attempt,
+                        "retry_delay": body.retry_delay,
+                        "error": msgspec.to_builtins(exc.error),
+                    },
+                )
+                await trio.sleep(body.retry_delay)
+                continue
+            timings = result.timings
+            self._saw_url(session_id, result.url)
+            emit(
+                "capture.page_ready",
+                {
+                    "url": result.url,
+                    "target_http_status": result.target_http_status,
+                    "elapsed_ms": timings.page_ready_ms,
+                },
+            )
+            emit("capture.rendered", {"elapsed_ms": timings.rendered_ms})
+            emit(
+                "capture.writing",
+                {"output_path": plan.output_path, "elapsed_ms": timings.written_ms},
+            )
+            return result, None, result.traffic_bytes
+        raise AssertionError("unreachable")
+
+    # --- notifications -------------------------------------------------------------------------
+
+    async def notifications(self) -> dict[str, Any]:
+        answer = await self._bounded_call(Notifications(), CONTROL_TIMEOUT)
+        since = self._ctx.started_at
+        for note in _convert(answer, _NotificationsAnswer, "notifications").notifications:
+            key = (note.session_id, note.notification_id, note.displayed_at)
+            if key in self._notifications:
+                continue
+            try:
+                shown = datetime.fromisoformat(note.displayed_at)
+            except ValueError:
+                raise SvcError.of(
+                    ErrorId.INTERNAL_ERROR,
+                    f"engine bridge sent a notification time {note.displayed_at!r}",
+                ) from None
+            if shown.tzinfo is None:
+                shown = shown.replace(tzinfo=UTC)
+            if shown.timestamp() < since:
+                continue
+            entry = {"sequence": next(self._sequence), **msgspec.to_builtins(note)}
+            entry["trust"] = TRUST
+            self._notifications[key] = entry
+            while len(self._notifications) > NOTIFICATIONS_RETAINED:
+                self._notifications.popitem(last=False)
+        return {"notifications": list(self._notifications.values()), "trust": TRUST}
+
+    # --- session commands ----------------------------------------------------------------------
 
     async def set_network_paused(self, session_id: str, paused: bool) -> dict[str, Any]:
-        command = Pause(session_id=session_id) if paused else Play(session_id=session_id)
-        await self._call(command)
+        """Pause and play answer at once, never queued behind the session's browser work."""
+        with trio.move_on_after(CONTROL_TIMEOUT) as scope:
+            await self._ensure_settings(session_id)
+            command = Pause(session_id=session_id) if paused else Play(session_id=session_id)
+            await self._call(command)
+        if scope.cancelled_caught:
+            raise SvcError.of(
+                ErrorId.TIMEOUT, f"the engine did not answer within {CONTROL_TIMEOUT:g} s"
+            )
         self._ctx.sessions.set_paused(session_id, paused)
+        if session_id in self._applied:
+            self._applied[session_id]["network_paused"] = paused
         self._ctx.sessions.touch(session_id)
         return {"session_id": session_id, "network_paused": paused}
 
     async def session_closed(self, session_id: str) -> None:
-        """Drop the session's pages and tell the host to close its views and browser data."""
+        """Drop the session's pages, current page and observations; tell the host to close its
+        views and browser data. The store row is already gone, so this never fails."""
+        self._current.pop(session_id, None)
+        self._live_url.pop(session_id, None)
+        self._applied.pop(session_id, None)
+        if self._last_session == session_id:
+            self._last_session = None
+        for page_id in [p.id for p in self._pages.values() if p.session_id == session_id]:
+            del self._pages[page_id]
+        for obs_id in [k for k, o in self._observations.items() if o.page.session_id == session_id]:
+            del self._observations[obs_id]
+        try:
+            await self._bounded_call(CloseSession(session_id=session_id), CONTROL_TIMEOUT)
+        except SvcError as exc:
+            self._ctx.logs.write(
+                "session.close_failed",
+                f"the engine did not close {session_id}: {exc.error.message}",
+                level="info" if exc.error.id == ErrorId.BROWSER_UNAVAILABLE else "warning",
+            )

@@ -104,6 +104,30 @@ class Notifications(_Command, tag="notifications"):
     pass
 
 
+class ObservationAction(_Command, tag="observation-actions"):
+    """Ref actions of POST /v1/observations/{id}/actions (validated by the agent); answers one new
+    observation taken after the whole batch."""
+
+    session_id: str
+    observation_id: str
+    actions: list[dict[str, Any]]
+    mode: Literal["semantic", "hybrid", "visual"] = "semantic"
+    page_id: str | None = None
+    timeout: Seconds = 90.0
+
+
+class Find(_Command, tag="find"):
+    """Search of a retained observation; `observation` is the agent's stored copy."""
+
+    session_id: str
+    observation_id: str
+    observation: dict[str, Any]
+    query: str | None = None
+    role: str | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=100)] = 20
+    timeout: Seconds = 30.0
+
+
 EngineCommand = (
     Navigate
     | Perform
@@ -115,6 +139,8 @@ EngineCommand = (
     | CloseSession
     | HostSettings
     | Notifications
+    | ObservationAction
+    | Find
 )
 
 

@@ -1,11 +1,99 @@
-"""Routes of this area: being written (issue 3)."""
+"""Browser routes: shorthand page operations, screenshots, POST /v1/captures, attached pages and
+GET /v1/notifications (spec 1 §4). The work is `agent.browser.Browser`'s."""
 
 from __future__ import annotations
 
-from quart import Quart
+import re
+from typing import TypeVar, cast
 
+from quart import Quart, Response, current_app, g
+from quart_trio import QuartTrio
+
+from bridge_protocol import ErrorId, SvcError
+
+from ..api import (
+    CaptureBody,
+    CapturesBody,
+    NavigateBody,
+    PageActionBody,
+    PagesBody,
+    PageScreenshotBody,
+    PerformBody,
+    ScreenshotBody,
+)
+from ..browser import Browser
 from ..context import AgentContext
+from ..http_app import add_route, ok, read_body
+
+T = TypeVar("T")
+_MISSING = re.compile(r"missing required field `([^`]*)`(?: - at `\$([^`]*)`)?")
+
+
+async def body_of(type_: type[T]) -> T:
+    """`read_body`, with `details.field` also for a missing required field."""
+    try:
+        return await read_body(type_)
+    except SvcError as exc:
+        error = exc.error
+        match = _MISSING.search(error.message)
+        if error.id != ErrorId.VALIDATION_FAILED or match is None:
+            raise
+        prefix = match.group(2).lstrip(".") if match.group(2) else ""
+        field = f"{prefix}.{match.group(1)}" if prefix else match.group(1)
+        details = {**(error.details or {}), "field": field}
+        raise SvcError.of(ErrorId.VALIDATION_FAILED, error.message, **details) from None
+
+
+def request_id() -> str:
+    return str(g.request_id)
 
 
 def register(app: Quart, ctx: AgentContext) -> None:
-    """Registers nothing yet."""
+    browser: Browser = ctx.services["browser"]
+
+    async def navigate() -> Response:
+        return ok(await browser.navigate(await body_of(NavigateBody), request_id()))
+
+    async def perform() -> Response:
+        return ok(await browser.perform(await body_of(PerformBody), request_id()))
+
+    async def capture() -> Response:
+        return ok(await browser.capture(await body_of(CaptureBody), request_id()))
+
+    async def screenshot() -> Response:
+        return ok(await browser.screenshot(await body_of(ScreenshotBody), request_id()))
+
+    async def captures() -> Response:
+        plan = await browser.captures_preflight(await body_of(CapturesBody), request_id())
+        nursery = cast(QuartTrio, current_app).nursery
+        response = Response(
+            browser.captures_stream(plan, nursery),
+            status=200,
+            content_type="application/x-ndjson",
+        )
+        response.timeout = None  # Quart's 60 s RESPONSE_TIMEOUT would cut a long capture
+        return response
+
+    async def pages() -> Response:
+        return ok(await browser.attach(await body_of(PagesBody), request_id()))
+
+    async def page_actions(page_id: str) -> Response:
+        body = await body_of(PageActionBody)
+        return ok(await browser.page_action(page_id, body, request_id()))
+
+    async def page_screenshot(page_id: str) -> Response:
+        body = await body_of(PageScreenshotBody)
+        return ok(await browser.screenshot(body, request_id(), page_id))
+
+    async def notifications() -> Response:
+        return ok(await browser.notifications())
+
+    add_route(app, "GET", "/v1/notifications", notifications)
+    add_route(app, "POST", "/v1/navigate", navigate)
+    add_route(app, "POST", "/v1/perform", perform)
+    add_route(app, "POST", "/v1/capture", capture)
+    add_route(app, "POST", "/v1/screenshot", screenshot)
+    add_route(app, "POST", "/v1/captures", captures)
+    add_route(app, "POST", "/v1/pages", pages)
+    add_route(app, "POST", "/v1/pages/<page_id>/actions", page_actions)
+    add_route(app, "POST", "/v1/pages/<page_id>/screenshot", page_screenshot)
