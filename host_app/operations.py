@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -243,25 +244,48 @@ def _selector(text: str) -> SelectorList:
         raise _err(ErrorId.VALIDATION_FAILED, str(exc), selector=text) from None
 
 
-async def _find(page: PageDriver, text: str) -> DomNode:
+async def _find(page: PageDriver, text: str) -> tuple[DomNode, Locator]:
     sel = _selector(text)
     snap = await page.snapshot()
     node = query_first(snap.nodes, sel)
     if node is None:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"no element matches {text!r}", selector=text)
-    return node
+    return node, _by_selector(sel)
 
 
-async def _reachable(page: PageDriver, node: DomNode, scroll: bool, what: str) -> ElementInfo:
+Locator = Callable[[Snapshot], DomNode | None]
+
+
+async def _info(
+    page: PageDriver, node: DomNode, locate: Locator, what: str
+) -> tuple[DomNode, ElementInfo]:
+    """The element's live state; when the document changed since the snapshot (indices moved),
+    the target is located again in a fresh snapshot."""
+    for _ in range(3):
+        info = await page.element(node)
+        if info is not None:
+            return node, info
+        found = locate(await page.snapshot())
+        if found is None:
+            break
+        node = found
+    raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element left the document")
+
+
+def _by_selector(sel: SelectorList) -> Locator:
+    return lambda snap: query_first(snap.nodes, sel)
+
+
+async def _reachable(
+    page: PageDriver, node: DomNode, locate: Locator, scroll: bool, what: str
+) -> tuple[DomNode, ElementInfo]:
     """The element's bounds once its center is in the viewport (bounded wheel scrolling)."""
     for _ in range(MAX_SCROLL_STEPS + 1):
-        info = await page.element(node)
-        if info is None:
-            raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element left the document")
+        node, info = await _info(page, node, locate, what)
         if not info.visible or info.w <= 0 or info.h <= 0:
             raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is not rendered")
         if info.in_view():
-            return info
+            return node, info
         if not scroll:
             raise _err(
                 ErrorId.ACTION_TARGET_NOT_FOUND,
@@ -280,19 +304,19 @@ async def _reachable(page: PageDriver, node: DomNode, scroll: bool, what: str) -
 
 
 async def _click_node(
-    page: PageDriver, node: DomNode, *, mouse_move: bool, scroll: bool, what: str
+    page: PageDriver, node: DomNode, locate: Locator, *, mouse_move: bool, scroll: bool, what: str
 ) -> None:
-    info = await _reachable(page, node, scroll, what)
+    _, info = await _reachable(page, node, locate, scroll, what)
     if not info.hit:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is covered by another")
     page.mouse_click(info.cx, info.cy, mouse_move)
     await aio.sleep(page.loop, 0.02)
 
 
-async def _focused_editable(page: PageDriver, node: DomNode, what: str) -> ElementInfo:
-    info = await page.element(node)
-    if info is None:
-        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element left the document")
+async def _focused_editable(
+    page: PageDriver, node: DomNode, locate: Locator, what: str
+) -> tuple[DomNode, ElementInfo]:
+    node, info = await _info(page, node, locate, what)
     if info.disabled:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is disabled")
     if info.readonly:
@@ -301,16 +325,16 @@ async def _focused_editable(page: PageDriver, node: DomNode, what: str) -> Eleme
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is not editable")
     if not await page.focus(node):
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element cannot take focus")
-    return info
+    return node, info
 
 
 async def run_action(page: PageDriver, action: Action, deadline: float) -> None:
     if isinstance(action, Wait):
         await aio.sleep(page.loop, action.seconds)
     elif isinstance(action, Click):
-        node = await _find(page, action.selector)
+        node, locate = await _find(page, action.selector)
         await _click_node(
-            page, node, mouse_move=action.mouse_move, scroll=action.scroll, what="click"
+            page, node, locate, mouse_move=action.mouse_move, scroll=action.scroll, what="click"
         )
     elif isinstance(action, ClickLink):
         snap = await page.snapshot()
@@ -322,8 +346,21 @@ async def run_action(page: PageDriver, action: Action, deadline: float) -> None:
                 link=action.link,
             )
         node = snap.nodes[found[0]]
+        href = found[1]
+
+        def by_href(snap: Snapshot) -> DomNode | None:
+            for index, h in snap.hrefs:
+                if h == href:
+                    return snap.nodes[index]
+            return None
+
         await _click_node(
-            page, node, mouse_move=action.mouse_move, scroll=action.scroll, what="click-link"
+            page,
+            node,
+            by_href,
+            mouse_move=action.mouse_move,
+            scroll=action.scroll,
+            what="click-link",
         )
     elif isinstance(action, WaitFor):
         sel = _selector(action.selector)
@@ -341,20 +378,21 @@ async def run_action(page: PageDriver, action: Action, deadline: float) -> None:
                 )
             await aio.sleep(page.loop, WAIT_FOR_INTERVAL)
     elif isinstance(action, Type):
-        node = await _find(page, action.selector)
-        info = await _focused_editable(page, node, "type")
+        node, locate = await _find(page, action.selector)
+        node, info = await _focused_editable(page, node, locate, "type")
         # append: move the caret to the end with a real key, then type character by character
         page.key("End", ctrl=info.value is None or node.tag == "textarea")
         page.type_text(action.text)
         await aio.sleep(page.loop, 0.02)
     elif isinstance(action, Clear):
-        node = await _find(page, action.selector)
-        await _focused_editable(page, node, "clear")
+        node, locate = await _find(page, action.selector)
+        await _focused_editable(page, node, locate, "clear")
         page.key("A", ctrl=True)
         page.key("Delete")
         await aio.sleep(page.loop, 0.02)
     elif isinstance(action, Press):
-        node = await _find(page, action.selector)
+        node, locate = await _find(page, action.selector)
+        node, _ = await _info(page, node, locate, "press")
         if not await page.focus(node):
             raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, "press: the element cannot take focus")
         page.key(action.key)
@@ -366,11 +404,11 @@ async def run_action(page: PageDriver, action: Action, deadline: float) -> None:
 
 
 async def _select(page: PageDriver, action: Select) -> None:
-    node = await _find(page, action.selector)
+    node, locate = await _find(page, action.selector)
     if node.tag != "select":
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, "select: the target is not a select element")
-    info = await page.element(node)
-    if info is None or info.options is None:
+    node, info = await _info(page, node, locate, "select")
+    if info.options is None:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, "select: the element left the document")
     if info.disabled:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, "select: the element is disabled")
@@ -399,10 +437,7 @@ async def _select(page: PageDriver, action: Select) -> None:
         else:
             page.key("ArrowUp")
         await aio.sleep(page.loop, 0.01)
-        again = await page.element(node)
-        if again is None:
-            break
-        info = again
+        node, info = await _info(page, node, locate, "select")
     if info.selected != target:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"select: could not choose {action.value!r}")
 

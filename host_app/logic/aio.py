@@ -143,6 +143,8 @@ class Task:
         waiting, self._waiting = self._waiting, None
         if waiting is not None:
             waiting.remove_done_callback(self._wakeup)
+            # release what the await held (a sleep's timer, for one)
+            waiting.set_exception(Cancelled())
         self._step(None, exc)
 
     def _finish(self, result: Any, exc: BaseException | None) -> None:

@@ -15,6 +15,7 @@ from typing import Literal
 from bridge_protocol import ApiError, ErrorId
 
 CHALLENGE_WAIT = 15.0
+ERROR_PAGE_GRACE = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +72,7 @@ class Readiness:
         self.load_started = False
         self.challenge_since: float | None = None
         self.committed: Probe | None = None
+        self.error_page_since: float | None = None
 
     def started(self) -> None:
         """A main-frame load began (Qt's loadStarted)."""
@@ -90,6 +92,14 @@ class Readiness:
             return None
         if p.href in ("", "about:blank") and self.target not in (None, "about:blank"):
             return None
+        if p.href.startswith("chrome-error:"):
+            # the engine's own error page: the load failed below HTTP; its cause arrives as a
+            # load failure (see load_failed), this is the fallback when it does not
+            if self.error_page_since is None:
+                self.error_page_since = now
+            if now - self.error_page_since < ERROR_PAGE_GRACE:
+                return None
+            return self.load_failed("the browser showed its error page", self.target or p.href)
         self.committed = p
         status = http_status(p.status)
         if self.strict and status is not None and status >= 400:

@@ -1,0 +1,122 @@
+"""The real host app, `svc-app --headless`, as a subprocess with its own data folder and port."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+SVC_APP = str(Path(sys.executable).parent / "svc-app")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class HostApp:
+    def __init__(self, data_dir: Path, *, env: dict[str, str] | None = None) -> None:
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.extra_env = env or {}
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.client = httpx.Client(
+            base_url=f"http://127.0.0.1:{self.port}", timeout=60, trust_env=False
+        )
+        self.log_path = data_dir / "host-stderr.log"
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SVC_")}
+        env.update(
+            SVC_DATA_DIR=str(self.data_dir),
+            SVC_AGENT_PORT=str(self.port),
+            SVC_BROWSER_PROXY_PORT=str(free_port()),
+            SVC_PLAN="pro",
+            QT_QPA_PLATFORM="offscreen",
+            QTWEBENGINE_CHROMIUM_FLAGS="--no-sandbox --disable-gpu",
+        )
+        env.update(self.extra_env)
+        return env
+
+    def start(self, timeout: float = 60) -> HostApp:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        if self.extra_env.get("_SETTINGS"):
+            (self.data_dir / "app-settings.json").write_text(self.extra_env["_SETTINGS"])
+        with self.log_path.open("ab") as err:
+            self.proc = subprocess.Popen(
+                [SVC_APP, "--headless"],
+                stdin=subprocess.DEVNULL,
+                stdout=err,
+                stderr=err,
+                env=self.env(),
+                start_new_session=True,
+            )
+        self.wait_healthy(timeout)
+        return self
+
+    def wait_healthy(self, timeout: float = 60) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"svc-app exited {self.proc.returncode}")
+            with contextlib.suppress(httpx.TransportError):
+                r = self.client.get("/v1/health")
+                if r.status_code == 200:
+                    return dict(r.json()["data"])
+            time.sleep(0.1)
+        raise TimeoutError("the agent did not become healthy")
+
+    def ok(self, method: str, path: str, body: Any = None, **kw: Any) -> dict[str, Any]:
+        r = self.client.request(method, path, json=body, **kw)
+        envelope = r.json()
+        assert r.status_code == 200, envelope
+        assert envelope["status"] == "ok", envelope
+        return dict(envelope["data"])
+
+    def error(
+        self, method: str, path: str, body: Any = None, **kw: Any
+    ) -> tuple[int, dict[str, Any]]:
+        r = self.client.request(method, path, json=body, **kw)
+        envelope = r.json()
+        assert envelope["status"] == "error", envelope
+        return r.status_code, dict(envelope["error"])
+
+    def new_session(self, **fields: Any) -> str:
+        return str(self.ok("POST", "/v1/sessions", fields)["session"]["id"])
+
+    def stream(self, path: str, body: Any) -> list[dict[str, Any]]:
+        lines = []
+        with self.client.stream("POST", path, json=body) as r:
+            assert r.status_code == 200, r.read()
+            for line in r.iter_lines():
+                if line.strip():
+                    lines.append(json.loads(line))
+        return lines
+
+    def agent_pid(self) -> int:
+        return int(self.ok("GET", "/v1/health")["pid"])
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(5)
+        self.client.close()

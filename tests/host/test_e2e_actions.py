@@ -1,0 +1,189 @@
+"""Action objects end to end: real input events, selectors matched on a DOM snapshot."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from .hostproc import HostApp
+from .site import Site
+
+pytestmark = pytest.mark.e2e
+
+
+def _open(host: HostApp, site: Site, session: str, path: str = "/form") -> None:
+    host.ok("POST", "/v1/navigate", {"url": site.url(path), "session_id": session, "wait": 0})
+
+
+def _perform(
+    host: HostApp, session: str, actions: list[dict], wait: float = 0.0, **kw: object
+) -> dict:
+    return host.ok(
+        "POST", "/v1/perform", {"session_id": session, "actions": actions, "wait": wait, **kw}
+    )
+
+
+def test_form_type_select_clear_click(host: HostApp, site: Site, session: str) -> None:
+    _open(host, site, session)
+    data = _perform(
+        host,
+        session,
+        [
+            {"action": "type", "selector": "#name", "text": "cd"},
+            {"action": "select", "selector": "#color", "value": "blue"},
+            {"action": "type", "selector": "form textarea", "text": "two words"},
+            {"action": "clear", "selector": "#notes"},
+            {"action": "type", "selector": "#notes", "text": "ok"},
+            {"action": "click", "selector": "#f > button[type=submit]"},
+        ],
+        wait=0.5,
+    )
+    url = data["page"]["url"]
+    assert url.startswith(site.url("/submitted?"))
+    assert "name=abcd" in url
+    assert "color=blue" in url
+    assert "notes=ok" in url
+
+
+def test_press_enter_submits(host: HostApp, site: Site, session: str) -> None:
+    _open(host, site, session)
+    data = _perform(
+        host,
+        session,
+        [
+            {"action": "clear", "selector": "#name"},
+            {"action": "type", "selector": "#name", "text": "zz"},
+            {"action": "press", "selector": "#name", "key": "Enter"},
+        ],
+        wait=0.5,
+    )
+    assert "name=zz" in data["page"]["url"]
+
+
+@pytest.mark.parametrize("selector", ["#ro", "#dis", "#plain"])
+def test_type_refuses_non_editable(host: HostApp, site: Site, session: str, selector: str) -> None:
+    _open(host, site, session)
+    code, error = host.error(
+        "POST",
+        "/v1/perform",
+        {"session_id": session, "actions": [{"action": "type", "selector": selector, "text": "x"}]},
+    )
+    assert error["id"] == "ACTION_TARGET_NOT_FOUND"
+
+
+def test_select_refuses_disabled_option(host: HostApp, site: Site, session: str) -> None:
+    _open(host, site, session)
+    code, error = host.error(
+        "POST",
+        "/v1/perform",
+        {
+            "session_id": session,
+            "actions": [{"action": "select", "selector": "#color", "value": "green"}],
+        },
+    )
+    assert error["id"] == "ACTION_TARGET_NOT_FOUND"
+
+
+def test_click_scrolls_to_offscreen_target(host: HostApp, site: Site, session: str) -> None:
+    _open(host, site, session)
+    code, error = host.error(
+        "POST",
+        "/v1/perform",
+        {
+            "session_id": session,
+            "actions": [{"action": "click", "selector": "#far", "scroll": False}],
+        },
+    )
+    assert error["id"] == "ACTION_TARGET_NOT_FOUND"
+    # a batch stops at its first failure: the click after the missing target never ran
+    code, error = host.error(
+        "POST",
+        "/v1/perform",
+        {
+            "session_id": session,
+            "actions": [
+                {"action": "click", "selector": "#nothing"},
+                {"action": "click", "selector": "#far"},
+            ],
+        },
+    )
+    assert error["id"] == "ACTION_TARGET_NOT_FOUND"
+    data = host.ok("POST", "/v1/capture", {"session_id": session, "wait": 0})
+    assert "<title>far clicked</title>" not in Path(data["capture"]["output_path"]).read_text()
+    data = _perform(host, session, [{"action": "click", "selector": "#far", "mouse_move": False}])
+    html = Path(
+        host.ok("POST", "/v1/capture", {"session_id": session, "wait": 0})["capture"]["output_path"]
+    ).read_text()
+    assert "<title>far clicked</title>" in html
+
+
+def test_wait_for_presence_and_timeouts(host: HostApp, site: Site, session: str) -> None:
+    _open(host, site, session)
+    _perform(host, session, [{"action": "wait-for", "selector": "#late > #appeared", "timeout": 5}])
+    t0 = time.monotonic()
+    code, error = host.error(
+        "POST",
+        "/v1/perform",
+        {
+            "session_id": session,
+            "actions": [{"action": "wait-for", "selector": "#never", "timeout": 0.5}],
+        },
+    )
+    assert error["id"] == "ACTION_TIMEOUT"
+    assert time.monotonic() - t0 < 3
+    code, error = host.error(
+        "POST",
+        "/v1/perform",
+        {
+            "session_id": session,
+            "timeout": 1,
+            "actions": [{"action": "wait-for", "selector": "#never", "timeout": 30}],
+        },
+    )
+    assert error["id"] == "TIMEOUT"
+
+
+def test_click_link_fuzzy(host: HostApp, site: Site, session: str) -> None:
+    _open(host, site, session, "/links")
+    data = _perform(
+        host,
+        session,
+        [
+            {
+                "action": "click-link",
+                "link": site.url("/articles/second-article"),
+                "match": {"type": "fuzzy-link", "threshold": 0.8},
+            }
+        ],
+        wait=0.5,
+    )
+    assert data["page"]["url"] == site.url("/articles/second-article?ref=home")
+    _open(host, site, session, "/links")
+    code, error = host.error(
+        "POST",
+        "/v1/perform",
+        {
+            "session_id": session,
+            "actions": [
+                {
+                    "action": "click-link",
+                    "link": site.url("/articles/second-article"),
+                    "match": {"type": "fuzzy-link", "threshold": 1},
+                }
+            ],
+        },
+    )
+    assert error["id"] == "ACTION_TARGET_NOT_FOUND"
+
+
+def test_invalid_selector_is_validation_failed(host: HostApp, site: Site, session: str) -> None:
+    _open(host, site, session)
+    for selector in ("a:hover", "#a\\:b", "svg|a", "p::before"):
+        code, error = host.error(
+            "POST",
+            "/v1/perform",
+            {"session_id": session, "actions": [{"action": "click", "selector": selector}]},
+        )
+        assert error["id"] == "VALIDATION_FAILED", selector

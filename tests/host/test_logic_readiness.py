@@ -1,0 +1,105 @@
+"""Main-frame readiness state machine (shorthand rules 6-8) over plain probes."""
+
+from __future__ import annotations
+
+from host_app.logic.readiness import (
+    CHALLENGE_WAIT,
+    Failed,
+    Probe,
+    Readiness,
+    Ready,
+    settle_restarts,
+)
+
+OLD = Probe("http://a/old", "complete", 100, 200, 1.0, "Old")
+
+
+def test_old_document_never_ready() -> None:
+    r = Readiness("url", old=OLD, previous_status=200, target="http://a/new")
+    assert r.probe(OLD, 0) is None
+
+
+def test_new_document_ready_after_parse_with_source() -> None:
+    r = Readiness("url", old=OLD, previous_status=200, target="http://a/new")
+    assert r.probe(Probe("http://a/new", "loading", 10, 200, 2.0), 0) is None
+    assert r.probe(Probe("http://a/new", "interactive", 0, 200, 2.0), 0) is None
+    out = r.probe(Probe("http://a/new", "interactive", 50, 200, 2.0, "New"), 0)
+    assert out == Ready("http://a/new", "New", 200, 2.0)
+
+
+def test_error_status_fails_at_commit_without_waiting_for_load() -> None:
+    r = Readiness("url", old=OLD, previous_status=200, target="http://a/x")
+    out = r.probe(Probe("http://a/x", "loading", 0, 404, 2.0), 0)
+    assert isinstance(out, Failed)
+    assert out.error.id == "UPSTREAM_UNAVAILABLE"
+    assert out.error.details == {"url": "http://a/x", "target_http_status": 404}
+
+
+def test_error_status_is_data_when_not_strict() -> None:
+    r = Readiness("url", old=OLD, previous_status=None, target="http://a/x", strict=False)
+    out = r.probe(Probe("http://a/x", "complete", 30, 500, 2.0), 0)
+    assert isinstance(out, Ready)
+    assert out.status == 500
+
+
+def test_fragment_move_keeps_previous_status() -> None:
+    r = Readiness("same-document", old=OLD, previous_status=203, target="http://a/old#f")
+    assert r.probe(OLD, 0) is None
+    out = r.probe(Probe("http://a/old#f", "complete", 100, 200, 1.0), 0)
+    assert out == Ready("http://a/old#f", "", 203, 1.0)
+
+
+def test_history_same_document_move() -> None:
+    r = Readiness("history", old=OLD, previous_status=201)
+    out = r.probe(Probe("http://a/prev", "complete", 100, 200, 1.0), 0)
+    assert isinstance(out, Ready)
+    assert out.status == 201
+
+
+def test_history_with_load_waits_for_new_document() -> None:
+    r = Readiness("history", old=OLD, previous_status=201)
+    r.started()
+    assert r.probe(Probe("http://a/prev", "complete", 100, 200, 1.0), 0) is None
+    out = r.probe(Probe("http://a/prev", "complete", 100, 200, 3.0), 0)
+    assert isinstance(out, Ready)
+    assert out.status == 200
+
+
+def test_challenge_gets_time_then_fails() -> None:
+    r = Readiness("url", old=OLD, previous_status=None, target="http://a/c")
+    challenge = Probe("http://a/c", "complete", 100, 503, 2.0, "Just a moment...", True)
+    assert r.probe(challenge, 10.0) is None
+    assert r.probe(challenge, 10.0 + CHALLENGE_WAIT - 0.1) is None
+    assert isinstance(r.probe(challenge, 10.0 + CHALLENGE_WAIT), Failed)
+
+
+def test_challenge_that_continues_succeeds() -> None:
+    r = Readiness("url", old=OLD, previous_status=None, target="http://a/c")
+    assert r.probe(Probe("http://a/c", "complete", 100, 403, 2.0, "", True), 0) is None
+    out = r.probe(Probe("http://a/ok", "complete", 100, 200, 4.0), 1)
+    assert isinstance(out, Ready)
+
+
+def test_challenge_wait_off_fails_at_once() -> None:
+    r = Readiness("url", old=OLD, previous_status=None, target="http://a/c", challenge_wait=False)
+    assert isinstance(r.probe(Probe("http://a/c", "complete", 1, 403, 2.0, "", True), 0), Failed)
+
+
+def test_blank_document_is_not_the_target() -> None:
+    r = Readiness("url", old=None, previous_status=None, target="http://a/x")
+    assert r.probe(Probe("about:blank", "complete", 39, 0, 5.0), 0) is None
+
+
+def test_settle_restart_on_new_document() -> None:
+    ready = Ready("http://a/x", "", 200, 2.0)
+    assert not settle_restarts(ready, Probe("http://a/x#y", "complete", 1, 200, 2.0))
+    assert settle_restarts(ready, Probe("http://a/z", "loading", 0, 200, 3.0))
+
+
+def test_engine_error_page_is_a_failure() -> None:
+    r = Readiness("url", old=OLD, previous_status=None, target="http://a/x")
+    err = Probe("chrome-error://chromewebdata/", "complete", 5000, 0, 2.0)
+    assert r.probe(err, 0) is None
+    out = r.probe(err, 2.0)
+    assert isinstance(out, Failed)
+    assert out.error.id == "UPSTREAM_UNAVAILABLE"
