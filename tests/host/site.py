@@ -82,7 +82,7 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             return
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         url = urlsplit(self.path)
         path = url.path
         query = parse_qs(url.query)

@@ -18,8 +18,8 @@ def _open(host: HostApp, site: Site, session: str, path: str = "/form") -> None:
 
 
 def _perform(
-    host: HostApp, session: str, actions: list[dict], wait: float = 0.0, **kw: object
-) -> dict:
+    host: HostApp, session: str, actions: list[dict[str, Any]], wait: float = 0.0, **kw: object
+) -> dict[str, Any]:
     return host.ok(
         "POST", "/v1/perform", {"session_id": session, "actions": actions, "wait": wait, **kw}
     )
@@ -65,7 +65,7 @@ def test_press_enter_submits(host: HostApp, site: Site, session: str) -> None:
 @pytest.mark.parametrize("selector", ["#ro", "#dis", "#plain"])
 def test_type_refuses_non_editable(host: HostApp, site: Site, session: str, selector: str) -> None:
     _open(host, site, session)
-    code, error = host.error(
+    _, error = host.error(
         "POST",
         "/v1/perform",
         {"session_id": session, "actions": [{"action": "type", "selector": selector, "text": "x"}]},
@@ -75,7 +75,7 @@ def test_type_refuses_non_editable(host: HostApp, site: Site, session: str, sele
 
 def test_select_refuses_disabled_option(host: HostApp, site: Site, session: str) -> None:
     _open(host, site, session)
-    code, error = host.error(
+    _, error = host.error(
         "POST",
         "/v1/perform",
         {
@@ -88,7 +88,7 @@ def test_select_refuses_disabled_option(host: HostApp, site: Site, session: str)
 
 def test_click_scrolls_to_offscreen_target(host: HostApp, site: Site, session: str) -> None:
     _open(host, site, session)
-    code, error = host.error(
+    _, error = host.error(
         "POST",
         "/v1/perform",
         {
@@ -98,7 +98,7 @@ def test_click_scrolls_to_offscreen_target(host: HostApp, site: Site, session: s
     )
     assert error["id"] == "ACTION_TARGET_NOT_FOUND"
     # a batch stops at its first failure: the click after the missing target never ran
-    code, error = host.error(
+    _, error = host.error(
         "POST",
         "/v1/perform",
         {
@@ -123,7 +123,7 @@ def test_wait_for_presence_and_timeouts(host: HostApp, site: Site, session: str)
     _open(host, site, session)
     _perform(host, session, [{"action": "wait-for", "selector": "#late > #appeared", "timeout": 5}])
     t0 = time.monotonic()
-    code, error = host.error(
+    _, error = host.error(
         "POST",
         "/v1/perform",
         {
@@ -133,7 +133,7 @@ def test_wait_for_presence_and_timeouts(host: HostApp, site: Site, session: str)
     )
     assert error["id"] == "ACTION_TIMEOUT"
     assert time.monotonic() - t0 < 3
-    code, error = host.error(
+    _, error = host.error(
         "POST",
         "/v1/perform",
         {
@@ -161,7 +161,7 @@ def test_click_link_fuzzy(host: HostApp, site: Site, session: str) -> None:
     )
     assert data["page"]["url"] == site.url("/articles/second-article?ref=home")
     _open(host, site, session, "/links")
-    code, error = host.error(
+    _, error = host.error(
         "POST",
         "/v1/perform",
         {
@@ -181,7 +181,7 @@ def test_click_link_fuzzy(host: HostApp, site: Site, session: str) -> None:
 def test_invalid_selector_is_validation_failed(host: HostApp, site: Site, session: str) -> None:
     _open(host, site, session)
     for selector in ("a:hover", "#a\\:b", "svg|a", "p::before"):
-        code, error = host.error(
+        _, error = host.error(
             "POST",
             "/v1/perform",
             {"session_id": session, "actions": [{"action": "click", "selector": selector}]},

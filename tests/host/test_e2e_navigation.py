@@ -81,7 +81,7 @@ def test_fragment_and_history_moves_keep_the_document(
 
 def test_slow_page_times_out(host: HostApp, site: Site, session: str) -> None:
     t0 = time.monotonic()
-    code, error = host.error(
+    _, error = host.error(
         "POST", "/v1/navigate", {"url": site.url("/slow?s=5"), "session_id": session, "timeout": 1}
     )
     assert error["id"] == "TIMEOUT", error
@@ -92,7 +92,7 @@ def test_slow_page_times_out(host: HostApp, site: Site, session: str) -> None:
 
 
 def test_connection_failure_is_upstream_unavailable(host: HostApp, session: str) -> None:
-    code, error = host.error(
+    _, error = host.error(
         "POST", "/v1/navigate", {"url": "http://127.0.0.1:9/", "session_id": session, "timeout": 20}
     )
     assert error["id"] == "UPSTREAM_UNAVAILABLE", error
