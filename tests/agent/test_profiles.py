@@ -415,8 +415,11 @@ def test_transfer_errors(agent: AgentProcess) -> None:
     assert (status, error["id"], error["details"]["field"]) == (422, "VALIDATION_FAILED", "name")
     status, error = agent.error("POST", "/v1/profile-transfers/export", {"name": "Custom"})
     assert (status, error["id"]) == (409, "CONFLICT")
-    status, error = agent.error("POST", "/v1/profile-transfers/export", {})
-    assert (status, error["id"]) == (422, "VALIDATION_FAILED")  # a required field is missing
+    assert invalid(agent, "POST", "/v1/profile-transfers/export", {}) == "name"
+    assert invalid(agent, "POST", "/v1/profiles", {"adblock_enabled": True}) == "name"
+    fp = {k: v for k, v in fingerprint().items() if k != "seed"}
+    body = {"name": new_name(), "fingerprint_profile": fp}
+    assert invalid(agent, "POST", "/v1/profiles", body) == "fingerprint_profile.seed"
     assert invalid(agent, "POST", "/v1/profile-transfers/export", {"name": "x", "id": 1}) == "id"
     proxy_archive = transfers.Archive(kind="proxy", version=6, credentials_included=False)
     proxy_archive.proxies.append(

@@ -156,7 +156,7 @@ def test_alias_rules(agent: AgentProcess) -> None:
             {"providerx_location_parameter": "st", "providerx_location_value": "new york"},
             "providerx_location_value",
         ),
-        ({"providery": {"country": "us"}}, "providery"),
+        ({"providery": {"country": "us"}}, "providery.enabled"),
         ({"providery": {"enabled": True, "zip": "1"}}, "providery.zip"),
         ({"providery": {"enabled": True, "country": "usa"}}, "providery.country"),
         ({"providery": {"enabled": True, "state": "ny"}}, "providery.state"),
@@ -190,6 +190,10 @@ def test_create_malformed_bodies(agent: AgentProcess) -> None:
     assert (response.status_code, response.json()["error"]["id"]) == (400, "INVALID_REQUEST")
     status, error = agent.error("POST", "/v1/proxies")
     assert (status, error["id"]) == (422, "VALIDATION_FAILED")
+    missing = {"alias": new_alias(), "upstream_host": "h.example"}
+    assert invalid(agent, "POST", "/v1/proxies", missing) == "upstream_port"
+    export = {"alias": "x"}
+    assert invalid(agent, "POST", "/v1/proxy-transfers/export", export) == "include_credentials"
     response = agent.client.post("/v1/proxies", content=b"alias=x")
     assert response.json()["error"]["id"] == "UNSUPPORTED_MEDIA_TYPE"
     status, error = agent.error("PUT", "/v1/proxies/anything", {})
