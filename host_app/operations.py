@@ -164,6 +164,10 @@ async def _await_ready(page: PageDriver, r: Readiness) -> Ready:
     done = False
     try:
         while True:
+            if page.paused:
+                raise _err(
+                    ErrorId.NETWORK_PAUSED, "the session was paused while the navigation ran"
+                )
             if page.load_starts != starts:
                 starts = page.load_starts
                 r.started()

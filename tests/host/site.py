@@ -48,6 +48,8 @@ document.getElementById('late').appendChild(s);},400)</script>
 <script>Notification.requestPermission().then(function(p){document.title='perm '+p;
 if(p==='granted'){new Notification('Hello',{body:'from the fixture',tag:'t1'});}});</script>
 </body></html>""",
+    "/tall": """<!doctype html><html><head><title>Tall</title></head><body>
+<div style='height:20000px'>very tall</div></body></html>""",
     "/challenge": """<!doctype html><html><head><title>Just a moment...</title></head><body>
 <div id=challenge-form>checking</div><script>setTimeout(function(){location.href='/table'},800)</script>
 </body></html>""",
@@ -93,6 +95,21 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Location", target)
             self.send_header("Content-Length", "0")
             self.end_headers()
+            return
+        if path == "/set-cookie":
+            data = b"<html><head><title>Cookie set</title></head><body>set</body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Set-Cookie", "svc_test=kept; Max-Age=86400; Path=/")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        if path == "/show-cookie":
+            cookie = self.headers.get("Cookie", "")
+            self._send(
+                200, f"<html><head><title>Cookie</title></head><body id=c>[{cookie}]</body></html>"
+            )
             return
         if path == "/missing":
             self._send(

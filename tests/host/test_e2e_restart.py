@@ -1,0 +1,141 @@
+"""Supervisor end to end: kill -9 of the agent, a stale agent on the port, app restart with
+persistent browser data, and notifications with the setting on."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .hostproc import SVC_APP, HostApp, free_port
+from .site import Site
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("restart")
+
+
+@pytest.fixture(scope="module")
+def host(data_dir: Path) -> Iterator[HostApp]:
+    settings = json.dumps({"send_notifications": True})
+    app = HostApp(data_dir, env={"_SETTINGS": settings}).start()
+    try:
+        yield app
+    finally:
+        app.stop()
+
+
+def _wait_new_pid(host: HostApp, old: int, timeout: float = 20) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            pid = host.agent_pid()
+        except Exception:
+            pid = old
+        if pid != old:
+            return pid
+        time.sleep(0.2)
+    raise AssertionError("the supervisor did not bring the agent back")
+
+
+def test_notifications_when_the_setting_is_on(host: HostApp, site: Site) -> None:
+    sid = host.new_session()
+    data = host.ok(
+        "POST", "/v1/navigate", {"url": site.url("/notify"), "session_id": sid, "wait": 1}
+    )
+    assert data["page"]["url"] == site.url("/notify")
+    deadline = time.monotonic() + 10
+    notes: list[dict[str, object]] = []
+    while time.monotonic() < deadline and not notes:
+        notes = host.ok("GET", "/v1/notifications")["notifications"]
+        time.sleep(0.2)
+    assert notes, "no notification reached the agent"
+    assert notes[0]["title"] == "Hello"
+    assert notes[0]["body"] == "from the fixture"
+    assert notes[0]["session_id"] == sid
+
+
+def test_kill_9_agent_is_restarted_and_state_survives(host: HostApp, site: Site) -> None:
+    sid = host.new_session()
+    host.ok("POST", "/v1/navigate", {"url": site.url("/set-cookie"), "session_id": sid, "wait": 0})
+    capture = host.ok("POST", "/v1/capture", {"session_id": sid, "wait": 0})["capture"]
+    page = host.ok("POST", "/v1/pages", {"url": site.url("/set-cookie"), "session_id": sid})["page"]
+    old = host.agent_pid()
+    os.kill(old, signal.SIGKILL)
+    new = _wait_new_pid(host, old)
+    assert new != old
+    _, error = host.error("POST", f"/v1/pages/{page['id']}/screenshot", {})
+    assert error["id"] == "PAGE_NOT_FOUND"
+    assert host.ok("GET", f"/v1/sessions/{sid}")["session"]["id"] == sid
+    assert Path(capture["output_path"]).is_file()
+    data = host.ok(
+        "POST", "/v1/navigate", {"url": site.url("/show-cookie"), "session_id": sid, "wait": 0}
+    )
+    assert "svc_test=kept" in Path(data["capture"]["output_path"]).read_text()
+    log = (host.data_dir / "Logs" / "global.ndjson").read_text().splitlines()
+    categories = [json.loads(line)["category"] for line in log]
+    assert categories.count("supervisor.launched") >= 2
+    assert "supervisor.exited" in categories
+
+
+def test_browser_data_survives_an_app_restart_and_stale_agent_is_replaced(
+    host: HostApp, site: Site, data_dir: Path
+) -> None:
+    sid = host.new_session()
+    host.ok("POST", "/v1/navigate", {"url": site.url("/set-cookie"), "session_id": sid, "wait": 0})
+    time.sleep(1.0)  # let the cookie store flush
+    host.stop()
+    # a stale agent of this installation holds the port (no bridge: nobody else owns it)
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SVC_")}
+    env.update(
+        SVC_DATA_DIR=str(data_dir),
+        SVC_AGENT_PORT=str(port),
+        SVC_BROWSER_PROXY_PORT=str(free_port()),
+        SVC_BROWSER_BRIDGE="none",
+        SVC_PLAN="pro",
+    )
+    stale = subprocess.Popen(
+        [SVC_APP, "--agent"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    again = HostApp(data_dir)
+    again.port = port
+    again.client.base_url = f"http://127.0.0.1:{port}"  # type: ignore[assignment]
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                if again.client.get("/v1/health").status_code == 200:
+                    break
+            except Exception:
+                pass
+            time.sleep(0.1)
+        again.start()
+        assert stale.wait(10) is not None  # terminated by the supervisor
+        again.wait_healthy()
+        assert again.agent_pid() != stale.pid
+        log = (data_dir / "Logs" / "global.ndjson").read_text()
+        assert f"terminating stale agent pid {stale.pid}" in log
+        data = again.ok(
+            "POST", "/v1/navigate", {"url": site.url("/show-cookie"), "session_id": sid, "wait": 0}
+        )
+        assert "svc_test=kept" in Path(data["capture"]["output_path"]).read_text()
+    finally:
+        again.stop()
+        if stale.poll() is None:
+            stale.kill()
+            stale.wait(5)
