@@ -114,7 +114,7 @@ def test_browser_data_survives_an_app_restart_and_stale_agent_is_replaced(
     )
     again = HostApp(data_dir)
     again.port = port
-    again.client.base_url = f"http://127.0.0.1:{port}"  # type: ignore[assignment]
+    again.client.base_url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
