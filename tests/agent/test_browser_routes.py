@@ -849,3 +849,43 @@ def test_output_paths_are_absolute(agent: AgentProcess, fake: FakeBrowser, tmp_p
     assert data["capture"]["output_path"] == str(target)
     data, _ = post(agent, "/v1/capture", {"session_id": sid, "output": "a/../b/c.html"})
     assert data["capture"]["output_path"] == os.path.abspath("b/c.html")
+
+
+def test_proxied_sessions_and_pages_pinned_to_their_proxy(
+    agent: AgentProcess, fake: FakeBrowser
+) -> None:
+    agent.ok(
+        "POST",
+        "/v1/proxies",
+        {"alias": "pinproxy", "upstream_host": "up.test", "upstream_port": 8080},
+    )
+    sid = new_session(agent)
+    number = int(sid.removeprefix("Session"))
+    # `proxy` on a navigate assigns it to the session; the host gets the listener port.
+    post(agent, "/v1/navigate", {"url": "px.test", "session_id": sid, "proxy": "PinProxy"})
+    assert agent.ok("GET", f"/v1/sessions/{sid}")["session"]["proxy_alias"] == "pinproxy"
+    base = agent.ok("GET", "/v1/health")["browser_proxy_port"]
+    assert fake.settings[sid]["proxy_port"] == base + number - 1
+    attached, _ = post(agent, "/v1/pages", {"url": "px.test", "session_id": sid})
+    page_id = attached["page"]["id"]
+    agent.ok("PATCH", f"/v1/sessions/{sid}", {"proxy_alias": None})
+    error_ = err(agent, "POST", f"/v1/pages/{page_id}/screenshot", {})
+    assert (error_["id"], error_["details"]["field"]) == ("PAGE_MISMATCH", "proxy")
+    assert fake.settings[sid]["proxy_port"] is None  # the settings changed: sent again first
+
+
+def test_without_an_engine_bridge_browser_work_is_unavailable(
+    make_agent: Callable[..., AgentProcess],
+) -> None:
+    agent = make_agent(env={"SVC_BROWSER_BRIDGE": "none"})
+    sid = new_session(agent)
+    for path, body in (
+        ("/v1/navigate", {"url": "x.test", "session_id": sid}),
+        ("/v1/capture", {"session_id": sid}),
+        ("/v1/pages", {"url": "x.test", "session_id": sid}),
+    ):
+        assert err(agent, "POST", path, body)["id"] == "BROWSER_UNAVAILABLE"
+    assert err(agent, "GET", "/v1/notifications")["id"] == "BROWSER_UNAVAILABLE"
+    assert err(agent, "POST", f"/v1/sessions/{sid}/pause")["id"] == "BROWSER_UNAVAILABLE"
+    # Closing a session never fails for want of a browser.
+    assert agent.ok("DELETE", f"/v1/sessions/{sid}") == {"deleted_id": sid}
