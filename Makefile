@@ -5,13 +5,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Debian packages that tests or benchmarks need; installed only when missing.
-DEBIAN_PACKAGES ?=
-BENCH_DEBIAN_PACKAGES ?=
+# xvfb: the host app's real-window test; libxcb-icccm4/libxcb-keysyms1: Qt's xcb platform plugin.
+DEBIAN_PACKAGES ?= xvfb libxcb-icccm4 libxcb-keysyms1
+# chromium: the engine benchmark's Playwright baseline (Debian's browser, never a downloaded one).
+BENCH_DEBIAN_PACKAGES ?= chromium
 
 export QT_QPA_PLATFORM ?= offscreen
 export QTWEBENGINE_CHROMIUM_FLAGS ?= --no-sandbox --disable-gpu
 
-.PHONY: setup test lint typecheck pytest bench clean debian-deps
+.PHONY: setup test lint typecheck pytest bench clean debian-deps demo run
 
 setup: $(STAMP) debian-deps
 
@@ -42,6 +44,15 @@ test: setup lint pytest
 bench: setup
 	@scripts/ensure-debian-packages $(BENCH_DEBIAN_PACKAGES)
 	MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=4294967296 $(BIN)/python -m benchmarks $(BENCH)
+
+# Starts svc-app --headless on a temporary data folder, runs the main job on the bundled demo site
+# through the HTTP API, prints what it did and where the files are, and stops the app.
+demo: setup
+	$(BIN)/python -m host_app.demo
+
+# The desktop app (tray icon, browser window); headless when there is no display.
+run: setup
+	env -u QT_QPA_PLATFORM $(BIN)/svc-app
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

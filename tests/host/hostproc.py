@@ -48,13 +48,13 @@ class HostApp:
         env.update(self.extra_env)
         return env
 
-    def start(self, timeout: float = 60) -> HostApp:
+    def start(self, timeout: float = 60, *, gui: bool = False) -> HostApp:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         if self.extra_env.get("_SETTINGS"):
             (self.data_dir / "app-settings.json").write_text(self.extra_env["_SETTINGS"])
         with self.log_path.open("ab") as err:
             self.proc = subprocess.Popen(
-                [SVC_APP, "--headless"],
+                [SVC_APP] if gui else [SVC_APP, "--headless"],
                 stdin=subprocess.DEVNULL,
                 stdout=err,
                 stderr=err,
