@@ -651,9 +651,6 @@ class Proxies:
             )
             state["username"] = check_username(username)
             state["password"] = check_password(password)
-        # The archive was read while other work could run: check the alias again right before
-        # writing (this runs on the control worker, so nothing writes in between from here).
-        self._check_new_alias(alias)
         return self._insert(alias, state)
 
     def link_imported(

@@ -452,3 +452,20 @@ def test_transfer_errors(agent: AgentProcess) -> None:
         False,
         None,
     )
+
+
+def test_profiles_and_proxies_survive_kill_9(make_agent: Callable[..., AgentProcess]) -> None:
+    agent = make_agent()
+    secret = (agent.data_dir / "agent-secret").read_text()
+    proxy = agent.ok(
+        "POST",
+        "/v1/proxies",
+        {"alias": "Durable", "upstream_host": "h.example", "upstream_port": 1, "password": "pw"},
+    )["proxy"]
+    profile = create(agent, name="Durable Profile", proxy_alias="Durable")
+    agent.kill9()
+    again = make_agent(data_dir=agent.data_dir)
+    assert again.ok("GET", "/v1/profiles")["profiles"] == [profile]
+    assert again.ok("GET", "/v1/proxies")["proxies"] == [proxy]
+    # The app-authorization secret is made anew at every start.
+    assert (again.data_dir / "agent-secret").read_text() != secret
