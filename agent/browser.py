@@ -24,7 +24,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -239,7 +239,6 @@ class CapturePlan:
     output_path: str
     body: CapturesBody
     proxy_alias: str | None = None
-    events: list[str] = field(default_factory=list)
 
 
 def _remaining(deadline: float) -> float:
@@ -843,7 +842,6 @@ class Browser:
 
         def emit(event: str, data: dict[str, Any], status: str = "ok") -> None:
             line = {"status": status, "request_id": rid, "event": event, "data": data}
-            plan.events.append(event)
             store.record_event(rid, event, data)
             # A closed channel means the client is gone and this work is being cancelled.
             with suppress(trio.BrokenResourceError, trio.ClosedResourceError):
