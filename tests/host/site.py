@@ -14,7 +14,15 @@ PAGES: dict[str, str] = {
 <h1>Fixture site</h1>
 <ul id=nav><li><a id=to-form href="/form">Form</a></li><li><a href="/table">Table</a></li>
 <li><a href="/links?x=1">Links</a></li></ul></body></html>""",
-    "/form": """<!doctype html><html><head><title>Form</title></head><body>
+    "/form": """<!doctype html><html><head><title>Form</title>
+<script>(function(){var mark=function(){document.title='touched by the host';};
+function trap(proto,names){names.forEach(function(n){var o=proto[n];if(!o)return;
+proto[n]=function(){mark();return o.apply(this,arguments);};});}
+trap(Document.prototype,['querySelector','querySelectorAll','getElementsByTagName','elementFromPoint']);
+trap(Element.prototype,['querySelector','querySelectorAll','getElementsByTagName','getBoundingClientRect']);
+trap(HTMLElement.prototype,['focus','click']);trap(window,['getComputedStyle']);
+new MutationObserver(function(list){list.forEach(function(m){if(m.type==='attributes')mark();});})
+.observe(document.documentElement,{attributes:true,subtree:true});})();</script></head><body>
 <form id=f action="/submitted" method="get">
 <label>Name <input id=name name=name value="ab"></label>
 <input id=ro name=ro readonly value="fixed"><input id=dis name=dis disabled value="off">

@@ -48,6 +48,31 @@ def test_form_type_select_clear_click(host: HostApp, site: Site, session: str) -
     assert "notes=ok" in url
 
 
+def test_actions_run_no_page_script_and_mutate_nothing(
+    host: HostApp, site: Site, session: str
+) -> None:
+    """/form traps the main world's DOM APIs and attribute mutations: it retitles itself when any
+    of them is used. Every action kind runs on it; the title must stay."""
+    _open(host, site, session)
+    _perform(
+        host,
+        session,
+        [
+            {"action": "wait-for", "selector": "#appeared", "timeout": 5},
+            {"action": "type", "selector": "#name", "text": "x"},
+            {"action": "clear", "selector": "#notes"},
+            {"action": "select", "selector": "#color", "value": "blue"},
+            {"action": "press", "selector": "#notes", "key": "Tab"},
+            {"action": "click", "selector": "#plain"},
+            {"action": "wait", "seconds": 0.1},
+        ],
+    )
+    html = Path(
+        host.ok("POST", "/v1/capture", {"session_id": session, "wait": 0})["capture"]["output_path"]
+    ).read_text()
+    assert "<title>Form</title>" in html
+
+
 def test_press_enter_submits(host: HostApp, site: Site, session: str) -> None:
     _open(host, site, session)
     data = _perform(

@@ -3,6 +3,7 @@ persistent browser data, and notifications with the setting on."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -47,6 +48,19 @@ def _wait_new_pid(host: HostApp, old: int, timeout: float = 20) -> int:
     raise AssertionError("the supervisor did not bring the agent back")
 
 
+def test_session_selection_rules(host: HostApp, site: Site) -> None:
+    # rule 4: no current page yet
+    _, error = host.error("POST", "/v1/perform", {"actions": [{"action": "wait", "seconds": 0}]})
+    assert error["id"] == "ACTIVE_PAGE_NOT_FOUND"
+    # rule 1: the first navigate creates (or reuses) the first session; later ones reuse it
+    first = host.ok("POST", "/v1/navigate", {"url": site.url("/"), "wait": 0})["page"]
+    again = host.ok("POST", "/v1/navigate", {"url": site.url("/table"), "wait": 0})["page"]
+    assert again["session_id"] == first["session_id"]
+    # rule 4: perform and capture use the most recently navigated page
+    data = host.ok("POST", "/v1/capture", {"wait": 0})
+    assert data["page"]["url"] == site.url("/table")
+
+
 def test_notifications_when_the_setting_is_on(host: HostApp, site: Site) -> None:
     sid = host.new_session()
     data = host.ok(
@@ -85,6 +99,19 @@ def test_kill_9_agent_is_restarted_and_state_survives(host: HostApp, site: Site)
     categories = [json.loads(line)["category"] for line in log]
     assert categories.count("supervisor.launched") >= 2
     assert "supervisor.exited" in categories
+
+
+def test_three_failed_health_checks_restart_the_agent(host: HostApp) -> None:
+    old = host.agent_pid()
+    os.kill(old, signal.SIGSTOP)  # alive but unresponsive: only health polling can notice
+    try:
+        new = _wait_new_pid(host, old, timeout=30)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(old, signal.SIGCONT)
+    assert new != old
+    log = (host.data_dir / "Logs" / "global.ndjson").read_text()
+    assert "consecutive health checks failed" in log
 
 
 def test_browser_data_survives_an_app_restart_and_stale_agent_is_replaced(
