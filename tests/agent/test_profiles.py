@@ -328,6 +328,8 @@ def test_sessions_take_the_default_profile_else_custom(
 
 def test_free_plan_allows_one_custom_profile(make_agent: Callable[..., AgentProcess]) -> None:
     free = make_agent(env={"SVC_PLAN": "free"})
+    status, error = free.error("POST", "/v1/profiles", {"name": "Proxied", "proxy_alias": "Any"})
+    assert (status, error["details"]) == (403, {"feature": "proxies", "plan": "free"})
     first = create(free, name="Only")
     expected = {"feature": "additional_custom_profiles", "plan": "free"}
     status, error = free.error("POST", "/v1/profiles", {"name": "Second"})
