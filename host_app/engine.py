@@ -63,7 +63,7 @@ from .qt import (
 )
 
 ENGINE_APP_NAME = "svc"
-# PyQt6's stubs type QTest's static helpers as instance methods.
+# The Qt stubs type QTest's static helpers as instance methods.
 _QTEST: Any = QTest
 WORLD = QWebEngineScript.ScriptWorldId.ApplicationWorld
 
@@ -290,9 +290,11 @@ class SessionBrowser:
             view.hide()
             view.setPage(None)
             view.deleteLater()
-        if page is not None:
+        if page is not None and profile is not None:
+            # the profile may go only after its last page (Qt warns otherwise)
+            page.destroyed.connect(profile.deleteLater)
             page.deleteLater()
-        if profile is not None:
+        elif profile is not None:
             profile.deleteLater()
 
     def drop_data(self) -> None:
@@ -834,7 +836,7 @@ class Engine:
                 )
 
             return self._run(sb, c.timeout, do_screenshot, responder)
-        if isinstance(c, Observe):
+        if isinstance(c, Observe) or type(c).__name__ in ("ObservationAction", "Find"):
             raise SvcError.of(
                 ErrorId.SEMANTIC_EXTRACTION_FAILED, "observations are not implemented by this host"
             )
