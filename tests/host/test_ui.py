@@ -1,0 +1,81 @@
+"""The UI's widgets (offscreen, no browser views): tray menu, session list, settings window
+persisted across restarts, closing hides. Runs in a child process: QtWebEngine must be imported
+before the QApplication exists, which pytest-qt's shared application does not allow."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.gui
+
+
+def test_menu_sessions_and_settings(tmp_path: Path) -> None:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    env.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox --disable-gpu")
+    subprocess.run(
+        [sys.executable, "-m", "tests.host.test_ui", str(tmp_path)],
+        check=True,
+        timeout=120,
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+
+
+def check(tmp_path: Path) -> None:
+    from host_app.qt import QApplication
+
+    app = QApplication(["svc-app-ui-test"])
+    from host_app.config import HostConfig
+    from host_app.engine import Engine
+    from host_app.logic.settings import SettingsStore
+    from host_app.ui import MainUI, session_line
+
+    config = HostConfig(tmp_path, 1, True, "svc-app", ("--agent",))
+    store = SettingsStore(config.settings_path)
+    engine = Engine(tmp_path, store.load(), headless=True)
+
+    class NoSupervisor:
+        def __init__(self) -> None:
+            self.on_state: list[object] = []
+
+    quits: list[int] = []
+    ui = MainUI(engine, NoSupervisor(), store, config, lambda: quits.append(1))  # type: ignore[arg-type]
+    assert list(ui.actions) == ["Show Browser", "Settings", "Logs", "Quit"]
+    ui.actions["Quit"].trigger()
+    assert quits == [1]
+
+    engine.session_settings["Session3"] = {"name": "Shop", "group": "g1", "proxy_port": 17402}
+    ui.browser.refresh()
+    item = ui.browser.sessions.item(0)
+    assert item is not None
+    assert item.text() == session_line("Session3", engine.session_settings["Session3"], False)
+    assert "Shop" in item.text()
+    assert "Session3" in item.text()
+    assert "g1" in item.text()
+    assert "17402" in item.text()
+    assert "active" in item.text()
+
+    ui.show_browser()
+    assert ui.browser.isVisible()
+    ui.browser.close()  # closing hides; the app stays
+    assert not ui.browser.isVisible()
+
+    ui.settings.notify.setChecked(True)
+    ui.settings.size_box.setCurrentText("1280x720")
+    ui.settings.follow.setChecked(False)
+    ui.settings.save()
+    again = SettingsStore(config.settings_path).load()
+    assert again.send_notifications
+    assert not again.follow_browser_commands
+    assert again.background_dimensions == (1280, 720)
+    assert engine.settings == again
+    del app
+
+
+if __name__ == "__main__":
+    check(Path(sys.argv[1]))
