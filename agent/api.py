@@ -398,11 +398,9 @@ def decode_body(raw: bytes, type_: type[T]) -> T:
         text = str(exc)
         match = _PATH.search(text)
         field = match.group(1).lstrip(".") if match else None
-        if text.startswith("Object contains unknown field"):
-            unknown = re.search(r"unknown field `([^`]*)`", text)
-            name = unknown.group(1) if unknown else None
-            prefix = (field + ".") if field else ""
-            field = f"{prefix}{name}" if name else field
+        named = re.search(r"(?:unknown|missing required) field `([^`]*)`", text)
+        if named:
+            field = f"{field}.{named.group(1)}" if field else named.group(1)
         raise validation_error(text, field or None) from None
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:
         raise SvcError.of(ErrorId.INVALID_REQUEST, f"malformed JSON body: {exc}") from None

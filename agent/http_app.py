@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import msgspec
+import trio
 from quart import Quart, Response, g, request
 from quart_trio import QuartTrio
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
@@ -75,7 +76,7 @@ Handler = Callable[..., Awaitable[Response]]
 
 
 def create_app(ctx: AgentContext) -> Quart:
-    app = QuartTrio("svc-agent")
+    app = QuartTrio("svc-agent", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.config["PROVIDE_AUTOMATIC_OPTIONS"] = False
     app.config["JSON_SORT_KEYS"] = False
@@ -151,6 +152,28 @@ def create_app(ctx: AgentContext) -> Quart:
 
     register_all(app, ctx)
     return app
+
+
+def closing_asgi(app: Quart) -> Callable[..., Awaitable[None]]:
+    """The ASGI app to serve: `app`, with the last message of every response sent shielded.
+
+    Sending the last body message makes hypercorn close the connection (we answer
+    `Connection: close`) from inside that send; quart-trio cancels the request's nursery as soon
+    as hypercorn reports the disconnect, which lands in the middle of that close, so the socket
+    was never shut down and clients reading to EOF hung. Shielding the final send lets it finish.
+    """
+
+    async def asgi(scope: Any, receive: Any, send: Any) -> None:
+        async def send_final_shielded(message: Any) -> None:
+            if message.get("type") == "http.response.body" and not message.get("more_body"):
+                with trio.CancelScope(shield=True):
+                    await send(message)
+            else:
+                await send(message)
+
+        await app(scope, receive, send_final_shielded)
+
+    return asgi
 
 
 def add_route(app: Quart, method: str, path: str, handler: Handler) -> None:

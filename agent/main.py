@@ -18,7 +18,7 @@ from hypercorn.trio import serve as hypercorn_serve
 
 from .bridge_client import BridgeClient
 from .config import AgentConfig, ConfigError
-from .http_app import create_app
+from .http_app import closing_asgi, create_app
 from .logs import LogWriter
 from .scheduler import Scheduler
 from .services import build_services
@@ -72,7 +72,7 @@ async def run(
             app = create_app(ctx)
             await nursery.start(  # 5
                 lambda task_status: hypercorn_serve(
-                    app,
+                    closing_asgi(app),
                     _hypercorn_config(config),
                     shutdown_trigger=shutdown.wait,
                     task_status=task_status,

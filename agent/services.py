@@ -35,6 +35,7 @@ def build_services(
         sessions=sessions,
         bridge=bridge,
     )
+    ctx.worker.deadline_seconds = config.worker_deadline
     worker = ControlWorker(ctx.worker)
     browser = Browser(ctx)
     listeners = ProxyListeners(config.proxy_base_port)

@@ -9,8 +9,6 @@ from typing import TypeVar, cast
 from quart import Quart, Response, current_app, g
 from quart_trio import QuartTrio
 
-from bridge_protocol import ErrorId, SvcError
-
 from ..api import (
     CaptureBody,
     CapturesBody,
@@ -29,21 +27,6 @@ T = TypeVar("T")
 _MISSING = re.compile(r"missing required field `([^`]*)`(?: - at `\$([^`]*)`)?")
 
 
-async def body_of(type_: type[T]) -> T:
-    """`read_body`, with `details.field` also for a missing required field."""
-    try:
-        return await read_body(type_)
-    except SvcError as exc:
-        error = exc.error
-        match = _MISSING.search(error.message)
-        if error.id != ErrorId.VALIDATION_FAILED or match is None:
-            raise
-        prefix = match.group(2).lstrip(".") if match.group(2) else ""
-        field = f"{prefix}.{match.group(1)}" if prefix else match.group(1)
-        details = {**(error.details or {}), "field": field}
-        raise SvcError.of(ErrorId.VALIDATION_FAILED, error.message, **details) from None
-
-
 def request_id() -> str:
     return str(g.request_id)
 
@@ -52,19 +35,19 @@ def register(app: Quart, ctx: AgentContext) -> None:
     browser: Browser = ctx.services["browser"]
 
     async def navigate() -> Response:
-        return ok(await browser.navigate(await body_of(NavigateBody), request_id()))
+        return ok(await browser.navigate(await read_body(NavigateBody), request_id()))
 
     async def perform() -> Response:
-        return ok(await browser.perform(await body_of(PerformBody), request_id()))
+        return ok(await browser.perform(await read_body(PerformBody), request_id()))
 
     async def capture() -> Response:
-        return ok(await browser.capture(await body_of(CaptureBody), request_id()))
+        return ok(await browser.capture(await read_body(CaptureBody), request_id()))
 
     async def screenshot() -> Response:
-        return ok(await browser.screenshot(await body_of(ScreenshotBody), request_id()))
+        return ok(await browser.screenshot(await read_body(ScreenshotBody), request_id()))
 
     async def captures() -> Response:
-        plan = await browser.captures_preflight(await body_of(CapturesBody), request_id())
+        plan = await browser.captures_preflight(await read_body(CapturesBody), request_id())
         nursery = cast(QuartTrio, current_app).nursery
         response = Response(
             browser.captures_stream(plan, nursery),
@@ -75,14 +58,14 @@ def register(app: Quart, ctx: AgentContext) -> None:
         return response
 
     async def pages() -> Response:
-        return ok(await browser.attach(await body_of(PagesBody), request_id()))
+        return ok(await browser.attach(await read_body(PagesBody), request_id()))
 
     async def page_actions(page_id: str) -> Response:
-        body = await body_of(PageActionBody)
+        body = await read_body(PageActionBody)
         return ok(await browser.page_action(page_id, body, request_id()))
 
     async def page_screenshot(page_id: str) -> Response:
-        body = await body_of(PageScreenshotBody)
+        body = await read_body(PageScreenshotBody)
         return ok(await browser.screenshot(body, request_id(), page_id))
 
     async def notifications() -> Response:

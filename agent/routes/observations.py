@@ -14,31 +14,30 @@ from ..api import (
 )
 from ..browser import Browser
 from ..context import AgentContext
-from ..http_app import add_route, ok
-from .browser import body_of
+from ..http_app import add_route, ok, read_body
 
 
 def register(app: Quart, ctx: AgentContext) -> None:
     browser: Browser = ctx.services["browser"]
 
     async def observe() -> Response:
-        return ok(await browser.observe(await body_of(ObserveBody)))
+        return ok(await browser.observe(await read_body(ObserveBody)))
 
     async def navigate_observe() -> Response:
-        return ok(await browser.navigate_observe(await body_of(NavigateObserveBody)))
+        return ok(await browser.navigate_observe(await read_body(NavigateObserveBody)))
 
     async def page_observe(page_id: str) -> Response:
-        return ok(await browser.observe(await body_of(PageObserveBody), page_id))
+        return ok(await browser.observe(await read_body(PageObserveBody), page_id))
 
     async def get_observation(observation_id: str) -> Response:
         return ok(browser.observation(observation_id))
 
     async def observation_actions(observation_id: str) -> Response:
-        body = await body_of(ObservationActionsBody)
+        body = await read_body(ObservationActionsBody)
         return ok(await browser.observation_actions(observation_id, body))
 
     async def find(observation_id: str) -> Response:
-        return ok(await browser.find(observation_id, await body_of(FindBody)))
+        return ok(await browser.find(observation_id, await read_body(FindBody)))
 
     add_route(app, "POST", "/v1/observe", observe)
     add_route(app, "POST", "/v1/navigate/observe", navigate_observe)

@@ -7,8 +7,6 @@ from typing import Any, TypeVar
 
 from quart import Quart, Response
 
-from bridge_protocol import ErrorId, SvcError
-
 from ..api import ProfileCreate, ProfileExport, ProfileImport, ProfilePatch
 from ..context import AgentContext
 from ..http_app import NoBody, add_route, ok, read_body
@@ -17,21 +15,6 @@ from ..proxies import Proxies
 
 T = TypeVar("T")
 _MISSING = re.compile(r"missing required field `([^`]*)`(?: - at `\$([^`]*)`)?")
-
-
-async def read_closed(type_: type[T], *, required: bool = False) -> T:
-    """`read_body`, with `details.field` naming a missing required field too (decode_body names
-    unknown, mistyped and out-of-range fields only)."""
-    try:
-        return await read_body(type_, required=required)
-    except SvcError as exc:
-        match = _MISSING.search(exc.error.message)
-        if exc.error.id != ErrorId.VALIDATION_FAILED or match is None:
-            raise
-        prefix = match.group(2).lstrip(".") if match.group(2) else ""
-        field = f"{prefix}.{match.group(1)}" if prefix else match.group(1)
-        details = {**(exc.error.details or {}), "field": field}
-        raise SvcError.of(ErrorId.VALIDATION_FAILED, exc.error.message, **details) from None
 
 
 def register(app: Quart, ctx: AgentContext) -> None:
@@ -44,7 +27,7 @@ def register(app: Quart, ctx: AgentContext) -> None:
         return ok({"profiles": profiles.list_all()})
 
     async def create() -> Response:
-        body = await read_closed(ProfileCreate, required=True)
+        body = await read_body(ProfileCreate, required=True)
 
         async def job() -> dict[str, Any]:
             return profiles.create(body, proxies)
@@ -53,7 +36,7 @@ def register(app: Quart, ctx: AgentContext) -> None:
 
     async def patch(id: str) -> Response:
         profiles.get_row(id, action="changed")
-        body = await read_closed(ProfilePatch)
+        body = await read_body(ProfilePatch)
 
         async def job() -> dict[str, Any]:
             return profiles.patch(id, body, proxies)
@@ -70,7 +53,7 @@ def register(app: Quart, ctx: AgentContext) -> None:
         return ok({"deleted_id": await worker.run(job)})
 
     async def export() -> Response:
-        body = await read_closed(ProfileExport, required=True)
+        body = await read_body(ProfileExport, required=True)
 
         async def job() -> dict[str, Any]:
             return profiles.export(body, proxies)
@@ -78,7 +61,7 @@ def register(app: Quart, ctx: AgentContext) -> None:
         return ok(await worker.run(job))
 
     async def import_() -> Response:
-        body = await read_closed(ProfileImport, required=True)
+        body = await read_body(ProfileImport, required=True)
 
         async def job() -> dict[str, Any]:
             return profiles.import_(body, proxies)

@@ -10,7 +10,6 @@ from ..api import ProxyCreate, ProxyExport, ProxyImport, ProxyPatch
 from ..context import AgentContext
 from ..http_app import NoBody, add_route, ok, read_body
 from ..proxies import AUTH_HEADER, Proxies
-from .profiles import read_closed
 
 
 def register(app: Quart, ctx: AgentContext) -> None:
@@ -23,7 +22,7 @@ def register(app: Quart, ctx: AgentContext) -> None:
 
     async def create() -> Response:
         proxies.require_pro()
-        body = await read_closed(ProxyCreate, required=True)
+        body = await read_body(ProxyCreate, required=True)
 
         async def job() -> dict[str, Any]:
             return proxies.create(body)
@@ -37,7 +36,7 @@ def register(app: Quart, ctx: AgentContext) -> None:
     async def patch(alias: str) -> Response:
         proxies.get_row(alias)
         proxies.require_pro()
-        body = await read_closed(ProxyPatch)
+        body = await read_body(ProxyPatch)
 
         async def job() -> dict[str, Any]:
             return proxies.patch(alias, body)
@@ -64,13 +63,13 @@ def register(app: Quart, ctx: AgentContext) -> None:
         return ok({"proxy": await worker.run(job)})
 
     async def export() -> Response:
-        body = await read_closed(ProxyExport, required=True)
+        body = await read_body(ProxyExport, required=True)
         authorization = request.headers.get(AUTH_HEADER)
         return ok(await worker.run(lambda: proxies.export(body, authorization)))
 
     async def import_() -> Response:
         proxies.require_pro()
-        body = await read_closed(ProxyImport, required=True)
+        body = await read_body(ProxyImport, required=True)
 
         async def job() -> dict[str, Any]:
             return {"proxy": await proxies.import_(body)}

@@ -127,11 +127,6 @@ def test_the_agent_registers_exactly_the_spec_routes(app_routes: set[tuple[str, 
     assert sorted(SPEC_ROUTES - v1) == [], "spec routes the agent lacks"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent/http_app.py creates QuartTrio without static_folder=None, so Quart registers "
-    "/static/<path:filename> (OPTIONS on it answers 200 without an envelope)",
-)
 def test_no_route_outside_v1(app_routes: set[tuple[str, str]]) -> None:
     assert sorted((m, p) for m, p in app_routes if not p.startswith("/v1/")) == []
 

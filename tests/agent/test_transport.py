@@ -172,3 +172,26 @@ def test_listens_on_loopback_only(agent: AgentProcess) -> None:
             if state == "0A" and int(port, 16) == agent.port:  # 0A = LISTEN
                 listening.add(address)
     assert listening == {"0100007F"}  # 127.0.0.1, little-endian hex
+
+
+def test_the_agent_closes_the_connection_after_each_response(agent: AgentProcess) -> None:
+    # One request per connection: a client reading to end-of-stream must get it, even when the
+    # request asked for nothing about the connection.
+    for request in (
+        b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        b"GET /v1/nope HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        b"POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n",
+    ):
+        with socket.create_connection(("127.0.0.1", agent.port), timeout=5) as sock:
+            sock.sendall(request)
+            reply = b""
+            while chunk := sock.recv(65536):  # a hang here times out: the test fails
+                reply += chunk
+        assert reply.startswith(b"HTTP/1.1 ")
+        assert b"connection: close" in reply.lower()
+
+
+def test_no_static_files_route(agent: AgentProcess) -> None:
+    for method in ("GET", "OPTIONS"):
+        status, error = agent.error(method, "/static/x")
+        assert (status, error["id"]) == (404, "ROUTE_NOT_FOUND")
