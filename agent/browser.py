@@ -21,7 +21,7 @@ import math
 import os
 import re
 import uuid
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import suppress
 from dataclasses import dataclass
@@ -259,6 +259,11 @@ class Browser:
         self._observations: OrderedDict[str, _Observation] = OrderedDict()
         self._notifications: OrderedDict[tuple[str, str, str], dict[str, Any]] = OrderedDict()
         self._sequence = itertools.count(1)
+        self._in_engine: Counter[str] = Counter()  # bridge calls in flight, per session
+
+    def has_work(self, session_id: str) -> bool:
+        """Whether the engine is working for the session right now (scheduled or not)."""
+        return self._in_engine[session_id] > 0
 
     # --- plumbing ------------------------------------------------------------------------------
 
@@ -266,7 +271,16 @@ class Browser:
         bridge = self._ctx.bridge
         if bridge is None:
             raise SvcError.of(ErrorId.BROWSER_UNAVAILABLE, "no engine bridge in this process")
-        return await bridge.call(operation)
+        session_id = getattr(operation, "session_id", None)
+        if session_id is None:
+            return await bridge.call(operation)
+        self._in_engine[session_id] += 1
+        try:
+            return await bridge.call(operation)
+        finally:
+            self._in_engine[session_id] -= 1
+            if not self._in_engine[session_id]:
+                del self._in_engine[session_id]
 
     async def _bounded_call(self, operation: Operation, seconds: float) -> dict[str, Any]:
         """A call outside the scheduler (control commands), ended with TIMEOUT after `seconds`."""

@@ -82,6 +82,9 @@ class Scheduler:
         if timed_out:
             raise SvcError.of(ErrorId.TIMEOUT, "the operation's deadline expired")
 
+    def has_work(self, session_id: str) -> bool:
+        return any(t.session_id == session_id for t in (*self._queue, *self._running))
+
     def close_session(self, session_id: str) -> int:
         """End every queued and running operation of a session; returns how many."""
         ended = 0

@@ -45,6 +45,8 @@ def build_services(
         await browser.session_closed(session_id)
 
     sessions.hooks.on_closed.append(session_closed)
+    sessions.hooks.on_proxy_changed.append(proxies.session_assigned)
+    sessions.hooks.busy = lambda sid: scheduler.has_work(sid) or browser.has_work(sid)
     ctx.services.update(
         worker=worker,
         profiles=profiles,

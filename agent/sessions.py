@@ -71,6 +71,10 @@ class SessionHooks:
     """What closing a session must also stop: set by the agent's wiring."""
 
     on_closed: list[Callable[[str], Awaitable[None]]] = field(default_factory=list)
+    # (session id, new proxy alias or None): a session's proxy was assigned, changed or dropped.
+    on_proxy_changed: list[Callable[[str, str | None], None]] = field(default_factory=list)
+    # Whether a session has queued or running browser work: such a session is not inactive.
+    busy: Callable[[str], bool] = lambda session_id: False
 
 
 class Sessions:
@@ -203,10 +207,16 @@ class Sessions:
                 (name, name_key(name), sid),
             )
         self.touch(f"Session{sid}")
+        if proxy_alias is not None:
+            self._proxy_changed(f"Session{sid}", proxy_alias)
         self._logs.write("session.created", f"session Session{sid} created", profile_id=sid)
         row = self._row(sid)
         assert row is not None
         return self.render(row)
+
+    def _proxy_changed(self, session_id: str, alias: str | None) -> None:
+        for hook in self.hooks.on_proxy_changed:
+            hook(session_id, alias)
 
     def _default_name(self, sid: int) -> str:
         # Someone may have named another session "Session<sid>" already; never fail for that.
@@ -250,6 +260,8 @@ class Sessions:
                 f"UPDATE browser_profiles SET {assignments} WHERE id=?",
                 (*sets.values(), row["id"]),
             )
+        if "proxy_alias" in sets and sets["proxy_alias"] != row["proxy_alias"]:
+            self._proxy_changed(session_id, sets["proxy_alias"])
         self.touch(session_id)
         return self.get(session_id)
 
@@ -263,6 +275,8 @@ class Sessions:
         row = self.get_row(session_id)
         self._store.execute("DELETE FROM browser_profiles WHERE id=?", (row["id"],))
         self._last_activity.pop(row["id"], None)
+        if row["proxy_alias"] is not None:
+            self._proxy_changed(session_id, None)
         self._logs.write("session.deleted", f"session {session_id} deleted", profile_id=row["id"])
         for hook in self.hooks.on_closed:
             await hook(session_id)
@@ -299,9 +313,14 @@ class Sessions:
         )
         out = []
         for r in rows:
+            session_id = f"Session{r['id']}"
+            if self.hooks.busy(session_id):
+                # Work in progress is activity: the clock restarts when it ends.
+                self._last_activity[r["id"]] = now
+                continue
             last = self._last_activity.setdefault(r["id"], now)
             if now - last >= r["lifetime_timeout"]:
-                out.append(f"Session{r['id']}")
+                out.append(session_id)
         return out
 
     async def expire_forever(

@@ -599,3 +599,25 @@ def test_free_plan_blocks_proxy_writes_and_use_but_not_reads(
     )
     assert free.ok("DELETE", f"/v1/proxies/{alias}")["deleted_alias"] == alias
     assert free.ok("GET", "/v1/proxies")["proxies"] == []
+
+
+def test_moving_a_session_to_another_proxy_and_back_gives_new_sticky_ids(
+    agent: AgentProcess,
+) -> None:
+    managed = {
+        "providerx_enabled": True,
+        "providerx_location_parameter": "country",
+        "providerx_location_value": "us",
+    }
+    first = create(agent, **managed)["alias"]
+    second = create(agent, **managed)["alias"]
+    sid = agent.ok("POST", "/v1/sessions", {"proxy_alias": first})["session"]["id"]
+    agent.ok("POST", f"/v1/proxies/{first}/rotate-session")
+    original = sticky_ids(agent, first)[sid]
+    agent.ok("PATCH", f"/v1/sessions/{sid}", {"proxy_alias": second})
+    assert sid not in sticky_ids(agent, first)  # assigning another proxy forgets the old id
+    agent.ok("PATCH", f"/v1/sessions/{sid}", {"proxy_alias": first})
+    agent.ok("POST", f"/v1/proxies/{first}/rotate-session")
+    assert sticky_ids(agent, first)[sid] != original
+    agent.ok("DELETE", f"/v1/sessions/{sid}")
+    assert sid not in sticky_ids(agent, first)

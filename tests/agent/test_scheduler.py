@@ -230,3 +230,16 @@ def test_session_close_ends_running_and_queued_work(slow: FakeBrowser, agent: Ag
     until(lambda: agent.host is not None and agent.host.cancels_received == before + 1)
     assert len(slow.named("capture", sid)) == 1
     assert slow.names(sid)[-1] == "close-session"
+
+
+def test_work_in_progress_keeps_a_short_lived_session_open(make_agent) -> None:  # type: ignore[no-untyped-def]
+    agent = make_agent()
+    assert agent.host is not None
+    agent.host.answer = lambda request: (3.0, {})  # every bridge command takes 3 s
+    sid = agent.ok(
+        "POST", "/v1/sessions", {"lifetime": {"type": "inactivity", "timeout_seconds": 1}}
+    )["session"]["id"]
+    # A pause is browser work: while the host works on it for 3 s, the 1 s lifetime must not
+    # close the session under it.
+    assert agent.ok("POST", f"/v1/sessions/{sid}/pause")["network_paused"] is True
+    agent.ok("GET", f"/v1/sessions/{sid}")
