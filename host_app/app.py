@@ -36,6 +36,8 @@ def run(*, headless: bool) -> int:
     child_env = _prepare_env(config)
     store = SettingsStore(config.settings_path)
     settings = store.load(plan_override=os.environ.get("SVC_PLAN"))
+    # The app chooses the agent's plan: SVC_PLAN in our environment wins, else the setting.
+    child_env["SVC_PLAN"] = settings.plan
 
     from .engine import Engine, engine_application_name
     from .qt import QApplication, QTimer

@@ -209,3 +209,58 @@ def test_two_processes_append_to_one_log_without_tearing_lines(tmp_path: Path) -
     records = [json.loads(line) for line in lines]
     for tag in "ab":
         assert [r["i"] for r in records if r["writer"] == tag] == list(range(2000))
+
+
+def test_a_control_job_past_its_deadline_makes_health_unhealthy(
+    make_agent: Callable[..., AgentProcess],
+) -> None:
+    agent = make_agent(env={"SVC_AGENT_WORKER_DEADLINE": "1"})
+    assert agent.host is not None
+    sid = agent.ok("POST", "/v1/sessions")["session"]["id"]
+    # Closing a session is a control job that waits for the host; the host takes 3 s.
+    agent.host.answer = lambda request: (3.0, {})
+    done: list[int] = []
+    closer = threading.Thread(
+        target=lambda: done.append(agent.request("DELETE", f"/v1/sessions/{sid}").status_code)
+    )
+    closer.start()
+    try:
+
+        def unhealthy() -> bool:
+            return agent.request("GET", "/v1/health").status_code == 503
+
+        poll(unhealthy, timeout=5)
+        status, error = agent.error("GET", "/v1/health")
+        assert (status, error["id"]) == (503, "AGENT_UNHEALTHY")
+        assert error["details"]["worker"]["state"] == "busy"
+        assert "active_count" in error["details"]["worker"]
+        # Status still answers 200 while health is unhealthy.
+        assert agent.request("GET", "/v1/status").status_code == 200
+    finally:
+        closer.join(10)
+    assert done == [200]  # the deadline diagnosed the stall; it did not cancel the job
+    assert agent.ok("GET", "/v1/health")["worker"]["state"] == "idle"
+
+
+def test_request_history_is_bounded(tmp_path: Path) -> None:
+    from agent.store import HISTORY_LIMIT, Store
+
+    store = Store(tmp_path / "s.sqlite3")
+    try:
+        for i in range(HISTORY_LIMIT + 250):
+            store.record_request(f"req_{i}", "capture", "Session1", "https://x.test/")
+            store.record_event(f"req_{i}", "capture.started", {"i": i})
+        kept = store.query_one("SELECT count(*) AS n FROM requests")
+        assert kept is not None
+        assert HISTORY_LIMIT <= kept["n"] < HISTORY_LIMIT + 100
+        oldest = store.query_one("SELECT min(seq) AS s FROM requests")
+        assert oldest is not None
+        assert oldest["s"] > 200
+        orphans = store.query_one(
+            "SELECT count(*) AS n FROM events WHERE request_id NOT IN (SELECT id FROM requests)"
+        )
+        assert orphans is not None
+        # Events of pruned requests go with them (the newest request's events may trail by one).
+        assert orphans["n"] <= 1
+    finally:
+        store.close()
