@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import msgspec
 
 from bridge_protocol import Action, ErrorId, SvcError
+from bridge_protocol.actions import NamedKey
 
 T = TypeVar("T")
 
@@ -331,22 +332,7 @@ class RefClear(_RefAction, tag="clear"):
 
 class RefPress(_RefAction, tag="press"):
     ref: Ref
-    key: Literal[
-        "Enter",
-        "Tab",
-        "Escape",
-        "Backspace",
-        "Delete",
-        "ArrowUp",
-        "ArrowDown",
-        "ArrowLeft",
-        "ArrowRight",
-        "Home",
-        "End",
-        "PageUp",
-        "PageDown",
-        "Space",
-    ]
+    key: NamedKey
 
 
 class RefSelect(_RefAction, tag="select"):

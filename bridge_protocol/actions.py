@@ -6,26 +6,9 @@ agent before anything crosses the bridge.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 import msgspec
-
-NAMED_KEYS: tuple[str, ...] = (
-    "Enter",
-    "Tab",
-    "Escape",
-    "Backspace",
-    "Delete",
-    "ArrowUp",
-    "ArrowDown",
-    "ArrowLeft",
-    "ArrowRight",
-    "Home",
-    "End",
-    "PageUp",
-    "PageDown",
-    "Space",
-)
 
 NamedKey = Literal[
     "Enter",
@@ -43,6 +26,7 @@ NamedKey = Literal[
     "PageDown",
     "Space",
 ]
+NAMED_KEYS: tuple[str, ...] = get_args(NamedKey)
 
 NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
 # The spec bounds `wait` only as "bounded"; docs/decisions.md records one hour.
