@@ -37,6 +37,7 @@ def test_bridge_protocol_imports_only_the_standard_library_and_msgspec() -> None
     assert extra - set(sys.stdlib_module_names) == {"bridge_protocol"}
 
 
-def test_agent_bridge_client_pulls_in_no_qt() -> None:
-    loaded = _imported_after("agent.bridge_client")
-    assert not {m for m in loaded if m.startswith("PyQt")}
+def test_the_agent_pulls_in_no_qt() -> None:
+    for module in ("agent.bridge_client", "agent.main", "agent.services"):
+        loaded = _imported_after(module)
+        assert not {m for m in loaded if m.startswith("PyQt")}, module
