@@ -384,9 +384,10 @@ def decode_body(raw: bytes, type_: type[T]) -> T:
         text = str(exc)
         match = _PATH.search(text)
         field = match.group(1).lstrip(".") if match else None
-        named = re.search(r"(?:unknown|missing required) field `([^`]*)`", text)
+        named = re.search(r"(?:unknown|missing required) field `([^`]*)`|^`([^`]*)`: ", text)
         if named:
-            field = f"{field}.{named.group(1)}" if field else named.group(1)
+            name = named.group(1) or named.group(2)
+            field = f"{field}.{name}" if field else name
         raise validation_error(text, field or None) from None
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:
         raise SvcError.of(ErrorId.INVALID_REQUEST, f"malformed JSON body: {exc}") from None

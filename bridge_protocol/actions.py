@@ -10,6 +10,8 @@ from typing import Annotated, Literal, get_args
 
 import msgspec
 
+from .selectors import SelectorError, parse_selector
+
 NamedKey = Literal[
     "Enter",
     "Tab",
@@ -35,7 +37,15 @@ PositiveSeconds = Annotated[float, msgspec.Meta(gt=0, le=86400)]
 
 
 class _Action(msgspec.Struct, tag_field="action", forbid_unknown_fields=True, kw_only=True):
-    pass
+    def __post_init__(self) -> None:
+        # Runs as part of decoding, on both ends: a selector outside the spec's subset never
+        # crosses the bridge. The leading `field` lets the agent name it in details.field.
+        selector = getattr(self, "selector", None)
+        if selector is not None:
+            try:
+                parse_selector(selector)
+            except SelectorError as exc:
+                raise ValueError(f"`selector`: {exc}") from None
 
 
 class Click(_Action, tag="click"):

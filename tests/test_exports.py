@@ -12,6 +12,7 @@ def test_bridge_protocol_exports_exactly_its_all() -> None:
     public = {name for name in dir(bridge_protocol) if not name.startswith("_")}
     modules = {
         "actions",
+        "selectors",
         "connection",
         "envelopes",
         "errors",

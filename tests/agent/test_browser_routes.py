@@ -390,7 +390,7 @@ def test_observe_retains_32_observations(agent: AgentProcess, fake: FakeBrowser)
         post(agent, "/v1/observe", {"session_id": sid, "wait": 0})
     gone = err(agent, "GET", f"/v1/observations/{observation['id']}")
     assert gone["id"] == "OBSERVATION_STALE"
-    assert gone["details"] == {"observation_id": observation["id"], "reason": "not_retained"}
+    assert gone["details"] == {"observation_id": observation["id"], "cause": "evicted"}
     error_ = err(agent, "POST", "/v1/observe", {"mode": "auto"})
     assert (error_["id"], error_["details"]["field"]) == ("VALIDATION_FAILED", "mode")
 
@@ -446,9 +446,8 @@ def test_observation_actions_and_find(agent: AgentProcess, fake: FakeBrowser) ->
     assert found["total_matches"] == 1
     assert found["observation_id"] == oid
     assert found["page"]["session_id"] == sid
-    find = fake.named("find", sid)[-1].params
-    assert (find.query, find.role, find.limit) == ("go", None, 5)
-    assert find.observation == observed["observation"]
+    assert found["elements"] == [{"ref": "e1", "role": "button", "name": "Go"}]
+    assert fake.named("find", sid) == []  # the agent searches its retained copy
 
     for path, body, field in (
         (f"/v1/observations/{oid}/find", {}, "query"),
@@ -889,3 +888,27 @@ def test_without_an_engine_bridge_browser_work_is_unavailable(
     assert err(agent, "POST", f"/v1/sessions/{sid}/pause")["id"] == "BROWSER_UNAVAILABLE"
     # Closing a session never fails for want of a browser.
     assert agent.ok("DELETE", f"/v1/sessions/{sid}") == {"deleted_id": sid}
+
+
+@pytest.mark.parametrize(
+    ("selector", "why"),
+    [
+        ("a:hover", "pseudo-classes"),
+        ("p::before", "pseudo-elements"),
+        ("svg|a", "namespaces"),
+        ("#a\\31 b", "escapes"),
+        ("", "length >= 1"),
+    ],
+)
+def test_selectors_outside_the_subset_never_reach_the_host(
+    agent: AgentProcess, selector: str, why: str
+) -> None:
+    assert agent.host is not None
+    before = len(agent.host.requests)
+    status, error = agent.error(
+        "POST", "/v1/perform", {"actions": [{"action": "click", "selector": selector}]}
+    )
+    assert (status, error["id"]) == (422, "VALIDATION_FAILED")
+    assert error["details"]["field"] == "actions[0].selector"
+    assert why in error["message"]
+    assert len(agent.host.requests) == before

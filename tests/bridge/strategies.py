@@ -27,7 +27,21 @@ json_objects = st.dictionaries(texts, json_values, max_size=5)
 
 seconds = st.floats(min_value=0.001, max_value=86400, allow_nan=False)
 settle = st.floats(min_value=0, max_value=86400, allow_nan=False)
-selectors = st.text(min_size=1, max_size=20)
+# Only selectors of the spec's subset decode (the structs validate them).
+_idents = st.from_regex(r"[a-z][a-z0-9_-]{0,6}", fullmatch=True)
+_compounds = st.builds(
+    lambda tag, ids, classes: (
+        tag + "".join("#" + i for i in ids) + "".join("." + c for c in classes)
+    ),
+    st.sampled_from(["", "*", "div", "a", "input"]),
+    st.lists(_idents, max_size=1),
+    st.lists(_idents, max_size=2),
+).filter(bool)
+selectors = st.builds(
+    lambda parts, comb: comb.join(parts),
+    st.lists(_compounds, min_size=1, max_size=3),
+    st.sampled_from([" ", " > ", " + ", " ~ ", ", "]),
+)
 
 actions: st.SearchStrategy[bp.Action] = st.one_of(
     st.builds(bp.Click, selector=selectors, mouse_move=st.booleans(), scroll=st.booleans()),
