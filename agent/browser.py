@@ -40,7 +40,6 @@ from bridge_protocol import (
     CaptureParams,
     CloseSession,
     ErrorId,
-    Find,
     Navigate,
     Notifications,
     ObservationAction,
@@ -246,6 +245,51 @@ def _remaining(deadline: float) -> float:
     if left <= 0.001:
         raise SvcError.of(ErrorId.TIMEOUT, "the operation's deadline expired")
     return round(left, 3)
+
+
+def find_in(
+    observation: dict[str, Any], query: str | None, role: str | None, limit: int
+) -> dict[str, Any]:
+    """Matches of a stored observation: `query` a case-insensitive substring of content text or
+    of element role, name, value, destination; `role` an exact case-insensitive element role.
+    `limit` caps each list; `c` (a context index) becomes `ctx` (the path itself)."""
+    needle = query.casefold() if query is not None else None
+    wanted = role.casefold() if role is not None else None
+    contexts = observation.get("contexts") or []
+
+    def with_ctx(item: dict[str, Any]) -> dict[str, Any]:
+        out = {k: v for k, v in item.items() if k != "c"}
+        c = item.get("c")
+        if isinstance(c, int) and 0 <= c < len(contexts):
+            out["ctx"] = contexts[c]
+        return out
+
+    content: list[dict[str, Any]] = []
+    total = 0
+    if wanted is None and needle is not None:
+        for i, entry in enumerate(observation.get("content") or []):
+            if needle in str(entry.get("t", "")).casefold():
+                total += 1
+                if len(content) < limit:
+                    content.append({"i": i, **with_ctx(entry)})
+    elements: list[dict[str, Any]] = []
+    for element in observation.get("elements") or []:
+        if wanted is not None and str(element.get("role", "")).casefold() != wanted:
+            continue
+        if needle is not None and not any(
+            needle in str(element.get(key, "")).casefold()
+            for key in ("role", "name", "value", "dest")
+        ):
+            continue
+        total += 1
+        if len(elements) < limit:
+            elements.append(with_ctx(element))
+    return {
+        "content": content,
+        "elements": elements,
+        "total_matches": total,
+        "truncated": total > len(content) + len(elements),
+    }
 
 
 class Browser:
@@ -688,8 +732,8 @@ class Browser:
                 ErrorId.OBSERVATION_STALE,
                 f"observation {observation_id!r} is not retained (at most "
                 f"{OBSERVATIONS_RETAINED}, dropped when its session closes or the agent exits)",
+                cause="evicted",
                 observation_id=observation_id,
-                reason="not_retained",
             )
         return stored
 
@@ -719,20 +763,13 @@ class Browser:
         return await self._run(page.session_id, "observation_actions", timeout, work)
 
     async def find(self, observation_id: str, body: FindBody) -> dict[str, Any]:
+        """Search the retained copy (docs/observations.md "Find"); no engine work, so it also
+        reads observations whose refs went stale."""
         if body.query is None and body.role is None:
             raise validation_error("find needs a query or a role (or both)", "query")
         stored = self._retained(observation_id)
-        command = Find(
-            session_id=stored.page.session_id,
-            observation_id=observation_id,
-            observation=stored.data,
-            query=body.query,
-            role=body.role,
-            limit=body.limit,
-            timeout=CONTROL_TIMEOUT,
-        )
-        answer = await self._bounded_call(command, CONTROL_TIMEOUT)
-        return {**answer, "page": stored.page.ref(), "observation_id": observation_id}
+        found = find_in(stored.data, body.query, body.role, body.limit)
+        return {"page": stored.page.ref(), "observation_id": observation_id, **found}
 
     # --- attached pages ------------------------------------------------------------------------
 
