@@ -21,9 +21,11 @@ from bridge_protocol.messages import (
     AttachRequest,
     CaptureRequest,
     CloseSession,
+    Find,
     HostSettings,
     Navigate,
     Notifications,
+    ObservationAction,
     Observe,
     Pause,
     Perform,
@@ -31,7 +33,7 @@ from bridge_protocol.messages import (
     Screenshot,
 )
 
-from . import js, operations
+from . import js, observations, operations
 from .logic import aio
 from .logic.images import QT_FORMAT, qt_quality
 from .logic.links import normalize_url
@@ -464,6 +466,12 @@ class SessionBrowser:
         _QTEST.mousePress(target, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pos)
         _QTEST.mouseRelease(target, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pos)
 
+    def mouse_move(self, x: float, y: float) -> None:
+        _QTEST.mouseMove(self._target(), QPoint(round(x), round(y)))
+
+    def focus_view(self) -> None:
+        self._focus_view()
+
     def wheel(self, x: float, y: float, dx: int, dy: int) -> None:
         target = self._target()
         pos = QPointF(x, y)
@@ -611,6 +619,7 @@ class Engine:
         self.on_operation: list[Callable[[str], None]] = []
         self.selected_for_view: str | None = None
         self.tasks: set[aio.Task] = set()
+        self.observations = observations.ObservationStore(observations.default_folder(data_dir))
 
     # -- views -------------------------------------------------------------------------------
 
@@ -707,6 +716,7 @@ class Engine:
             b = SessionBrowser(self, session_id, profile_id_of(session_id))
         b.close()
         b.drop_data()
+        self.observations.drop_session(session_id)
         self.session_changed_id(session_id)
         return {}
 
@@ -715,6 +725,7 @@ class Engine:
             task.throw(aio.Cancelled())
         for b in self.sessions.values():
             b.close()
+        self.observations.clear()
 
     # -- the bridge handler ------------------------------------------------------------------
 
@@ -836,11 +847,50 @@ class Engine:
                 )
 
             return self._run(sb, c.timeout, do_screenshot, responder)
-        if isinstance(c, Observe) or type(c).__name__ in ("ObservationAction", "Find"):
-            raise SvcError.of(
-                ErrorId.SEMANTIC_EXTRACTION_FAILED, "observations are not implemented by this host"
-            )
+        if isinstance(c, Observe | ObservationAction | Find):
+            return self._observation_command(c, responder, opts)
         raise SvcError.of(ErrorId.INTERNAL_ERROR, f"unknown engine command {type(c).__name__}")
+
+    def _observation_command(
+        self,
+        c: Observe | ObservationAction | Find,
+        responder: Responder,
+        opts: operations.Options,
+    ) -> CancelCallback | None:
+        if isinstance(c, Observe):
+            ob = self.browser(c.session_id)
+            observe = c
+
+            async def do_observe() -> dict[str, Any]:
+                ob.selected()
+                ready = await operations.current(ob)
+                await operations.settle(ob, ready, observe.wait, strict=False, opts=opts)
+                return await observations.observe(
+                    ob, self.observations, observe.session_id, observe.mode
+                )
+
+            return self._run(ob, c.timeout, do_observe, responder)
+        if isinstance(c, ObservationAction):
+            ab = self.browser(c.session_id)
+            act = c
+            deadline = self.loop.time() + c.timeout
+
+            async def do_actions() -> dict[str, Any]:
+                ab.selected()
+                await observations.run_ref_actions(
+                    ab,
+                    self.observations,
+                    session_id=act.session_id,
+                    obs_id=act.observation_id,
+                    actions=act.actions,
+                    deadline=deadline,
+                )
+                return await observations.observe(ab, self.observations, act.session_id, act.mode)
+
+            return self._run(ab, c.timeout, do_actions, responder)
+        raise SvcError.of(
+            ErrorId.INTERNAL_ERROR, "find runs in the agent over its retained observation"
+        )
 
     def _run(
         self,
