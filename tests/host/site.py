@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import select
+import socket
 import threading
 import time
+from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -92,10 +95,83 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             return
 
+    def _held_until_closed(self, seconds: float, tag: str) -> bool:
+        """Wait up to `seconds` before any response byte; True (and the time recorded under `tag`)
+        when the client closed the connection meanwhile."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and not self.server.stopping:  # type: ignore[attr-defined]
+            readable, _, _ = select.select([self.connection], [], [], 0.01)
+            if readable:
+                try:
+                    closed = self.connection.recv(1, socket.MSG_PEEK) == b""
+                except OSError:
+                    closed = True
+                if closed:
+                    self.server.aborted[tag] = time.time()  # type: ignore[attr-defined]
+                    self.close_connection = True
+                    return True
+        return False
+
+    def _stream(self, seconds: float, tag: str) -> None:
+        """A document that commits at once and then streams its body for `seconds`."""
+        # the image request tells the test that the document committed and is being parsed
+        head = (
+            "<!doctype html><html><head><title>Streaming</title></head><body><p id=first>first"
+            f"<img src='/committed?{urlsplit(self.path).query}'>"
+        ).encode()
+        piece = b"<p>more</p>\n"
+        tail = b"<p id=last>done</p></body></html>"
+        n = max(1, round(seconds * 10))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(head) + n * len(piece) + len(tail)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        try:
+            self.wfile.write(head)
+            self.wfile.flush()
+            for _ in range(n):
+                if self.server.stopping:  # type: ignore[attr-defined]
+                    return
+                time.sleep(0.1)
+                self.wfile.write(piece)
+                self.wfile.flush()
+            self.wfile.write(tail)
+        except OSError:
+            self.server.aborted[tag] = time.time()  # type: ignore[attr-defined]
+            self.close_connection = True
+
     def do_GET(self) -> None:
         url = urlsplit(self.path)
         path = url.path
         query = parse_qs(url.query)
+        with self.server.lock:  # type: ignore[attr-defined]
+            self.server.hits[self.path] += 1  # type: ignore[attr-defined]
+        if path == "/hold":
+            if not self._held_until_closed(float(query.get("s", ["5"])[0]), self.path):
+                self._send(200, "<html><head><title>Held</title></head><body>held</body></html>")
+            return
+        if path == "/footer":
+            h = int(query.get("h", ["8000"])[0])
+            self._send(
+                200,
+                "<!doctype html><html><head><title>Footer</title></head><body style='margin:0'>"
+                f"<div style='height:{h - 100}px;background:#0c0'>top</div>"
+                "<div id=footer style='height:100px;background:#f00'>footer</div></body></html>",
+            )
+            return
+        if path == "/later":
+            to = query.get("to", ["/table"])[0]
+            ms = int(query.get("ms", ["1000"])[0])
+            self._send(
+                200,
+                "<html><head><title>Later</title></head><body>moves later<script>"
+                f"setTimeout(function(){{location.href={to!r}}},{ms})</script></body></html>",
+            )
+            return
+        if path == "/stream":
+            self._stream(float(query.get("s", ["3"])[0]), self.path)
+            return
         if path == "/redirect":
             n = int(query.get("n", ["3"])[0])
             target = f"/redirect?n={n - 1}" if n > 1 else "/table"
@@ -161,6 +237,10 @@ class Site:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.server.stopping = False  # type: ignore[attr-defined]
+        self.server.lock = threading.Lock()  # type: ignore[attr-defined]
+        # requests seen per path with query, and when a held or streamed one was aborted
+        self.server.hits = Counter()  # type: ignore[attr-defined]
+        self.server.aborted = {}  # type: ignore[attr-defined]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
@@ -169,6 +249,16 @@ class Site:
 
     def url(self, path: str) -> str:
         return self.base + path
+
+    def hits(self, path: str) -> int:
+        """How many requests for `path` (with its query) the site has seen."""
+        with self.server.lock:  # type: ignore[attr-defined]
+            return int(self.server.hits[path])  # type: ignore[attr-defined]
+
+    def aborted_at(self, path: str) -> float | None:
+        """time.time() when the client dropped the /hold or /stream request `path`, if it did."""
+        value = self.server.aborted.get(path)  # type: ignore[attr-defined]
+        return None if value is None else float(value)
 
     def start(self) -> Site:
         self.thread.start()
