@@ -35,8 +35,10 @@ from bridge_protocol.messages import (
 
 from . import js, observations, operations
 from .logic import aio
+from .logic.follow import selects_for_view
 from .logic.images import QT_FORMAT, qt_quality
 from .logic.links import normalize_url
+from .logic.logfile import HostLog
 from .logic.notifications import NotificationQueue
 from .logic.policy import NetworkPolicy
 from .logic.readiness import Probe, Ready
@@ -45,6 +47,8 @@ from .logic.settings import AppSettings
 from .qt import (
     QApplication,
     QCoreApplication,
+    QEvent,
+    QMouseEvent,
     QObject,
     QPoint,
     QPointF,
@@ -467,7 +471,18 @@ class SessionBrowser:
         _QTEST.mouseRelease(target, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pos)
 
     def mouse_move(self, x: float, y: float) -> None:
-        _QTEST.mouseMove(self._target(), QPoint(round(x), round(y)))
+        """A local mouse-move event (hover); the OS cursor does not move."""
+        target = self._target()
+        pos = QPointF(x, y)
+        event = QMouseEvent(
+            QEvent.Type.MouseMove,
+            pos,
+            QPointF(target.mapToGlobal(pos)),
+            Qt.MouseButton.NoButton,
+            Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.NoModifier,
+        )
+        QApplication.sendEvent(target, event)
 
     def focus_view(self) -> None:
         self._focus_view()
@@ -605,8 +620,16 @@ def profile_id_of(session_id: str) -> int:
 class Engine:
     """The single browser runtime: sessions, settings, notifications, and the bridge handler."""
 
-    def __init__(self, data_dir: Path, settings: AppSettings, *, headless: bool) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        settings: AppSettings,
+        *,
+        headless: bool,
+        log: HostLog | None = None,
+    ) -> None:
         self.data_dir = data_dir
+        self.log = log
         self.settings = settings
         self.headless = headless
         self.loop = QtLoop()
@@ -641,8 +664,21 @@ class Engine:
         for cb in self.on_session_changed:
             cb(browser.session_id)
 
+    def _write_log(self, category: str, message: str, **data: Any) -> None:
+        if self.log is not None:
+            self.log.write(category, message, data=data)
+
     def operation_selected(self, browser: SessionBrowser) -> None:
-        if self.settings.follow_browser_commands:
+        app_active = QApplication.applicationState() == Qt.ApplicationState.ApplicationActive
+        if selects_for_view(
+            follow_browser_commands=self.settings.follow_browser_commands, app_active=app_active
+        ):
+            if self.selected_for_view != browser.session_id:
+                self._write_log(
+                    "ui.session_selected",
+                    f"{browser.session_id} selected for the next view by a browser operation",
+                    session_id=browser.session_id,
+                )
             self.selected_for_view = browser.session_id
             for cb in self.on_operation:
                 cb(browser.session_id)
@@ -915,7 +951,14 @@ class Engine:
             elif isinstance(exc, SvcError):
                 responder.error(exc.error)
             elif isinstance(exc, aio.Cancelled):
-                pass  # the endpoint already answered REQUEST_CANCELLED
+                # the endpoint already answered REQUEST_CANCELLED; the browser work has stopped
+                operation = op.__name__.removeprefix("do_")
+                self._write_log(
+                    "engine.cancelled",
+                    f"{operation} on {b.session_id} cancelled",
+                    session_id=b.session_id,
+                    operation=operation,
+                )
             else:
                 responder.error(
                     ApiError.of(ErrorId.INTERNAL_ERROR, f"host operation failed: {exc!r}")

@@ -381,8 +381,11 @@ async def _ref_action(page: ObsDriver, rp: _RefPage, action: dict[str, Any]) -> 
         _, info = await operations._reachable(
             driver, node, _none, bool(action.get("scroll", True)), what
         )
+        # two moves: Chromium dispatches mouseover on a moved pointer, once per frame
+        page.mouse_move(info.cx + 1, info.cy + 1)
+        await aio.sleep(page.loop, 0.03)
         page.mouse_move(info.cx, info.cy)
-        await aio.sleep(page.loop, 0.05)
+        await aio.sleep(page.loop, 0.1)
     elif kind == "type":
         _, info = await operations._focused_editable(driver, node, _none, what)
         tag = await page.run_js(observe_js.element(node.index))

@@ -126,7 +126,7 @@ function closeAcc(a){if(!a||!a.ok||a.closed)return;a.closed=true;var t=sq(a.buf)
  var keep=a.kind==='table_cell'||((a.kind==='heading'||a.kind==='code'||a.kind==='quote'||a.kind==='table_caption')?!!t:(a.own&&!!t));
  if(!keep){var i=content.lastIndexOf(e);if(i>=0){content.splice(i,1);entries--;}return;}
  if(t){e.t=clip(t);bytes+=e.t.length+12;}if(a.refs){e.e=a.refs;bytes+=a.refs.length*6;}}
-function addText(s,inEl){if(!s)return;if(!acc){if(!/\S/.test(s))return;acc=openAcc('text',curCtx);acc.lazy=true;}
+function addText(s,inEl){if(!s||inEl===2)return;if(!acc){if(!/\S/.test(s))return;acc=openAcc('text',curCtx);acc.lazy=true;}
  if(acc.buf.length<=LIM+2)acc.buf+=s;if(!inEl&&/\S/.test(s))acc.own=true;}
 var curCtx=-1;
 var BLOCK_KIND={p:'paragraph',li:'list_item',blockquote:'quote',pre:'code',dt:'paragraph',dd:'paragraph',figcaption:'paragraph',legend:'paragraph',label:'text'};
@@ -203,7 +203,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
    var fe={k:'frame',t:clip('cross-origin frame '+(org||src)+' (not read)')};if(cx>=0)fe.c=cx;addContent(fe);}}
  else if(t==='details'&&!c.open){var sm=null;for(var k2=0;k2<c.children.length;k2++)if(c.children[k2].localName==='summary'){sm=c.children[k2];break;}if(sm)node(sm,nctx,v,inEl||isEl,nsect,ntbl,depth+1);}
  else if(t==='select'||t==='textarea'||t==='input'){}
- else if(depth<400){var kids=c.shadowRoot?c.shadowRoot.childNodes:c.childNodes,ie=inEl||isEl||(t==='label'&&!!c.control);
+ else if(depth<400){var kids=c.shadowRoot?c.shadowRoot.childNodes:c.childNodes,ie=(t==='label'&&!!c.control)?2:(inEl||isEl);
   for(var j=0;j<kids.length;j++){if(stopV)break;node(kids[j],nctx,v,ie,nsect,ntbl,depth+1);}}
  if(myAcc){closeAcc(myAcc);acc=saved&&saved!==myAcc?saved:null;}
  else if(!inline&&acc&&acc.lazy&&acc!==saved){closeAcc(acc);acc=null;}

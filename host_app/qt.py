@@ -5,6 +5,7 @@ from __future__ import annotations
 from PyQt6.QtCore import (
     QByteArray,
     QCoreApplication,
+    QEvent,
     QObject,
     QPoint,
     QPointF,
@@ -16,7 +17,17 @@ from PyQt6.QtCore import (
     QUrl,
     pyqtSignal,
 )
-from PyQt6.QtGui import QAction, QCloseEvent, QColor, QIcon, QImage, QPainter, QPixmap, QWheelEvent
+from PyQt6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QColor,
+    QIcon,
+    QImage,
+    QMouseEvent,
+    QPainter,
+    QPixmap,
+    QWheelEvent,
+)
 from PyQt6.QtNetwork import QNetworkAccessManager, QNetworkReply, QNetworkRequest
 from PyQt6.QtTest import QTest
 from PyQt6.QtWebEngineCore import (
@@ -63,6 +74,7 @@ __all__ = [
     "QCoreApplication",
     "QDialog",
     "QDialogButtonBox",
+    "QEvent",
     "QFormLayout",
     "QHBoxLayout",
     "QIcon",
@@ -72,6 +84,7 @@ __all__ = [
     "QListWidget",
     "QListWidgetItem",
     "QMenu",
+    "QMouseEvent",
     "QNetworkAccessManager",
     "QNetworkReply",
     "QNetworkRequest",

@@ -1,0 +1,130 @@
+"""Fixture pages of the observation tests, added to the fixture site's pages under /obs/."""
+
+from __future__ import annotations
+
+from .site import PAGES
+
+
+def _page(title: str, body: str, head: str = "") -> str:
+    return (
+        f"<!doctype html><html><head><meta charset=utf-8><title>{title}</title>{head}</head>"
+        f"<body>{body}</body></html>"
+    )
+
+
+HUGE_NODES = 200_000
+LONG_TEXT = "Lorem ipsum dolor sit amet é " * 400  # ~11,600 chars, multibyte
+
+OBS_PAGES: dict[str, str] = {
+    "/obs/hidden": _page(
+        "Hidden",
+        """<p>Visible paragraph</p>
+<p style="display:none">Display none text</p>
+<div style="visibility:hidden">Visibility hidden text<span style="visibility:visible">Visible child</span></div>
+<p hidden>Hidden attribute text</p>
+<div aria-hidden="true"><p>Aria hidden text</p><button>Aria hidden button</button></div>
+<div style="width:0;height:0;overflow:hidden"><p>Zero size text</p></div>
+<template><p>Template text</p></template>
+<details><summary>More</summary><p>Closed details text</p></details>
+<button style="display:none">Invisible button</button>
+<div style="position:absolute;top:3000px">Offscreen text</div>""",
+    ),
+    "/obs/table": _page(
+        "Table",
+        """<h1>Prices</h1><table><caption>Fruit prices</caption>
+<thead><tr><th>Item</th><th>Price</th><th>Stock</th></tr></thead>
+<tbody><tr><td>Apple</td><td>1</td><td>1</td></tr><tr><td>Pear</td><td>1</td><td></td></tr>
+<tr><td>Fig</td><td>1</td><td><button>Buy fig</button></td></tr></tbody></table>""",
+    ),
+    "/obs/form": _page(
+        "Form",
+        """<main><form aria-label="Signup" onsubmit="return false">
+<label for=first>First name</label><input id=first value="Ada">
+<label>Last name <input id=last></label>
+<input aria-label="Nickname" id=nick>
+<span id=maillbl>Email address</span><input type=email aria-labelledby=maillbl id=mail required>
+<input title="Phone number" type=tel id=tel>
+<input placeholder="Search here" type=search id=q>
+<label>Password <input type=password value="secret"></label>
+<label>Age <input type=number value=42></label>
+<label>Volume <input type=range min=0 max=10 value=3></label>
+<label><input type=checkbox checked> Subscribe</label>
+<label><input type=radio name=plan value=free> Free</label><label><input type=radio name=plan value=pro checked> Pro</label>
+<label>Birthday <input type=date></label>
+<label>Avatar <input type=file></label>
+<label>Colour <input type=color></label>
+<label>Country <select id=country onchange="document.getElementById('out').textContent='country '+this.value">
+<option value="">Choose</option><option value=fr>France</option><option value=de disabled>Germany</option><option value=it>Italy</option></select></label>
+<label>Toppings <select multiple><option selected>Cheese</option><option>Ham</option></select></label>
+<label>Bio <textarea id=bio></textarea></label>
+<input readonly value="fixed" aria-label="Read only">
+<input disabled value="off" aria-label="Disabled field">
+<div contenteditable=true aria-label="Rich text">editable</div>
+<div role=switch aria-checked=true tabindex=0 aria-label="Dark mode"></div>
+<button type=button aria-expanded=false aria-controls=menu>Menu</button>
+<input type=submit value="Create account"><input type=reset>
+<input type=image alt="Go" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
+<button type=button onclick="document.getElementById('out').textContent='clicked '+document.getElementById('first').value">Save draft</button>
+<input type=hidden value=hiddenvalue>
+</form><p id=out>nothing yet</p><a href="/obs/table">Prices table</a></main>""",
+    ),
+    "/obs/landmarks": _page(
+        "Landmarks",
+        """<header><a href="/">Home</a></header>
+<nav aria-label="Primary"><a href="/obs/form">Form</a></nav>
+<main><h2>Main title</h2><section aria-label="News"><p>News text</p><button>Read news</button></section>
+<form aria-label="Search"><input aria-label="Terms"></form></main>
+<aside><p>Aside text</p></aside><footer><p>Footer text</p></footer>""",
+    ),
+    "/obs/shadow": _page(
+        "Shadow",
+        """<p>Light text</p><x-card id=card><span>Slotted text</span></x-card><div id=closed></div>
+<script>
+var root=document.getElementById('card').attachShadow({mode:'open'});
+root.innerHTML='<h3>Shadow heading</h3><slot></slot><button onclick="document.title=\\'shadow clicked\\'">Shadow button</button><span style="display:none">Shadow hidden</span>';
+document.getElementById('closed').attachShadow({mode:'closed'}).innerHTML='<p>Closed shadow text</p>';
+</script>""",
+    ),
+    "/obs/framed": _page(
+        "Framed",
+        """<p>Frame paragraph</p><button onclick="parent.document.title='frame clicked'">Frame button</button>""",
+    ),
+    "/obs/frames": _page(
+        "Frames",
+        """<p>Outer text</p><iframe id=same src="/obs/framed" style="width:400px;height:200px"></iframe>
+<script>var f=document.createElement('iframe');f.src='http://localhost:'+location.port+'/obs/framed';
+document.body.appendChild(f);</script>""",
+    ),
+    "/obs/replace": _page(
+        "Replace",
+        """<p>Original document</p><button id=rep onclick="setTimeout(function(){document.open();
+document.write('<!doctype html><title>Replaced</title><p>New document</p><button>New button</button>');
+document.close();},0)">Replace document</button>
+<a href="/obs/table">Go to table</a>""",
+    ),
+    "/obs/list": _page(
+        "List",
+        """<ul id=list><li id=a>Alpha <button onclick="document.title='alpha'">Open alpha</button></li>
+<li id=b>Beta <button>Open beta</button></li><li id=c>Gamma <button>Open gamma</button></li></ul>
+<button id=rr onclick="rerender()">Rerender</button>
+<button id=count onclick="this.textContent='Clicked '+(++window.n)">Clicked 0</button>
+<script>window.n=0;function rerender(){var l=document.getElementById('list');
+l.removeChild(document.getElementById('b'));
+var c=document.getElementById('c');var c2=document.createElement('li');c2.id='c';
+c2.innerHTML='Gamma <button>Open gamma</button>';l.replaceChild(c2,c);}</script>""",
+    ),
+    "/obs/scroll": _page(
+        "Scroll",
+        """<p>Top text</p><div style="height:5000px"></div>
+<button onmouseover="document.title='hovered'" onclick="document.title='bottom clicked'">Bottom button</button>
+<div style="height:600px"></div>""",
+    ),
+    "/obs/long": _page(
+        "Long",
+        f"""<p id=long>{LONG_TEXT}</p><a href="/obs/table">{LONG_TEXT}</a>
+<input aria-label="Long value" value="{"é" * 3000}">""",
+    ),
+    "/obs/huge": _page("Huge", "<div><span>x</span></div>" * (HUGE_NODES // 2)),
+}
+
+PAGES.update(OBS_PAGES)

@@ -1,0 +1,375 @@
+"""Observations end to end (issue 5, docs/observations.md): the real app, the fixture pages of
+tests/host/obs_pages.py, every route of spec 1 §4 "Observations"."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import obs_pages  # noqa: F401  (registers the /obs/ pages)
+from .hostproc import HostApp
+from .obs_pages import HUGE_NODES
+from .site import Site
+
+pytestmark = pytest.mark.e2e
+
+
+def observe(host: HostApp, site: Site, sid: str, path: str, **extra: Any) -> dict[str, Any]:
+    body = {"url": site.url(path), "session_id": sid, "wait": 0.3, **extra}
+    return host.ok("POST", "/v1/navigate/observe", body)
+
+
+def act(host: HostApp, oid: str, *actions: dict[str, Any], mode: str = "semantic") -> Any:
+    return host.client.post(
+        f"/v1/observations/{oid}/actions", json={"actions": list(actions), "mode": mode}
+    ).json()
+
+
+def ref(obs: dict[str, Any], name: str, role: str | None = None) -> str:
+    for e in obs.get("elements", []):
+        if e.get("name") == name and (role is None or e["role"] == role):
+            return str(e["ref"])
+    raise AssertionError(f"no element named {name!r} in {obs.get('elements')}")
+
+
+def texts(obs: dict[str, Any]) -> list[str]:
+    return [c.get("t", "") for c in obs.get("content", [])]
+
+
+def no_nulls(value: Any) -> bool:
+    if value is None:
+        return False
+    if isinstance(value, dict):
+        return all(no_nulls(v) for v in value.values())
+    if isinstance(value, list):
+        return all(no_nulls(v) for v in value)
+    return True
+
+
+def test_routes_shape_roles_names_and_states(host: HostApp, site: Site, session: str) -> None:
+    data = observe(host, site, session, "/obs/form")
+    obs = data["observation"]
+    assert data["page"]["url"] == site.url("/obs/form")
+    assert re.fullmatch(r"obs_[0-9a-f]+", obs["id"])
+    assert obs["title"] == "Form"
+    assert obs["mode"] == "semantic"
+    assert obs["document_sequence"] >= 1
+    assert obs["captured_at"].endswith("Z")
+    assert obs["viewport"]["w"] > 0
+    assert obs["document"]["h"] > 0
+    assert (obs["omitted_node_count"], obs["clipped_text_count"], obs["truncated"]) == (0, 0, False)
+    assert no_nulls(obs)
+    assert len(set(obs["contexts"])) == len(obs["contexts"])
+    assert all(re.fullmatch(r"e[0-9]+", e["ref"]) for e in obs["elements"])
+    by_name = {e.get("name"): e for e in obs["elements"]}
+    # every labelling method
+    expected = {
+        "First name": "textbox",  # label for
+        "Last name": "textbox",  # wrapping label
+        "Nickname": "textbox",  # aria-label
+        "Email address": "textbox",  # aria-labelledby
+        "Phone number": "textbox",  # title
+        "Search here": "searchbox",  # placeholder
+        "Age": "spinbutton",
+        "Volume": "slider",
+        "Subscribe": "checkbox",
+        "Pro": "radio",
+        "Country": "combobox",
+        "Toppings": "listbox",
+        "Bio": "textbox",
+        "Rich text": "textbox",
+        "Dark mode": "switch",
+        "Menu": "button",
+        "Create account": "button",  # input submit value
+        "Reset": "button",  # input reset default
+        "Go": "button",  # input image alt
+        "Save draft": "button",
+        "Prices table": "link",
+    }
+    for name, role in expected.items():
+        assert by_name[name]["role"] == role, name
+    assert by_name["First name"]["value"] == "Ada"
+    assert by_name["Password"]["value"] == "••••"  # never the password itself
+    assert "required" in by_name["Email address"]["st"]
+    assert "checked" in by_name["Subscribe"]["st"]
+    assert "checked" in by_name["Pro"]["st"]
+    assert "st" not in by_name["Free"]
+    assert "readonly" in by_name["Read only"]["st"]
+    assert "disabled" in by_name["Disabled field"]["st"]
+    assert "collapsed" in by_name["Menu"]["st"]
+    assert "checked" in by_name["Dark mode"]["st"]
+    assert by_name["Country"]["opts"] == [["", "Choose"], ["fr", "France"], ["it", "Italy"]]
+    assert by_name["Prices table"]["dest"] == site.url("/obs/table")
+    assert obs["contexts"][by_name["Bio"]["c"]] == 'main > form "Signup"'
+    assert "hiddenvalue" not in json.dumps(obs)  # input type=hidden is no element
+    # label text is carried by the elements, not repeated as content
+    assert texts(obs) == ["Email address", "nothing yet"]
+
+    # the other observe routes and GET
+    again = host.ok("POST", "/v1/observe", {"session_id": session, "wait": 0})
+    assert again["observation"]["document_sequence"] == obs["document_sequence"]
+    assert ref(again["observation"], "Bio") == by_name["Bio"]["ref"]  # stable within a document
+    page = host.ok("POST", "/v1/pages", {"url": site.url("/obs/form"), "session_id": session})
+    pid = page["page"]["id"]
+    attached = host.ok("POST", f"/v1/pages/{pid}/observe", {"wait": 0})
+    assert attached["page"]["id"] == pid
+    got = host.ok("GET", f"/v1/observations/{obs['id']}")
+    assert got["observation"] == obs
+    _status, error = host.error("POST", "/v1/observe", {"session_id": session, "mode": "auto"})
+    assert error["id"] == "VALIDATION_FAILED"
+
+
+def test_hidden_content_is_excluded(host: HostApp, site: Site, session: str) -> None:
+    obs = observe(host, site, session, "/obs/hidden")["observation"]
+    dump = json.dumps(obs)
+    assert texts(obs) == ["Visible paragraph", "Visible child", "Offscreen text"]
+    for hidden in (
+        "Display none",
+        "Visibility hidden",
+        "Hidden attribute",
+        "Aria hidden",
+        "Zero size",
+        "Template",
+        "Closed details",
+        "Invisible button",
+    ):
+        assert hidden not in dump, hidden
+    assert [e["name"] for e in obs["elements"]] == ["More"]
+
+
+def test_tables_keep_dom_order_and_repeated_cells(host: HostApp, site: Site, session: str) -> None:
+    obs = observe(host, site, session, "/obs/table")["observation"]
+    kinds = [(c["k"], c.get("t")) for c in obs["content"]]
+    assert kinds[:4] == [
+        ("heading", "Prices"),
+        ("table", "Fruit prices"),
+        ("table_caption", "Fruit prices"),
+        ("table_row", None),
+    ]
+    cells = [c.get("t") for c in obs["content"] if c["k"] == "table_cell"]
+    assert cells == [
+        "Item",
+        "Price",
+        "Stock",
+        "Apple",
+        "1",
+        "1",
+        "Pear",
+        "1",
+        None,
+        "Fig",
+        "1",
+        "Buy fig",
+    ]
+    assert [c.get("h") for c in obs["content"] if c["k"] == "table_cell"][:4] == [1, 1, 1, None]
+    assert sum(1 for c in obs["content"] if c["k"] == "table_row") == 4
+    buy = obs["elements"][0]
+    assert obs["contexts"][buy["c"]] == 'table "Fruit prices" > row 4'
+    assert obs["content"][-1]["e"] == [buy["ref"]]
+
+
+def test_landmark_context_paths(host: HostApp, site: Site, session: str) -> None:
+    obs = observe(host, site, session, "/obs/landmarks")["observation"]
+    ctx = {e["name"]: obs["contexts"][e["c"]] for e in obs["elements"]}
+    assert ctx == {
+        "Home": "banner",
+        "Form": 'navigation "Primary"',
+        "Read news": 'main > region "News"',
+        "Terms": 'main > form "Search"',
+    }
+    by_text = {c["t"]: obs["contexts"][c["c"]] for c in obs["content"]}
+    assert by_text["Aside text"] == "complementary"
+    assert by_text["Footer text"] == "contentinfo"
+
+
+def test_shadow_dom_and_frames(host: HostApp, site: Site, session: str) -> None:
+    obs = observe(host, site, session, "/obs/shadow")["observation"]
+    dump = json.dumps(obs)
+    assert "Shadow heading" in dump
+    assert "Slotted text" in dump
+    assert "Light text" in dump
+    assert "Closed shadow text" not in dump
+    assert "Shadow hidden" not in dump
+    after = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Shadow button")})
+    assert after["data"]["observation"]["title"] == "shadow clicked"
+
+    obs = observe(host, site, session, "/obs/frames", wait=1)["observation"]
+    assert "Frame paragraph" in texts(obs)
+    assert any(
+        c["k"] == "frame" and "localhost" in c["t"] and "not read" in c["t"] for c in obs["content"]
+    )
+    after = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Frame button")})
+    assert after["data"]["observation"]["title"] == "frame clicked"
+
+
+def test_long_text_fields_are_clipped(host: HostApp, site: Site, session: str) -> None:
+    obs = observe(host, site, session, "/obs/long")["observation"]
+    assert obs["clipped_text_count"] == 3
+    assert obs["truncated"] is True
+    fields = [c.get("t", "") for c in obs["content"]] + [
+        e.get(k, "") for e in obs["elements"] for k in ("name", "value", "dest")
+    ]
+    assert max(len(f.encode()) for f in fields) == 2048
+    assert all(len(f.encode()) <= 2048 for f in fields)
+    assert obs["content"][0]["t"].endswith("…")
+
+
+def test_huge_page_is_bounded(host: HostApp, site: Site, session: str) -> None:
+    started = time.monotonic()
+    data = observe(host, site, session, "/obs/huge", timeout=60)
+    assert time.monotonic() - started < 30
+    obs = data["observation"]
+    assert obs["truncated"] is True
+    assert obs["omitted_node_count"] >= HUGE_NODES - 50_000
+    assert len(obs.get("content", [])) + len(obs.get("elements", [])) <= 5000
+    size = len(json.dumps(obs, ensure_ascii=False, separators=(",", ":")).encode())
+    assert size <= 512 * 1024
+    # the app is still fine
+    assert observe(host, site, session, "/obs/table")["observation"]["title"] == "Table"
+
+
+def test_ref_actions_type_clear_select_press_click(host: HostApp, site: Site, session: str) -> None:
+    obs = observe(host, site, session, "/obs/form")["observation"]
+    first, country = ref(obs, "First name"), ref(obs, "Country")
+    data = act(
+        host,
+        obs["id"],
+        {"action": "type", "ref": first, "text": " Lovelace"},
+        {"action": "select", "ref": country, "value": "it"},
+        {"action": "click", "ref": ref(obs, "Save draft")},
+    )
+    new = data["data"]["observation"]
+    assert new["id"] != obs["id"]
+    assert "clicked Ada Lovelace" in texts(new)
+    by_name = {e["name"]: e for e in new["elements"]}
+    assert by_name["Country"]["value"] == "it"
+    data = act(
+        host,
+        new["id"],
+        {"action": "clear", "ref": first},
+        {"action": "type", "ref": first, "text": "Grace"},
+        {"action": "press", "ref": first, "key": "Tab"},
+    )
+    new = data["data"]["observation"]
+    by_name = {e["name"]: e for e in new["elements"]}
+    assert by_name["First name"]["value"] == "Grace"
+    assert "focused" in by_name["Last name"]["st"]
+    # a disabled option and a ref the observation never issued
+    bad = act(host, new["id"], {"action": "select", "ref": country, "value": "de"})
+    assert bad["error"]["id"] == "ACTION_TARGET_NOT_FOUND"
+    bad = act(host, new["id"], {"action": "click", "ref": "e9999"})
+    assert (bad["error"]["id"], bad["error"]["details"]["ref"]) == (
+        "ACTION_TARGET_NOT_FOUND",
+        "e9999",
+    )
+
+
+def test_scroll_signs_and_hover(host: HostApp, site: Site, session: str) -> None:
+    obs = observe(host, site, session, "/obs/scroll")["observation"]
+    assert obs["viewport"]["y"] == 0
+    down = act(host, obs["id"], {"action": "scroll", "delta_y": -1200})["data"]["observation"]
+    assert down["viewport"]["y"] > 0
+    up = act(host, down["id"], {"action": "scroll", "delta_y": 600})["data"]["observation"]
+    assert 0 <= up["viewport"]["y"] < down["viewport"]["y"]
+    hovered = act(host, up["id"], {"action": "hover", "ref": ref(up, "Bottom button")})
+    assert hovered["data"]["observation"]["title"] == "hovered"
+    waited = act(host, obs["id"], {"action": "wait", "seconds": 0.1})
+    assert waited["status"] == "ok"
+
+
+def test_navigation_makes_refs_stale_but_readable(host: HostApp, site: Site, session: str) -> None:
+    obs = observe(host, site, session, "/obs/replace")["observation"]
+    link = ref(obs, "Go to table")
+    observe(host, site, session, "/obs/table")
+    stale = act(host, obs["id"], {"action": "click", "ref": link})
+    assert stale["error"]["id"] == "OBSERVATION_STALE"
+    assert stale["error"]["details"] == {
+        "cause": "navigated",
+        "observation_id": obs["id"],
+        "ref": link,
+    }
+    assert host.ok("GET", f"/v1/observations/{obs['id']}")["observation"] == obs
+    found = host.ok("POST", f"/v1/observations/{obs['id']}/find", {"query": "ORIGINAL"})
+    assert found["content"][0]["t"] == "Original document"
+    found = host.ok("POST", f"/v1/observations/{obs['id']}/find", {"role": "LINK"})
+    assert [e["ref"] for e in found["elements"]] == [link]
+    assert found["total_matches"] == 1
+    assert found["truncated"] is False
+
+
+def test_replaced_document_is_stale(host: HostApp, site: Site, session: str) -> None:
+    obs = observe(host, site, session, "/obs/replace")["observation"]
+    data = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Replace document")})
+    new = data["data"]["observation"]
+    deadline = time.monotonic() + 10
+    while "New document" not in texts(new) and time.monotonic() < deadline:
+        new = host.ok("POST", "/v1/observe", {"session_id": session, "wait": 0})["observation"]
+    assert "New document" in texts(new)
+    assert new["document_sequence"] == obs["document_sequence"] + 1
+    stale = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Go to table")})
+    assert stale["error"]["details"]["cause"] == "document_replaced"
+    fine = act(host, new["id"], {"action": "click", "ref": ref(new, "New button")})
+    assert fine["status"] == "ok"
+
+
+def test_rerendered_list(host: HostApp, site: Site, session: str) -> None:
+    obs = observe(host, site, session, "/obs/list")["observation"]
+    oid = obs["id"]
+    act(host, oid, {"action": "click", "ref": ref(obs, "Rerender")})
+    for removed in ("Open beta", "Open gamma"):  # removed, and replaced by an equal new node
+        stale = act(host, oid, {"action": "click", "ref": ref(obs, removed)})
+        assert stale["error"]["id"] == "OBSERVATION_STALE"
+        assert stale["error"]["details"]["cause"] == "element_removed"
+        assert stale["error"]["details"]["ref"] == ref(obs, removed)
+    # the whole batch is checked before any input: nothing was clicked
+    batch = act(
+        host,
+        oid,
+        {"action": "click", "ref": ref(obs, "Open alpha")},
+        {"action": "click", "ref": ref(obs, "Open beta")},
+    )
+    assert batch["error"]["details"]["cause"] == "element_removed"
+    untouched = act(host, oid, {"action": "click", "ref": ref(obs, "Open alpha")})
+    assert untouched["data"]["observation"]["title"] == "alpha"
+    count = ref(obs, "Clicked 0")
+    act(host, oid, {"action": "click", "ref": count})
+    changed = act(host, oid, {"action": "click", "ref": count})
+    assert changed["error"]["details"] == {
+        "cause": "element_changed",
+        "observation_id": oid,
+        "ref": count,
+    }
+
+
+def test_hybrid_and_visual_images(host: HostApp, site: Site, session: str) -> None:
+    hybrid = observe(host, site, session, "/obs/landmarks", mode="hybrid")["observation"]
+    image = hybrid["image"]
+    png = Path(image["output_path"])
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert png.stat().st_size == image["bytesize"]
+    assert (image["format"], image["mime_type"]) == ("png", "image/png")
+    assert image["width"] == round(hybrid["viewport"]["w"] * image["scale_x"])
+    assert image["height"] == round(hybrid["viewport"]["h"] * image["scale_y"])
+    assert hybrid["content"]
+    visual = host.ok("POST", "/v1/observe", {"session_id": session, "mode": "visual", "wait": 0})
+    obs = visual["observation"]
+    assert "content" not in obs
+    assert obs["image"]["width"] > 0
+    assert {e["name"] for e in obs["elements"]} >= {"Home", "Read news"}
+    clicked = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Read news")}, mode="visual")
+    assert clicked["data"]["observation"]["mode"] == "visual"
+
+
+def test_closed_session_evicts(host: HostApp, site: Site) -> None:
+    sid = host.new_session()
+    obs = observe(host, site, sid, "/obs/table")["observation"]
+    host.ok("DELETE", f"/v1/sessions/{sid}")
+    _, error = host.error("GET", f"/v1/observations/{obs['id']}")
+    assert (error["id"], error["details"]["cause"]) == ("OBSERVATION_STALE", "evicted")
+    gone = act(host, obs["id"], {"action": "click", "ref": "e1"})
+    assert gone["error"]["details"]["cause"] == "evicted"
