@@ -120,6 +120,39 @@ def test_full_page_screenshot_and_bound(
     assert not too_big.exists()
 
 
+def test_full_page_screenshot_renders_the_bottom_of_the_tallest_allowed_page(
+    host: HostApp, site: Site, session: str, tmp_path: Path
+) -> None:
+    """At the 1920 px view width the pixel bound allows 8,333 px of height; one grab renders all of
+    it (no blank band, so no tile stitching): the red footer is in the image's last rows."""
+    from PyQt6.QtGui import QImage
+
+    host.ok(
+        "POST",
+        "/v1/navigate",
+        {"url": site.url("/footer?h=8000"), "session_id": session, "wait": 0},
+    )
+    out = tmp_path / "footer.png"
+    shot = host.ok(
+        "POST",
+        "/v1/screenshot",
+        {"session_id": session, "output": str(out), "full_page": True, "wait": 0},
+    )["screenshot"]
+    assert (shot["width"], shot["height"]) == (1920, 8000)
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1920, 8000)
+
+    def rgb(x: int, y: int) -> tuple[int, int, int]:
+        c = image.pixelColor(x, y)
+        return (c.red(), c.green(), c.blue())
+
+    assert rgb(960, 10) == (0, 204, 0)  # the green top
+    assert rgb(960, 7800) == (0, 204, 0)
+    for y in (7930, 7960, 7999):  # the red footer (below its text), down to the last row
+        for x in (200, 960, 1900):
+            assert rgb(x, y) == (255, 0, 0), (x, y, rgb(x, y))
+
+
 def test_attached_pages(host: HostApp, site: Site, session: str) -> None:
     _, error = host.error("POST", "/v1/pages", {"url": site.url("/form"), "session_id": session})
     assert error["id"] == "PAGE_MISMATCH"  # an existing session is attached as it is
