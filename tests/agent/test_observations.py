@@ -82,7 +82,7 @@ def test_empty_observation() -> None:
 
 
 @pytest.fixture
-def fake(agent: AgentProcess) -> Iterator[FakeBrowser]:
+def fake(agent: AgentProcess) -> FakeBrowser:
     state = FakeBrowser()
     assert agent.host is not None
     agent.host.answer = state
