@@ -1,0 +1,426 @@
+"""What each `svc` command does: API v1 calls, session selection, cold start; results are written
+through `render`. Each command returns its exit status (`exitcodes`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from typing import Any, BinaryIO, TextIO
+from urllib.parse import quote
+
+from ..agent_client import AgentClient, AgentUnavailable
+from . import exitcodes, render
+from .parser import UsageError
+
+
+@dataclass
+class Context:
+    env: Mapping[str, str]
+    client: AgentClient
+    out: BinaryIO
+    err: TextIO
+    launch: bool = True
+
+    def cold_start(self) -> None:
+        from ..coldstart import ensure_running_sync
+
+        ensure_running_sync(self.client.port, self.client.base_url, self.healthy, self.env)
+
+    def healthy(self) -> bool:
+        from ..agent_client import AgentError
+
+        try:
+            self.client.call("GET", "/v1/health")
+        except AgentError:
+            return False
+        return True
+
+    def call(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
+        try:
+            return self.client.call(method, path, body)
+        except AgentUnavailable:
+            if not self.launch:
+                raise
+        self.cold_start()
+        return self.client.call(method, path, body)
+
+    @contextmanager
+    def stream(self, method: str, path: str, body: Any) -> Iterator[Iterator[dict[str, Any]]]:
+        with ExitStack() as stack:
+            try:
+                events = stack.enter_context(self.client.stream(method, path, body))
+            except AgentUnavailable:
+                if not self.launch:
+                    raise
+                self.cold_start()
+                events = stack.enter_context(self.client.stream(method, path, body))
+            yield events
+
+    def print(self, data: Any) -> None:
+        self.out.write(render.pretty(data).encode())
+        self.out.flush()
+
+
+# --- helpers -------------------------------------------------------------------------------------
+
+
+def _url(raw: str | None, ctx: Context, *, from_env: bool, command: str) -> str:
+    from ..urls import normalize_url
+
+    if raw is None and from_env:
+        raw = ctx.env.get("SVC_SESSION_URL") or None
+    if raw is None:
+        hint = " (or set SVC_SESSION_URL)" if from_env else ""
+        raise UsageError(f"svc {command}: a URL is required{hint}")
+    try:
+        return normalize_url(raw)
+    except ValueError as exc:
+        raise UsageError(f"svc {command}: {exc}") from None
+
+
+def _path(raw: str | None) -> str | None:
+    return None if raw is None else os.path.abspath(os.path.expanduser(raw))
+
+
+def _seg(value: str) -> str:
+    return quote(value, safe="")
+
+
+def _timing(args: argparse.Namespace, body: dict[str, Any]) -> dict[str, Any]:
+    for name in ("timeout", "wait"):
+        value = getattr(args, name, None)
+        if value is not None:
+            body[name] = value
+    return body
+
+
+def _conflict(args: argparse.Namespace, command: str, *names: str) -> None:
+    if getattr(args, "session_id", None) is not None:
+        for name in names:
+            if getattr(args, name, None) is not None:
+                raise UsageError(f"svc {command}: --{name} cannot be combined with --session-id")
+
+
+def _newest(sessions: list[dict[str, Any]]) -> str:
+    def key(s: dict[str, Any]) -> tuple[int, int]:
+        sid = str(s.get("id", ""))
+        number = int(sid[7:]) if sid[7:].isdigit() else 0
+        return int(s.get("created_at") or 0), number
+
+    return str(max(sessions, key=key)["id"])
+
+
+def select_session(ctx: Context, explicit: str | None) -> str:
+    """--session-id, else SVC_SESSION_ID, else the newest session, else a new one (created once
+    even when several clients ask at the same moment)."""
+    if explicit:
+        return explicit
+    from_env = (ctx.env.get("SVC_SESSION_ID") or "").strip()
+    if from_env:
+        return from_env
+    sessions = ctx.call("GET", "/v1/sessions")["sessions"]
+    if sessions:
+        return _newest(sessions)
+    import fcntl
+
+    from ..coldstart import lock_path
+
+    with lock_path(ctx.client.port, ctx.env, "session").open("ab") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        sessions = ctx.call("GET", "/v1/sessions")["sessions"]
+        if sessions:
+            return _newest(sessions)
+        return str(ctx.call("POST", "/v1/sessions", {})["session"]["id"])
+
+
+@contextmanager
+def staging() -> Iterator[str]:
+    """A private file for HTML headed to stdout; removed afterwards, never shown."""
+    folder = tempfile.mkdtemp(prefix="svc-capture-")
+    try:
+        yield os.path.join(folder, "capture.html")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _copy_out(ctx: Context, path: str) -> None:
+    with open(path, "rb") as source:
+        shutil.copyfileobj(source, ctx.out)
+    ctx.out.flush()
+
+
+# --- commands ------------------------------------------------------------------------------------
+
+
+def health(ctx: Context, args: argparse.Namespace) -> int:
+    ctx.print(ctx.call("GET", "/v1/health"))
+    return exitcodes.OK
+
+
+def status(ctx: Context, args: argparse.Namespace) -> int:
+    data = ctx.call("GET", "/v1/status")
+    ctx.print(data)
+    return exitcodes.OK if data.get("overall_status") == "ok" else exitcodes.FAILURE
+
+
+def navigate(ctx: Context, args: argparse.Namespace) -> int:
+    url = _url(args.url, ctx, from_env=True, command="navigate")
+    _conflict(args, "navigate", "profile")
+    body: dict[str, Any] = {"url": url}
+    if args.profile is not None:
+        body["profile"] = args.profile
+    else:
+        body["session_id"] = select_session(ctx, args.session_id)
+    if args.proxy is not None:
+        body["proxy"] = args.proxy
+    if args.output is not None:
+        body["output"] = _path(args.output)
+    ctx.print(ctx.call("POST", "/v1/navigate", _timing(args, body)))
+    return exitcodes.OK
+
+
+def perform(ctx: Context, args: argparse.Namespace) -> int:
+    if not args.actions:
+        raise UsageError("svc perform: ACTIONS must be a non-empty JSON array")
+    if not all(isinstance(a, dict) for a in args.actions):
+        raise UsageError("svc perform: every action must be a JSON object")
+    body: dict[str, Any] = {"actions": args.actions}
+    body["session_id"] = select_session(ctx, args.session_id)
+    if args.output is not None:
+        body["output"] = _path(args.output)
+    ctx.print(ctx.call("POST", "/v1/perform", _timing(args, body)))
+    return exitcodes.OK
+
+
+def capture(ctx: Context, args: argparse.Namespace) -> int:
+    if args.url is None:
+        return capture_current(ctx, args)
+    url = _url(args.url, ctx, from_env=False, command="capture")
+    _conflict(args, "capture", "profile", "group")
+    body: dict[str, Any] = {"url": url}
+    if args.profile is not None or args.group is not None:
+        for name in ("profile", "group"):
+            if getattr(args, name) is not None:
+                body[name] = getattr(args, name)
+    else:
+        body["session_id"] = select_session(ctx, args.session_id)
+    if args.proxy is not None:
+        body["proxy"] = args.proxy
+    if args.action_items is not None:
+        body["actions"] = args.action_items
+    if args.retry is not None:
+        body["retry"] = args.retry
+    if args.retry_delay is not None:
+        body["retry_delay"] = args.retry_delay
+    _timing(args, body)
+    if args.output is not None:
+        body["output"] = _path(args.output)
+        return _capture_stream(ctx, body, None)
+    with staging() as private:
+        body["output"] = private
+        return _capture_stream(ctx, body, private)
+
+
+def _capture_stream(ctx: Context, body: dict[str, Any], private: str | None) -> int:
+    exit_code: int | None = None
+    completed = False
+    with ctx.stream("POST", "/v1/captures", body) as events:
+        for event in events:
+            line = render.compact(event)
+            if private is not None:
+                line = line.replace(private, "-")
+            ctx.err.write(line)
+            ctx.err.flush()
+            name = event["event"]
+            if name == "capture.completed":
+                completed = True
+            elif name == "capture.finished":
+                code = event["data"].get("exit_code")
+                exit_code = code if isinstance(code, int) else exitcodes.FAILURE
+    if exit_code is None:
+        from ..agent_client import connection_lost
+
+        raise connection_lost(ctx.client.base_url, "the capture stream ended before its end")
+    if private is not None and completed and os.path.exists(private):
+        _copy_out(ctx, private)
+    return exit_code
+
+
+def capture_current(ctx: Context, args: argparse.Namespace) -> int:
+    extra = [
+        f"--{name.replace('_', '-')}"
+        for name in ("action_items", "proxy", "retry", "retry_delay", "profile", "group")
+        if getattr(args, name) is not None
+    ]
+    if extra:
+        names = ", ".join("--action/--actions" if e == "--action-items" else e for e in extra)
+        raise UsageError(
+            f"svc capture: without a URL only --output, --timeout, --wait and --session-id "
+            f"apply, not {names}"
+        )
+    body: dict[str, Any] = {"session_id": select_session(ctx, args.session_id)}
+    _timing(args, body)
+    if args.output is not None:
+        body["output"] = _path(args.output)
+        ctx.print(ctx.call("POST", "/v1/capture", body))
+        return exitcodes.OK
+    with staging() as private:
+        body["output"] = private
+        ctx.call("POST", "/v1/capture", body)
+        _copy_out(ctx, private)
+    return exitcodes.OK
+
+
+def page(ctx: Context, args: argparse.Namespace) -> int:
+    if args.page_command == "attach":
+        url = _url(args.url, ctx, from_env=True, command="page attach")
+        _conflict(args, "page attach", "profile", "group")
+        body: dict[str, Any] = {"url": url}
+        explicit = args.session_id or (ctx.env.get("SVC_SESSION_ID") or "").strip() or None
+        if explicit is not None and args.profile is None and args.group is None:
+            body["session_id"] = explicit
+        for name in ("profile", "group", "proxy"):
+            if getattr(args, name) is not None:
+                body[name] = getattr(args, name)
+        if args.output is not None:
+            body["output"] = _path(args.output)
+        ctx.print(ctx.call("POST", "/v1/pages", _timing(args, body)))
+        return exitcodes.OK
+    if len(args.action_items) != 1:
+        raise UsageError("svc page action: exactly one --action is required")
+    body = {"action": args.action_items[0]}
+    if args.output is not None:
+        body["output"] = _path(args.output)
+    path = f"/v1/pages/{_seg(args.page_id)}/actions"
+    ctx.print(ctx.call("POST", path, _timing(args, body)))
+    return exitcodes.OK
+
+
+def observe(ctx: Context, args: argparse.Namespace) -> int:
+    if args.page_id is not None and args.session_id is not None:
+        raise UsageError("svc observe: --page-id cannot be combined with --session-id")
+    body: dict[str, Any] = _timing(args, {"mode": args.mode})
+    if args.page_id is not None:
+        ctx.print(ctx.call("POST", f"/v1/pages/{_seg(args.page_id)}/observe", body))
+    else:
+        body["session_id"] = select_session(ctx, args.session_id)
+        ctx.print(ctx.call("POST", "/v1/observe", body))
+    return exitcodes.OK
+
+
+def observation(ctx: Context, args: argparse.Namespace) -> int:
+    path = f"/v1/observations/{_seg(args.observation_id)}/actions"
+    ctx.print(ctx.call("POST", path, args.request))
+    return exitcodes.OK
+
+
+def read(ctx: Context, args: argparse.Namespace) -> int:
+    from ..read import compose
+
+    _conflict(args, "read", "profile")
+    if args.url is None:
+        for name in ("profile", "proxy"):
+            if getattr(args, name) is not None:
+                raise UsageError(f"svc read: --{name} needs a URL")
+    body: dict[str, Any] = _timing(args, {"mode": "semantic"})
+    if args.url is not None:
+        body["url"] = _url(args.url, ctx, from_env=False, command="read")
+        if args.profile is not None:
+            body["profile"] = args.profile
+        else:
+            body["session_id"] = select_session(ctx, args.session_id)
+        if args.proxy is not None:
+            body["proxy"] = args.proxy
+        data = ctx.call("POST", "/v1/navigate/observe", body)
+    else:
+        body["session_id"] = select_session(ctx, args.session_id)
+        data = ctx.call("POST", "/v1/observe", body)
+    markdown, metadata = compose(
+        data["page"],
+        data["observation"],
+        query=args.query,
+        max_chars=args.max_chars,
+        max_sections=args.max_sections,
+    )
+    if args.json:
+        ctx.print({**metadata, "markdown": markdown})
+    else:
+        ctx.out.write(render.read_document(markdown, metadata).encode())
+        ctx.out.flush()
+    return exitcodes.OK
+
+
+def _settings(args: argparse.Namespace, body: dict[str, Any]) -> dict[str, Any]:
+    if args.proxy is not None:
+        body["proxy_alias"] = args.proxy
+    if args.direct:
+        body["proxy_alias"] = None
+    for name in ("adblock_enabled", "image_blocking_mode", "image_size_limit_kb"):
+        if getattr(args, name) is not None:
+            body[name] = getattr(args, name)
+    return body
+
+
+def session(ctx: Context, args: argparse.Namespace) -> int:
+    sub = args.session_command
+    if sub == "list":
+        ctx.print(ctx.call("GET", "/v1/sessions"))
+        return exitcodes.OK
+    if sub == "create":
+        body: dict[str, Any] = {}
+        for name in ("name", "group", "profile", "lifetime"):
+            if getattr(args, name) is not None:
+                body[name] = getattr(args, name)
+        data = ctx.call("POST", "/v1/sessions", _settings(args, body))
+        if args.id_only:
+            ctx.out.write(f"{data['session']['id']}\n".encode())
+            ctx.out.flush()
+        else:
+            ctx.print(data)
+        return exitcodes.OK
+    if sub == "close":
+        ctx.print(ctx.call("POST", "/v1/sessions/close", {"group": args.group}))
+        return exitcodes.OK
+    path = f"/v1/sessions/{_seg(args.id)}"
+    if sub == "get":
+        data = ctx.call("GET", path)
+    elif sub == "update":
+        body = {"name": args.name} if args.name is not None else {}
+        _settings(args, body)
+        if not body:
+            raise UsageError(
+                "svc session update: give at least one of --name, --proxy, --direct, "
+                "--adblock-enabled, --image-blocking-mode, --image-size-limit-kb"
+            )
+        data = ctx.call("PATCH", path, body)
+    elif sub == "delete":
+        data = ctx.call("DELETE", path)
+    else:  # pause, play, ping
+        data = ctx.call("POST", f"{path}/{sub}")
+    ctx.print(data)
+    return exitcodes.OK
+
+
+def profile(ctx: Context, args: argparse.Namespace) -> int:
+    ctx.print(ctx.call("GET", "/v1/profiles"))
+    return exitcodes.OK
+
+
+COMMANDS = {
+    "health": health,
+    "status": status,
+    "navigate": navigate,
+    "read": read,
+    "perform": perform,
+    "capture": capture,
+    "page": page,
+    "observe": observe,
+    "observation": observation,
+    "session": session,
+    "profile": profile,
+}

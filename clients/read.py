@@ -1,0 +1,314 @@
+"""`svc read` and `svc_read`: bounded Markdown of a semantic observation (pure; no I/O).
+
+The observation JSON is docs/observations.md's. Its content entries are cut into *sections*: a
+heading starts one, and a long run of entries is split into parts of about `PART_CHARS`
+characters (so a page without headings still has sections to rank and sample). Then:
+
+- with a query, sections are ranked by Okapi BM25 (k1 1.2, b 0.75; a heading's words count
+  twice) and the best `max_sections` with a positive score are given, best first; when nothing
+  matches, the read falls back to the unqueried one and says `query_matched: false`;
+- without one, the whole document is given when it fits, else `max_sections` sections sampled
+  evenly from beginning to end, each trimmed to an equal share of the budget, in document order.
+
+A compact heading outline comes first (the shallowest levels that fit a fifth of the budget). The
+Markdown never exceeds `max_chars`. `source_truncated` is the observation's own `truncated`;
+`output_truncated` says this rendering left something out.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_CHARS_DEFAULT, MAX_CHARS_MIN, MAX_CHARS_MAX = 12000, 512, 32768
+MAX_SECTIONS_DEFAULT, MAX_SECTIONS_MIN, MAX_SECTIONS_MAX = 24, 1, 100
+PART_CHARS = 1500
+OUTLINE_SHARE = 5  # the outline takes at most max_chars // OUTLINE_SHARE
+K1, B = 1.2, 0.75
+_WORD = re.compile(r"\w+", re.UNICODE)
+SEPARATOR = "\n\n"
+
+
+def tokens(text: str) -> list[str]:
+    return _WORD.findall(text.casefold())
+
+
+@dataclass
+class Section:
+    index: int
+    heading: str | None = None
+    level: int = 0
+    continued: bool = False
+    lines: list[str] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+
+    def head(self) -> str | None:
+        if self.heading is None:
+            return None
+        suffix = " (continued)" if self.continued else ""
+        return f"{'#' * max(1, min(self.level, 6))} {self.heading}{suffix}"
+
+    def body(self) -> str:
+        return "\n\n".join(line for line in self.lines if line)
+
+    def render(self, budget: int | None = None) -> tuple[str, bool]:
+        """The section's Markdown, cut to `budget` characters; (text, was cut)."""
+        head = self.head()
+        text = "\n\n".join(x for x in (head, self.body()) if x)
+        if budget is None or len(text) <= budget:
+            return text, False
+        return clip(text, budget), True
+
+
+def clip(text: str, budget: int) -> str:
+    """`text` cut at a word boundary to at most `budget` characters, ending with an ellipsis."""
+    if budget <= 1:
+        return "…"[:budget]
+    cut = text[: budget - 1]
+    space = cut.rfind(" ")
+    if space > budget // 2:
+        cut = cut[:space]
+    return cut.rstrip() + "…"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _render_table(rows: list[list[str]], caption: str | None) -> str:
+    out = []
+    if caption:
+        out.append(f"**{caption}**\n")
+    rows = [r for r in rows if r] or [[""]]
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    out.append("| " + " | ".join(_cell(c) for c in rows[0]) + " |")
+    out.append("|" + "---|" * width)
+    out.extend("| " + " | ".join(_cell(c) for c in r) + " |" for r in rows[1:])
+    return "\n".join(out)
+
+
+def _line(entry: dict[str, Any]) -> str:
+    kind, text = entry.get("k"), str(entry.get("t", ""))
+    if kind == "list_item":
+        return f"- {text}"
+    if kind == "quote":
+        return "> " + text
+    if kind == "code":
+        return f"```\n{text}\n```"
+    if kind == "image":
+        return f"[image: {text}]" if text else "[image]"
+    if kind == "frame":
+        return f"[{text}]"
+    return text
+
+
+def sections_of(content: list[dict[str, Any]]) -> list[Section]:  # noqa: PLR0915
+    """Cut content entries into sections (headings start them; long runs are split in parts)."""
+    sections: list[Section] = []
+    current = Section(0)
+    size = 0
+    table: list[list[str]] | None = None
+    caption: str | None = None
+
+    def flush_table() -> None:
+        nonlocal table, caption, size
+        if table is not None:
+            rendered = _render_table(table, caption)
+            current.lines.append(rendered)
+            size += len(rendered)
+        table, caption = None, None
+
+    def new_section(heading: str | None, level: int, continued: bool) -> None:
+        nonlocal current, size
+        flush_table()
+        if current.lines or current.heading is not None:
+            sections.append(current)
+        current = Section(len(sections), heading, level, continued)
+        size = 0
+        if heading:
+            current.words.extend(tokens(heading) * 2)
+
+    for entry in content:
+        kind = entry.get("k")
+        text = str(entry.get("t", ""))
+        if kind == "heading":
+            new_section(text, int(entry.get("l", 1)), False)
+            continue
+        if kind in ("table", "table_caption", "table_row", "table_cell"):
+            if kind == "table":
+                flush_table()
+                table, caption = [], text or None
+            elif kind == "table_caption":
+                caption = caption or text or None
+                if table is None:
+                    table = []
+            elif kind == "table_row":
+                if table is None:
+                    table = []
+                if size > PART_CHARS and table:
+                    flush_table()
+                    new_section(current.heading, current.level, current.heading is not None)
+                    table = []
+                table.append([])
+            else:
+                if table is None:
+                    table = [[]]
+                if not table:
+                    table.append([])
+                table[-1].append(text)
+                size += len(text) + 3
+            current.words.extend(tokens(text))
+            continue
+        flush_table()
+        if size > PART_CHARS:
+            new_section(current.heading, current.level, current.heading is not None)
+        line = _line(entry)
+        current.lines.append(line)
+        current.words.extend(tokens(text))
+        size += len(line) + 2
+    new_section(None, 0, False)
+    return sections
+
+
+def bm25(sections: list[Section], query: str) -> list[float]:
+    terms = list(dict.fromkeys(tokens(query)))
+    if not terms or not sections:
+        return [0.0] * len(sections)
+    n = len(sections)
+    avg = sum(len(s.words) for s in sections) / n or 1.0
+    counts = [Counter(s.words) for s in sections]
+    scores = []
+    for section, tf in zip(sections, counts, strict=True):
+        score = 0.0
+        for term in terms:
+            f = tf.get(term, 0)
+            if not f:
+                continue
+            df = sum(1 for c in counts if term in c)
+            idf = math.log((n - df + 0.5) / (df + 0.5) + 1)
+            score += idf * f * (K1 + 1) / (f + K1 * (1 - B + B * len(section.words) / avg))
+        scores.append(score)
+    return scores
+
+
+def outline(content: list[dict[str, Any]], budget: int) -> tuple[str, int, int]:
+    """(Markdown list of the shallowest heading levels that fit, headings shown, total)."""
+    headings = [
+        (int(e.get("l", 1)), str(e.get("t", ""))) for e in content if e.get("k") == "heading"
+    ]
+    total = len(headings)
+    if not headings:
+        return "", 0, 0
+
+    def render(max_level: int) -> tuple[str, int]:
+        shown = [(lvl, t) for lvl, t in headings if lvl <= max_level]
+        top = min(lvl for lvl, _ in shown) if shown else 1
+        lines = [f"{'  ' * (lvl - top)}- {clip(t, 80) if len(t) > 80 else t}" for lvl, t in shown]
+        more = total - len(shown)
+        if more:
+            lines.append(f"- … {more} deeper heading{'s' if more != 1 else ''}")
+        return "Outline:\n" + "\n".join(lines), len(shown)
+
+    best = ("", 0)
+    for level in sorted({lvl for lvl, _ in headings}):
+        text, shown = render(level)
+        if len(text) > budget:
+            break
+        best = (text, shown)
+    return best[0], best[1], total
+
+
+def compose(
+    page: dict[str, Any],
+    observation: dict[str, Any],
+    *,
+    query: str | None = None,
+    max_chars: int = MAX_CHARS_DEFAULT,
+    max_sections: int = MAX_SECTIONS_DEFAULT,
+) -> tuple[str, dict[str, Any]]:
+    """(bounded Markdown, metadata) of one observation."""
+    content: list[dict[str, Any]] = list(observation.get("content") or [])
+    elements: list[dict[str, Any]] = list(observation.get("elements") or [])
+    sections = sections_of(content)
+    outline_text, outline_shown, heading_total = outline(content, max_chars // OUTLINE_SHARE)
+    budget = max_chars - (len(outline_text) + len(SEPARATOR) if outline_text else 0)
+    query = query.strip() if query and query.strip() else None
+
+    chosen: list[tuple[Section, int | None]] = []  # (section, budget or None for whole)
+    matched: bool | None = None
+    cut = False
+    if query is not None:
+        scores = bm25(sections, query)
+        ranked = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: (-scores[i], i))
+        matched = bool(ranked)
+        if len(ranked) > max_sections:
+            cut = True
+        chosen = [(sections[i], None) for i in ranked[:max_sections]]
+    if not chosen:
+        whole = [s.render()[0] for s in sections]
+        fits = len(sections) <= max_sections and (
+            sum(len(t) for t in whole) + len(SEPARATOR) * max(0, len(whole) - 1) <= budget
+        )
+        if fits:
+            chosen = [(s, None) for s in sections]
+        else:
+            cut = True
+            count = min(max_sections, len(sections))
+            picks = sorted(
+                {round(i * (len(sections) - 1) / max(1, count - 1)) for i in range(count)}
+            )
+            share = max(
+                80, (budget - len(SEPARATOR) * max(0, len(picks) - 1)) // max(1, len(picks))
+            )
+            chosen = [(sections[i], share) for i in picks]
+
+    parts: list[str] = []
+    used = 0
+    for section, limit in chosen:
+        room = budget - used - (len(SEPARATOR) if parts else 0)
+        if room < 40:
+            cut = True
+            break
+        text, was_cut = section.render(min(limit, room) if limit is not None else room)
+        cut = cut or was_cut
+        parts.append(text)
+        used += len(text) + (len(SEPARATOR) if len(parts) > 1 else 0)
+    body = SEPARATOR.join(parts)
+    markdown = SEPARATOR.join(x for x in (outline_text, body) if x)
+    if len(markdown) > max_chars:
+        markdown, cut = clip(markdown, max_chars), True
+
+    links = sum(1 for e in elements if e.get("role") == "link" or "dest" in e)
+    metadata: dict[str, Any] = {
+        "source_url": observation.get("url") or page.get("url"),
+        "title": observation.get("title", ""),
+        "observation_id": observation.get("id"),
+        "session_id": page.get("session_id"),
+        "page_id": page.get("id"),
+        "outline_headings": outline_shown,
+        "total_headings": heading_total,
+        "selected_sections": len(parts),
+        "total_sections": len(sections),
+        "content_count": len(content),
+        "link_count": links,
+        "element_count": len(elements),
+        "query": query,
+        "query_matched": matched,
+        "source_truncated": bool(observation.get("truncated", False)),
+        "output_truncated": cut,
+        "chars": len(markdown),
+    }
+    return markdown, metadata
+
+
+def check_bounds(max_chars: int, max_sections: int) -> str | None:
+    """Why the bounds are out of range, or None."""
+    if not MAX_CHARS_MIN <= max_chars <= MAX_CHARS_MAX:
+        return f"max_chars must be {MAX_CHARS_MIN}-{MAX_CHARS_MAX}, not {max_chars}"
+    if not MAX_SECTIONS_MIN <= max_sections <= MAX_SECTIONS_MAX:
+        return f"max_sections must be {MAX_SECTIONS_MIN}-{MAX_SECTIONS_MAX}, not {max_sections}"
+    return None
