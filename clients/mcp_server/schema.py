@@ -1,0 +1,120 @@
+"""A small JSON Schema validator for the subset the tools' input schemas use.
+
+The schemas in `tools` are the one source of truth: the same dicts are listed to clients and
+checked here. Supported keywords: type, properties, required, additionalProperties (false),
+enum, const, minimum, maximum, exclusiveMinimum, minLength, maxLength, pattern, items, minItems,
+maxItems, oneOf (each branch an object told apart by a `const` property). Anything else in a
+schema is annotation (description, default, title, format).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+_TYPES: dict[str, Any] = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+}
+
+
+class Invalid(Exception):
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def _where(path: str) -> str:
+    return path or "arguments"
+
+
+def validate(schema: dict[str, Any], value: Any, path: str = "") -> None:
+    """Raise `Invalid(field, message)` at the first violation."""
+    kind = schema.get("type")
+    if kind is not None and not _TYPES[kind](value):
+        raise Invalid(_where(path), f"{_where(path)} must be of type {kind}")
+    if "const" in schema and value != schema["const"]:
+        raise Invalid(_where(path), f"{_where(path)} must be {schema['const']!r}")
+    if "enum" in schema and value not in schema["enum"]:
+        choices = ", ".join(str(x) for x in schema["enum"])
+        raise Invalid(_where(path), f"{_where(path)} must be one of: {choices}")
+    if "oneOf" in schema:
+        _one_of(schema["oneOf"], value, path)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        _number(schema, value, path)
+    if isinstance(value, str):
+        _string(schema, value, path)
+    if isinstance(value, list):
+        _array(schema, value, path)
+    if isinstance(value, dict):
+        _object(schema, value, path)
+
+
+def _number(schema: dict[str, Any], value: float, path: str) -> None:
+    where = _where(path)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise Invalid(where, f"{where} must be a finite number")
+    if "minimum" in schema and value < schema["minimum"]:
+        raise Invalid(where, f"{where} must be at least {schema['minimum']}")
+    if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
+        raise Invalid(where, f"{where} must be greater than {schema['exclusiveMinimum']}")
+    if "maximum" in schema and value > schema["maximum"]:
+        raise Invalid(where, f"{where} must be at most {schema['maximum']}")
+
+
+def _string(schema: dict[str, Any], value: str, path: str) -> None:
+    where = _where(path)
+    if "minLength" in schema and len(value) < schema["minLength"]:
+        raise Invalid(where, f"{where} must have at least {schema['minLength']} characters")
+    if "maxLength" in schema and len(value) > schema["maxLength"]:
+        raise Invalid(where, f"{where} must have at most {schema['maxLength']} characters")
+    if "pattern" in schema and re.search(schema["pattern"], value) is None:
+        raise Invalid(where, f"{where} must match {schema['pattern']}")
+
+
+def _array(schema: dict[str, Any], value: list[Any], path: str) -> None:
+    where = _where(path)
+    if "minItems" in schema and len(value) < schema["minItems"]:
+        raise Invalid(where, f"{where} must have at least {schema['minItems']} items")
+    if "maxItems" in schema and len(value) > schema["maxItems"]:
+        raise Invalid(where, f"{where} must have at most {schema['maxItems']} items")
+    if "items" in schema:
+        for i, item in enumerate(value):
+            validate(schema["items"], item, f"{path}[{i}]")
+
+
+def _object(schema: dict[str, Any], value: dict[str, Any], path: str) -> None:
+    props: dict[str, Any] = schema.get("properties", {})
+    for name in schema.get("required", []):
+        if name not in value:
+            field = f"{path}.{name}" if path else name
+            raise Invalid(field, f"{field} is required")
+    for name, item in value.items():
+        field = f"{path}.{name}" if path else name
+        if name in props:
+            validate(props[name], item, field)
+        elif schema.get("additionalProperties") is False:
+            raise Invalid(field, f"unknown field {field}")
+
+
+def _one_of(branches: list[dict[str, Any]], value: Any, path: str) -> None:
+    """Pick the branch whose `const` discriminator matches, then validate against it."""
+    if isinstance(value, dict):
+        for branch in branches:
+            for name, prop in branch.get("properties", {}).items():
+                if "const" in prop and value.get(name) == prop["const"]:
+                    validate(branch, value, path)
+                    return
+    tags = []
+    for branch in branches:
+        for name, prop in branch.get("properties", {}).items():
+            if "const" in prop:
+                tags.append(f"{name}={prop['const']}")
+    where = _where(path)
+    raise Invalid(where, f"{where} must be an object with one of: {', '.join(tags)}")
