@@ -46,7 +46,7 @@ def run(*, headless: bool) -> int:
     engine_application_name()
     app = QApplication([sys.argv[0] or "svc-app"])
     app.setQuitOnLastWindowClosed(False)
-    engine = Engine(config.data_dir, settings, headless=headless)
+    engine = Engine(config.data_dir, settings, headless=headless, log=log)
     supervisor = Supervisor(config, engine.handle, log, child_env)
     log.write(
         "host.started",
