@@ -1,0 +1,215 @@
+"""Observation size and speed: svc's semantic observation (POST /v1/observe) beside Playwright's
+ARIA snapshot (`page.locator("body").aria_snapshot()`) of the same local pages, in one run.
+
+Per page: median time of 5 reads of the already-loaded page, size in bytes (svc: the observation
+JSON as served, compact; Playwright: the YAML text), estimated tokens (bytes / 4), and how many
+actionable elements each exposes (svc: `elements`; Playwright: lines whose role is interactive).
+Playwright drives Debian's chromium (/usr/bin/chromium, headless, --no-sandbox).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+import statistics
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from .engine_bench import CHROMIUM, FLAGS, Svc
+
+READS = 5
+INTERACTIVE = {
+    "link",
+    "button",
+    "textbox",
+    "searchbox",
+    "checkbox",
+    "radio",
+    "combobox",
+    "listbox",
+    "slider",
+    "spinbutton",
+    "switch",
+    "tab",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "treeitem",
+    "option",
+}
+
+
+def _elements_page() -> str:
+    rows = "".join(
+        f"<li>Product {i} <a href='/item/{i}'>Details {i}</a> <button>Add {i}</button></li>"
+        for i in range(2500)
+    )
+    return (
+        "<!doctype html><html><head><title>Catalogue</title></head><body>"
+        f"<h1>Catalogue</h1><ul>{rows}</ul></body></html>"
+    )
+
+
+def _article_page() -> str:
+    sections = []
+    for s in range(40):
+        paras = "".join(
+            f"<p>Paragraph {p} of section {s}: the quick brown fox jumps over the lazy dog, "
+            f"and then considers <a href='/ref/{s}/{p}'>reference {s}.{p}</a> before resting "
+            "under a tree while the afternoon passes slowly over the meadow.</p>"
+            for p in range(6)
+        )
+        sections.append(f"<h2>Section {s}</h2>{paras}<blockquote>Quote {s}</blockquote>")
+    return (
+        "<!doctype html><html><head><title>Article</title></head><body><header><nav>"
+        "<a href='/'>Home</a> <a href='/blog'>Blog</a></nav></header><main><article>"
+        f"<h1>A long article</h1>{''.join(sections)}</article></main>"
+        "<footer><p>Footer</p></footer></body></html>"
+    )
+
+
+def _form_page() -> str:
+    fields = []
+    for i in range(60):
+        fields.append(
+            f"<label>Field {i} <input name=f{i} value='v{i}'></label>"
+            f"<label><input type=checkbox name=c{i}> Option {i}</label>"
+            f"<select name=s{i}><option>one</option><option>two</option></select>"
+        )
+    rows = "".join(
+        f"<tr><td>Order {i}</td><td>{i * 7} EUR</td><td><button>Edit</button>"
+        f"<button>Delete</button></td></tr>"
+        for i in range(80)
+    )
+    return (
+        "<!doctype html><html><head><title>Admin</title></head><body>"
+        "<nav aria-label=Main>"
+        + "".join(f"<a href='/s/{i}'>Section {i}</a>" for i in range(20))
+        + "</nav><main><form aria-label=Settings>"
+        + "".join(fields)
+        + "<textarea aria-label=Notes></textarea><button type=submit>Save</button></form>"
+        "<table><caption>Orders</caption><tr><th>Order</th><th>Total</th><th>Actions</th></tr>"
+        f"{rows}</table></main></body></html>"
+    )
+
+
+PAGES = {
+    "/elements": ("5,000 actionable elements", _elements_page()),
+    "/article": ("long article", _article_page()),
+    "/form": ("form-heavy app page", _form_page()),
+}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        body = PAGES.get(self.path, ("", "<html><body>missing</body></html>"))[1].encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def bench_svc(base: str, work: Path) -> dict[str, dict[str, float]]:
+    svc = Svc(work)
+    out: dict[str, dict[str, float]] = {}
+    try:
+        sid = svc.session()
+        for path in PAGES:
+            r = svc.client.post(
+                "/v1/navigate/observe", json={"url": base + path, "session_id": sid, "wait": 0}
+            )
+            assert r.status_code == 200, r.text
+            times, size, count = [], 0, 0
+            for _ in range(READS):
+                t0 = time.perf_counter()
+                r = svc.client.post("/v1/observe", json={"session_id": sid, "wait": 0})
+                times.append(time.perf_counter() - t0)
+                obs = r.json()["data"]["observation"]
+                size = len(json.dumps(obs, ensure_ascii=False, separators=(",", ":")).encode())
+                count = len(obs.get("elements", []))
+            out[path] = {"ms": statistics.median(times) * 1000, "bytes": size, "actionable": count}
+    finally:
+        svc.close()
+    return out
+
+
+_ROLE = re.compile(r"^\s*- ([a-z]+)\b")
+
+
+async def _pw(base: str) -> dict[str, dict[str, float]]:
+    from playwright.async_api import async_playwright
+
+    out: dict[str, dict[str, float]] = {}
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        page = await browser.new_page(viewport={"width": 1920, "height": 947})
+        for path in PAGES:
+            await page.goto(base + path)
+            times, text = [], ""
+            for _ in range(READS):
+                t0 = time.perf_counter()
+                text = await page.locator("body").aria_snapshot()
+                times.append(time.perf_counter() - t0)
+            count = 0
+            for line in text.splitlines():
+                m = _ROLE.match(line)
+                if m and m.group(1) in INTERACTIVE:
+                    count += 1
+            out[path] = {
+                "ms": statistics.median(times) * 1000,
+                "bytes": len(text.encode()),
+                "actionable": count,
+            }
+        await browser.close()
+    return out
+
+
+def main() -> None:
+    if not Path(CHROMIUM).exists():
+        print(f"observation_bench: {CHROMIUM} is missing; skipped")
+        return
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    work = Path(tempfile.mkdtemp(prefix="svc-observation-bench-"))
+    try:
+        svc = bench_svc(base, work)
+        pw = asyncio.run(_pw(base))
+    finally:
+        server.shutdown()
+        server.server_close()
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"median of {READS} reads of a loaded page; tokens = bytes / 4")
+    print(
+        f"{'page':28}{'svc ms':>8}{'pw ms':>8}{'svc bytes':>11}{'pw bytes':>10}"
+        f"{'svc tok':>9}{'pw tok':>9}{'size':>7}{'svc act':>9}{'pw act':>8}"
+    )
+    for path, (label, _) in PAGES.items():
+        a, b = svc[path], pw[path]
+        print(
+            f"{label:28}{a['ms']:8.1f}{b['ms']:8.1f}{a['bytes']:11,.0f}{b['bytes']:10,.0f}"
+            f"{a['bytes'] / 4:9,.0f}{b['bytes'] / 4:9,.0f}{a['bytes'] / b['bytes']:7.2f}"
+            f"{a['actionable']:9,.0f}{b['actionable']:8,.0f}"
+        )
+    print(
+        "(svc ms include the HTTP API, agent scheduling and the bridge; Playwright's go over CDP "
+        "directly; size = svc bytes / Playwright bytes; target: size <= 0.50, svc act >= pw act, "
+        "svc ms <= pw ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()
