@@ -1,0 +1,388 @@
+"""The installed `svc` against the real app headless and the fixture site: stdout, stderr and exit
+status of every command (spec 2 §4, §6, §7)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.host.hostproc import HostApp
+from tests.host.site import Site
+
+from .conftest import SVC, client_env, free_port, svc
+
+pytestmark = pytest.mark.e2e
+
+W0 = ("--wait", "0")
+
+
+def envelope_of(err: str) -> dict[str, Any]:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    env: dict[str, Any] = json.loads(lines[0])
+    assert env["status"] == "error"
+    assert {"id", "code", "message", "retryable"} <= set(env["error"])
+    return env
+
+
+def test_help_and_version_exit_0(host: HostApp) -> None:
+    for args in (["--help"], ["-h"]):
+        r = svc(host.port, *args)
+        assert r.code == 0
+        assert "navigate" in r.text
+        assert "examples:" in r.text
+    r = svc(host.port, "--version")
+    assert (r.code, r.text.strip()) == (0, "svc 0.1.0")
+    for command in (
+        ["health"],
+        ["status"],
+        ["navigate"],
+        ["read"],
+        ["perform"],
+        ["capture"],
+        ["page", "attach"],
+        ["page", "action"],
+        ["observe"],
+        ["observation", "action"],
+        ["session", "create"],
+        ["session", "close"],
+        ["profile", "list"],
+    ):
+        r = svc(host.port, *command, "--help")
+        assert r.code == 0, command
+        assert "example:\n  svc " in r.text, command
+
+
+def test_health_and_status(host: HostApp) -> None:
+    r = svc(host.port, "health")
+    assert r.code == 0
+    assert r.err == ""
+    assert json.loads(r.out)["pid"] == host.agent_pid()
+    r = svc(host.port, "status")
+    assert r.code == 0
+    assert json.loads(r.out)["overall_status"] == "ok"
+
+
+def test_health_and_status_never_launch_and_fail_in_one_line(tmp_path: Path) -> None:
+    port = free_port()
+    for command in ("health", "status"):
+        r = svc(port, command, env={"SVC_DATA_DIR": str(tmp_path)})
+        assert r.code == 1
+        assert r.out == b""
+        assert r.err.count("\n") == 1
+        assert r.err.startswith("svc: ")
+        assert "not running" in r.err
+    assert not list(tmp_path.iterdir())  # no app was started on this data folder
+
+
+def test_usage_failures_are_one_plain_line(host: HostApp) -> None:
+    cases = [
+        [],
+        ["navigate", "ftp://example.org"],
+        ["navigate"],
+        ["capture", "x.org", "--timeout", "0"],
+        ["capture", "x.org", "--wait", "-1"],
+        ["capture", "x.org", "--retry", "101"],
+        ["capture", "x.org", "--retry-delay", "86401"],
+        ["capture", "x.org", "--action", "[1]"],
+        ["capture", "x.org", "--actions", "{}"],
+        ["capture", "x.org", "--session-id", "Session1", "--profile", "p"],
+        ["capture", "x.org", "--session-id", "Session1", "--group", "g"],
+        ["capture", "--proxy", "p"],
+        ["capture", "--action", '{"action":"wait","seconds":0}'],
+        ["perform", "[]"],
+        ["perform", "{}"],
+        ["page", "action", "page_1"],
+        ["observe", "--page-id", "p", "--session-id", "Session1"],
+        ["read", "--profile", "p"],
+        ["read", "x.org", "--max-chars", "511"],
+        ["read", "x.org", "--max-sections", "101"],
+        ["session", "update", "Session1"],
+        ["session", "create", "--lifetime", "0"],
+        ["session", "create", "--proxy", "a", "--direct"],
+        ["session"],
+        ["nonsense-command", "--weird"],
+    ]
+    for args in cases:
+        r = svc(host.port, *args)
+        assert r.code == 1, args
+        assert r.out == b"", args
+        assert r.err.count("\n") == 1, (args, r.err)
+        assert r.err.startswith("svc"), (args, r.err)
+
+
+def test_api_failure_prints_the_whole_envelope(host: HostApp) -> None:
+    r = svc(host.port, "session", "get", "Session999999")
+    assert r.code == 1
+    assert r.out == b""
+    env = envelope_of(r.err)
+    assert env["error"]["id"] == "SESSION_NOT_FOUND"
+    assert env["error"]["code"] == 10100
+    assert env["error"]["details"] == {"id": "Session999999"}
+    assert env["request_id"].startswith("req_")
+
+
+def test_session_commands(fresh: HostApp) -> None:
+    port = fresh.port
+    r = svc(port, "session", "create", "--name", "alpha", "--group", "g1", "--id-only")
+    assert r.code == 0
+    sid = r.text.strip()
+    assert r.text == f"{sid}\n"
+    assert sid.startswith("Session")
+    r = svc(port, "session", "create", "--lifetime", "indefinite", "--adblock-enabled", "false")
+    created = json.loads(r.out)["session"]
+    assert created["lifetime"] == {"type": "indefinite"}
+    assert created["adblock_enabled"] is False
+    listed = json.loads(svc(port, "session", "list").out)["sessions"]
+    assert [s["id"] for s in listed] == [sid, created["id"]]
+    got = json.loads(svc(port, "session", "get", sid).out)["session"]
+    assert (got["name"], got["group"]) == ("alpha", "g1")
+    r = svc(port, "session", "update", sid, "--name", "beta", "--image-blocking-mode", "all")
+    updated = json.loads(r.out)["session"]
+    assert (updated["name"], updated["image_blocking_mode"]) == ("beta", "all")
+    assert json.loads(svc(port, "session", "pause", sid).out) == {
+        "session_id": sid,
+        "network_paused": True,
+    }
+    assert json.loads(svc(port, "session", "play", sid).out) == {
+        "session_id": sid,
+        "network_paused": False,
+    }
+    assert json.loads(svc(port, "session", "ping", sid).out)["session_id"] == sid
+    r = svc(port, "session", "close", "--group", "G1")
+    assert json.loads(r.out) == {"group": "G1", "deleted_ids": [sid]}
+    r = svc(port, "session", "close", "--group", "G1")
+    assert (r.code, json.loads(r.out)["deleted_ids"]) == (0, [])
+    r = svc(port, "session", "delete", created["id"])
+    assert json.loads(r.out) == {"deleted_id": created["id"]}
+    assert json.loads(svc(port, "session", "list").out) == {"sessions": []}
+
+
+def test_profile_list(fresh: HostApp) -> None:
+    r = svc(fresh.port, "profile", "list")
+    assert (r.code, json.loads(r.out)) == (0, {"profiles": []})
+
+
+def test_session_selection_precedence(fresh: HostApp, site: Site) -> None:
+    port = fresh.port
+    url = site.url("/table")
+    # No session: one is created.
+    first = json.loads(svc(port, "navigate", url, *W0).out)["page"]["session_id"]
+    assert [s["id"] for s in fresh.ok("GET", "/v1/sessions")["sessions"]] == [first]
+    # The newest session is used next.
+    newer = fresh.new_session()
+    assert json.loads(svc(port, "navigate", url, *W0).out)["page"]["session_id"] == newer
+    # SVC_SESSION_ID beats the newest; --session-id beats SVC_SESSION_ID.
+    r = svc(port, "navigate", url, *W0, env={"SVC_SESSION_ID": first})
+    assert json.loads(r.out)["page"]["session_id"] == first
+    r = svc(port, "navigate", url, *W0, "--session-id", newer, env={"SVC_SESSION_ID": first})
+    assert json.loads(r.out)["page"]["session_id"] == newer
+    # An unknown explicit id never creates a replacement.
+    r = svc(port, "navigate", url, *W0, env={"SVC_SESSION_ID": "Session999999"})
+    assert r.code == 1
+    assert envelope_of(r.err)["error"]["id"] == "SESSION_NOT_FOUND"
+    assert len(fresh.ok("GET", "/v1/sessions")["sessions"]) == 2
+
+
+def test_navigate_uses_svc_session_url_and_output(
+    fresh: HostApp, site: Site, tmp_path: Path
+) -> None:
+    out = tmp_path / "nav.html"
+    r = svc(
+        fresh.port,
+        "navigate",
+        *W0,
+        "--output",
+        str(out),
+        env={"SVC_SESSION_URL": site.url("/table")},
+    )
+    assert r.code == 0, r.err
+    data = json.loads(r.out)
+    assert data["page"]["url"] == site.url("/table")
+    assert data["capture"]["output_path"] == str(out)
+    assert "Apple" in out.read_text()
+    # An explicit URL beats SVC_SESSION_URL.
+    r = svc(fresh.port, "navigate", site.url("/"), *W0, env={"SVC_SESSION_URL": site.url("/table")})
+    assert json.loads(r.out)["page"]["url"] == site.url("/")
+
+
+def test_url_capture_to_stdout(fresh: HostApp, site: Site) -> None:
+    r = svc(fresh.port, site.url("/table"), *W0)
+    assert r.code == 0
+    assert b"<caption>Prices</caption>" in r.out
+    events = [json.loads(line) for line in r.err.splitlines()]
+    names = [e["event"] for e in events]
+    assert names[0] == "capture.started"
+    assert names[-1] == "capture.finished"
+    assert {"capture.writing", "capture.completed"} <= set(names)
+    for e in events:
+        if e["event"] in ("capture.writing", "capture.completed"):
+            assert e["data"]["output_path"] == "-"
+    assert "svc-capture-" not in r.err  # the private staging path never shows
+    # Compact NDJSON: one object per line, no spaces after separators.
+    assert all(", " not in line.split('"url"')[0] for line in r.err.splitlines())
+    assert events[-1]["data"] == {"exit_code": 0}
+
+
+def test_capture_url_form_with_output_actions_and_target_error(
+    fresh: HostApp, site: Site, tmp_path: Path
+) -> None:
+    out = tmp_path / "form.html"
+    r = svc(
+        fresh.port,
+        "capture",
+        site.url("/form"),
+        *W0,
+        "--output",
+        str(out),
+        "--action",
+        '{"action":"wait-for","selector":"#far"}',
+        "--actions",
+        '[{"action":"click","selector":"#far"}]',
+    )
+    assert r.code == 0, r.err
+    assert r.out == b""
+    completed = next(json.loads(x) for x in r.err.splitlines() if "capture.completed" in x)
+    assert completed["data"]["output_path"] == str(out)
+    assert "<title>far clicked</title>" in out.read_text()
+    # A target 404 is capture data: exit code 1 from capture.finished, HTML still written.
+    r = svc(fresh.port, site.url("/missing"), *W0)
+    assert r.code == 1
+    assert b"404 page" in r.out
+    assert json.loads(r.err.splitlines()[-1])["data"] == {"exit_code": 1}
+
+
+def test_capture_failure_exits_with_the_capture_exit_code(fresh: HostApp) -> None:
+    port = free_port()  # nothing listens there
+    r = svc(fresh.port, f"127.0.0.1:{port}/", *W0, "--retry", "0")
+    assert r.code == 2
+    names = [json.loads(x)["event"] for x in r.err.splitlines()]
+    assert "capture.failed" in names
+    assert names[-1] == "capture.finished"
+
+
+def test_argument_free_capture(fresh: HostApp, site: Site, tmp_path: Path) -> None:
+    svc(fresh.port, "navigate", site.url("/table"), *W0)
+    r = svc(fresh.port, "capture", *W0)
+    assert r.code == 0
+    assert r.err == ""
+    assert b"<caption>Prices</caption>" in r.out
+    out = tmp_path / "current.html"
+    r = svc(fresh.port, "capture", *W0, "--output", str(out))
+    assert json.loads(r.out)["capture"]["output_path"] == str(out)
+    assert "Prices" in out.read_text()
+
+
+def test_perform(fresh: HostApp, site: Site) -> None:
+    svc(fresh.port, "navigate", site.url("/form"), *W0)
+    r = svc(
+        fresh.port,
+        "perform",
+        '[{"action":"select","selector":"#color","value":"blue"},'
+        '{"action":"click","selector":"#go"},{"action":"wait-for","selector":"#color"}]',
+        *W0,
+    )
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["page"]["url"].startswith(site.url("/submitted"))
+    r = svc(fresh.port, "perform", '[{"action":"click","selector":"#absent"}]', *W0)
+    assert r.code == 1
+    assert envelope_of(r.err)["error"]["id"] == "ACTION_TARGET_NOT_FOUND"
+
+
+def test_page_attach_and_action(fresh: HostApp, site: Site) -> None:
+    r = svc(fresh.port, "page", "attach", site.url("/form"), *W0, "--group", "pages")
+    assert r.code == 0, r.err
+    page = json.loads(r.out)["page"]
+    assert page["id"].startswith("page_")
+    r = svc(
+        fresh.port,
+        "page",
+        "action",
+        page["id"],
+        "--action",
+        '{"action":"type","selector":"#name","text":"zz"}',
+        *W0,
+    )
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["page"]["id"] == page["id"]
+    # SVC_SESSION_ID and SVC_SESSION_URL: attach that session's current page.
+    r = svc(
+        fresh.port,
+        "page",
+        "attach",
+        *W0,
+        env={"SVC_SESSION_ID": page["session_id"], "SVC_SESSION_URL": site.url("/form")},
+    )
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["page"]["session_id"] == page["session_id"]
+    r = svc(fresh.port, "page", "action", "page_nope", "--action", '{"action":"wait","seconds":0}')
+    assert envelope_of(r.err)["error"]["id"] == "PAGE_NOT_FOUND"
+
+
+def test_observe_and_observation_action(fresh: HostApp, site: Site) -> None:
+    svc(fresh.port, "navigate", site.url("/form"), *W0)
+    r = svc(fresh.port, "observe", *W0)
+    assert r.code == 0, r.err
+    data = json.loads(r.out)
+    obs = data["observation"]
+    assert obs["mode"] == "semantic"
+    name_box = next(e for e in obs["elements"] if e.get("role") == "textbox")
+    request = {"actions": [{"action": "type", "ref": name_box["ref"], "text": "Q"}]}
+    r = svc(fresh.port, "observation", "action", obs["id"], "--request", json.dumps(request))
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["observation"]["id"] != obs["id"]
+    r = svc(fresh.port, "observation", "action", "obs_nope", "--request", json.dumps(request))
+    assert envelope_of(r.err)["error"]["id"] == "OBSERVATION_STALE"
+    attached = json.loads(svc(fresh.port, "page", "attach", site.url("/table"), *W0).out)
+    r = svc(fresh.port, "observe", "--page-id", attached["page"]["id"], "--mode", "hybrid", *W0)
+    assert r.code == 0, r.err
+    hybrid = json.loads(r.out)["observation"]
+    assert hybrid["mode"] == "hybrid"
+    assert hybrid["image"]["mime_type"] == "image/png"
+
+
+def test_read(fresh: HostApp, site: Site) -> None:
+    r = svc(fresh.port, "read", site.url("/table"), *W0, "--query", "pear")
+    assert r.code == 0, r.err
+    text = r.text
+    assert text.startswith("---\n")
+    front, _, markdown = text[4:].partition("\n---\n")
+    meta = dict(line.split(": ", 1) for line in front.splitlines())
+    assert meta["title"] == "Table"
+    assert meta["query_matched"] == "true"
+    assert meta["source_truncated"] == "false"
+    assert "| Pear | 2 |" in markdown
+    r = svc(fresh.port, "read", "--json", "--max-chars", "512")
+    assert r.code == 0, r.err
+    data = json.loads(r.out)
+    assert data["source_url"] == site.url("/table")
+    assert data["query"] is None
+    assert len(data["markdown"]) <= 512
+
+
+def test_sigint_exits_130(fresh: HostApp, site: Site) -> None:
+    proc = subprocess.Popen(
+        [SVC, "navigate", site.url("/slow?s=20"), "--wait", "0"],
+        env=client_env(fresh.port),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 20
+    # Wait until the navigation is under way in the agent (its session exists).
+    while time.monotonic() < deadline and not fresh.ok("GET", "/v1/sessions")["sessions"]:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert out == b""
+    # The agent is still healthy and the session kept.
+    assert svc(fresh.port, "health").code == 0
+    assert os.environ.get("SVC_SESSION_ID") is None
