@@ -664,7 +664,7 @@ class Engine:
         for cb in self.on_session_changed:
             cb(browser.session_id)
 
-    def _write_log(self, category: str, message: str, **data: Any) -> None:
+    def write_log(self, category: str, message: str, **data: Any) -> None:
         if self.log is not None:
             self.log.write(category, message, data=data)
 
@@ -674,7 +674,7 @@ class Engine:
             follow_browser_commands=self.settings.follow_browser_commands, app_active=app_active
         ):
             if self.selected_for_view != browser.session_id:
-                self._write_log(
+                self.write_log(
                     "ui.session_selected",
                     f"{browser.session_id} selected for the next view by a browser operation",
                     session_id=browser.session_id,
@@ -953,7 +953,7 @@ class Engine:
             elif isinstance(exc, aio.Cancelled):
                 # the endpoint already answered REQUEST_CANCELLED; the browser work has stopped
                 operation = op.__name__.removeprefix("do_")
-                self._write_log(
+                self.write_log(
                     "engine.cancelled",
                     f"{operation} on {b.session_id} cancelled",
                     session_id=b.session_id,

@@ -12,6 +12,7 @@ from .engine import Engine, SessionBrowser
 from .logic.settings import PLANS, SIZE_PRESETS, AppSettings, SettingsStore
 from .qt import (
     QAction,
+    QApplication,
     QCheckBox,
     QCloseEvent,
     QColor,
@@ -344,6 +345,16 @@ class MainUI:
         self.menu = menu
         self.tray.setContextMenu(menu)
         supervisor.on_state.append(lambda state: self.tray.setToolTip(f"svc: agent {state}"))
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.applicationStateChanged.connect(self._app_state)
+
+    def _app_state(self, state: Qt.ApplicationState) -> None:
+        # whether browser operations select their session depends on it (Follow browser commands)
+        active = state == Qt.ApplicationState.ApplicationActive
+        self.engine.write_log(
+            "ui.app_state", "the app is " + ("active" if active else "inactive"), active=active
+        )
 
     def start(self) -> None:
         if QSystemTrayIcon.isSystemTrayAvailable():
