@@ -80,6 +80,7 @@ def test_closing_the_connection_stops_a_navigation_within_a_second(
     conn.close()
     host_stopped = poll(lambda: cancelled_at(host, session), "the cancel record", 5)
     site_dropped = poll(lambda: site.aborted_at(held), "the browser to drop the request", 5)
+    print(f"navigation: host {host_stopped - closed:.3f} s, site {site_dropped - closed:.3f} s")
     assert host_stopped - closed < DEADLINE
     assert site_dropped - closed < DEADLINE
     still_working(host, site, session, pid)
@@ -105,5 +106,6 @@ def test_closing_the_connection_stops_an_action_within_a_second(
     closed = time.time()
     conn.close()
     host_stopped = poll(lambda: cancelled_at(host, session), "the cancel record", 5)
+    print(f"{action['action']}: host {host_stopped - closed:.3f} s")
     assert host_stopped - closed < DEADLINE
     still_working(host, site, session, pid)
