@@ -18,16 +18,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
-import re
-import uuid
 from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import msgspec
 import trio
@@ -71,11 +67,13 @@ from .api import (
     validation_error,
 )
 from .context import AgentContext
+from .observations import ObservationStore, Retained, find_in
+from .pages import Page, new_page_id
 from .sessions import name_key
+from .urls import normalize_url, output_path, same_url
 
 T = TypeVar("T")
 
-OBSERVATIONS_RETAINED = 32
 NOTIFICATIONS_RETAINED = 256
 TRUST = "untrusted_website_content"
 # Bounds of the work that has no timeout field of its own.
@@ -83,59 +81,6 @@ CONTROL_TIMEOUT = 30.0  # pause, play, close-session, notifications, find
 OBSERVATION_ACTIONS_TIMEOUT = 90.0  # plus the batch's own wait seconds
 # exit_code of capture.finished: 0 completed, 1 completed with a target status >= 400, 2 failed.
 EXIT_OK, EXIT_TARGET_ERROR, EXIT_FAILED = 0, 1, 2
-LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
-_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):(?![0-9])")
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
-# --- URLs and paths ------------------------------------------------------------------------------
-
-
-def normalize_url(raw: str, field: str = "url") -> str:
-    """An absolute http(s) URL: scheme-less input gets https:// (http:// for a loopback host),
-    scheme and host lower-cased, default port dropped, an empty path made `/`."""
-    text = raw.strip()
-    if not text or any(ord(c) < 0x21 or ord(c) == 0x7F for c in text):
-        raise validation_error(f"{field} must be an HTTP(S) URL without spaces", field)
-    match = _SCHEME.match(text)
-    if match is None:
-        bare_host = urlsplit("//" + text).hostname or ""
-        text = ("http://" if bare_host in LOCAL_HOSTS else "https://") + text
-    elif match.group(1).lower() not in _DEFAULT_PORTS or text[match.end() :][:2] != "//":
-        raise validation_error(f"{field} must be an http or https URL, not {raw!r}", field)
-    parts = urlsplit(text)
-    try:
-        port = parts.port
-    except ValueError:
-        raise validation_error(f"{field} has an invalid port: {raw!r}", field) from None
-    host = parts.hostname
-    if not host:
-        raise validation_error(f"{field} has no host: {raw!r}", field)
-    scheme = parts.scheme.lower()
-    netloc = f"[{host}]" if ":" in host else host
-    if port is not None and port != _DEFAULT_PORTS[scheme]:
-        netloc += f":{port}"
-    if parts.username is not None:
-        userinfo = parts.netloc.rpartition("@")[0]
-        netloc = f"{userinfo}@{netloc}"
-    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, parts.fragment))
-
-
-def same_url(a: str, b: str) -> bool:
-    try:
-        return normalize_url(a) == normalize_url(b)
-    except SvcError:
-        return a == b
-
-
-def output_path(ctx: AgentContext, raw: str | None, default: str) -> str:
-    """Absolute: a relative `raw` against the agent's working directory; absent: `default` under
-    {data_dir} (docs/decisions.md, "Browser operations")."""
-    if raw is None:
-        return str(ctx.config.data_dir / default)
-    if raw.endswith(("/", os.sep)):
-        raise validation_error("output must name a file, not a directory", "output")
-    return os.path.abspath(os.path.join(os.getcwd(), raw))
 
 
 # --- what the host answers (docs/bridge.md) ----------------------------------------------------
@@ -203,31 +148,6 @@ def _capture_answer(answer: dict[str, Any]) -> _CaptureAnswer:
 # --- the registry ------------------------------------------------------------------------------
 
 
-def new_page_id() -> str:
-    return "page_" + uuid.uuid4().hex
-
-
-@dataclass
-class Page:
-    """A page reference: the session's shorthand current page, or an attached page pinned to the
-    session, URL and proxy of its attach time."""
-
-    id: str
-    session_id: str
-    url: str
-    attached: bool = False
-    proxy_alias: str | None = None
-
-    def ref(self) -> dict[str, Any]:
-        return {"id": self.id, "session_id": self.session_id, "url": self.url}
-
-
-@dataclass
-class _Observation:
-    page: Page
-    data: dict[str, Any]
-
-
 @dataclass
 class CapturePlan:
     """A POST /v1/captures request that passed preflight."""
@@ -247,51 +167,6 @@ def _remaining(deadline: float) -> float:
     return round(left, 3)
 
 
-def find_in(
-    observation: dict[str, Any], query: str | None, role: str | None, limit: int
-) -> dict[str, Any]:
-    """Matches of a stored observation: `query` a case-insensitive substring of content text or
-    of element role, name, value, destination; `role` an exact case-insensitive element role.
-    `limit` caps each list; `c` (a context index) becomes `ctx` (the path itself)."""
-    needle = query.casefold() if query is not None else None
-    wanted = role.casefold() if role is not None else None
-    contexts = observation.get("contexts") or []
-
-    def with_ctx(item: dict[str, Any]) -> dict[str, Any]:
-        out = {k: v for k, v in item.items() if k != "c"}
-        c = item.get("c")
-        if isinstance(c, int) and 0 <= c < len(contexts):
-            out["ctx"] = contexts[c]
-        return out
-
-    content: list[dict[str, Any]] = []
-    total = 0
-    if wanted is None and needle is not None:
-        for i, entry in enumerate(observation.get("content") or []):
-            if needle in str(entry.get("t", "")).casefold():
-                total += 1
-                if len(content) < limit:
-                    content.append({"i": i, **with_ctx(entry)})
-    elements: list[dict[str, Any]] = []
-    for element in observation.get("elements") or []:
-        if wanted is not None and str(element.get("role", "")).casefold() != wanted:
-            continue
-        if needle is not None and not any(
-            needle in str(element.get(key, "")).casefold()
-            for key in ("role", "name", "value", "dest")
-        ):
-            continue
-        total += 1
-        if len(elements) < limit:
-            elements.append(with_ctx(element))
-    return {
-        "content": content,
-        "elements": elements,
-        "total_matches": total,
-        "truncated": total > len(content) + len(elements),
-    }
-
-
 class Browser:
     def __init__(self, ctx: AgentContext) -> None:
         self._ctx = ctx
@@ -300,7 +175,7 @@ class Browser:
         self._last_session: str | None = None  # most recently selected shorthand session
         self._live_url: dict[str, str] = {}  # the session's page URL as the host last said
         self._applied: dict[str, dict[str, Any]] = {}  # settings the host holds, per session
-        self._observations: OrderedDict[str, _Observation] = OrderedDict()
+        self._observations = ObservationStore()
         self._notifications: OrderedDict[tuple[str, str, str], dict[str, Any]] = OrderedDict()
         self._sequence = itertools.count(1)
         self._in_engine: Counter[str] = Counter()  # bridge calls in flight, per session
@@ -651,10 +526,7 @@ class Browser:
             )
         url = observation.get("url")
         self._saw_url(page.session_id, url if isinstance(url, str) else None, page)
-        self._observations[observation_id] = _Observation(page, observation)
-        self._observations.move_to_end(observation_id)
-        while len(self._observations) > OBSERVATIONS_RETAINED:
-            self._observations.popitem(last=False)
+        self._observations.retain(observation_id, page, observation)
         return {"page": page.ref(), "observation": observation}
 
     def _observe_command(self, page: Page, mode: Mode, deadline: float, wait: float) -> Observe:
@@ -725,17 +597,8 @@ class Browser:
 
         return await self._run(session_id, "navigate_observe", body.timeout, work)
 
-    def _retained(self, observation_id: str) -> _Observation:
-        stored = self._observations.get(observation_id)
-        if stored is None:
-            raise SvcError.of(
-                ErrorId.OBSERVATION_STALE,
-                f"observation {observation_id!r} is not retained (at most "
-                f"{OBSERVATIONS_RETAINED}, dropped when its session closes or the agent exits)",
-                cause="evicted",
-                observation_id=observation_id,
-            )
-        return stored
+    def _retained(self, observation_id: str) -> Retained:
+        return self._observations.get(observation_id)
 
     def observation(self, observation_id: str) -> dict[str, Any]:
         stored = self._retained(observation_id)
@@ -1059,8 +922,7 @@ class Browser:
             self._last_session = None
         for page_id in [p.id for p in self._pages.values() if p.session_id == session_id]:
             del self._pages[page_id]
-        for obs_id in [k for k, o in self._observations.items() if o.page.session_id == session_id]:
-            del self._observations[obs_id]
+        self._observations.drop_session(session_id)
         try:
             await self._bounded_call(CloseSession(session_id=session_id), CONTROL_TIMEOUT)
         except SvcError as exc:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent.browser import find_in
+from agent.observations import find_in
 
 from .agentproc import AgentProcess
 from .fakebrowser import FakeBrowser, new_session
