@@ -1,0 +1,265 @@
+"""svc-mcp against the real app headless: the official MCP SDK client in its auto, legacy and
+2026-07-28 modes, concurrency and cancellation over raw lines, and the MCP Inspector CLI."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import subprocess
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPDeprecationWarning
+
+from tests.host.hostproc import HostApp
+from tests.host.site import Site
+
+from .conftest import SVC_MCP, client_env
+from .mcpraw import RawMcp
+
+pytestmark = pytest.mark.e2e
+
+INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
+
+
+def _text(result: Any) -> str:
+    return str(result.content[0].text)
+
+
+def _structured(result: Any) -> dict[str, Any]:
+    value: dict[str, Any] = result.structured_content
+    assert json.loads(result.content[0].text) == value
+    return value
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy", "2026-07-28"])
+async def test_sdk_client_modes(host: HostApp, site: Site, mode: str, tmp_path: Path) -> None:
+    params = StdioServerParameters(command=SVC_MCP, env=client_env(host.port))
+    async with Client(params, mode=mode) as client:
+        assert client.protocol_version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
+        listed = await client.list_tools()
+        assert len(listed.tools) == 16
+        by_name = {t.name: t for t in listed.tools}
+        assert by_name["svc_find"].annotations is not None
+        assert by_name["svc_find"].annotations.read_only_hint is True
+        closing = by_name["svc_close_session_group"].annotations
+        assert closing is not None
+        assert closing.destructive_hint is True
+        assert by_name["svc_read"].input_schema["properties"]["max_chars"]["maximum"] == 32768
+
+        status = await client.call_tool("svc_status", {})
+        assert not status.is_error
+        assert _structured(status)["overall_status"] == "ok"
+
+        created = await client.call_tool("svc_create_session", {"group": f"mcp-{mode}"})
+        sid = _structured(created)["session"]["id"]
+
+        read = await client.call_tool(
+            "svc_read", {"url": site.url("/table"), "session_id": sid, "query": "fig", "wait": 0}
+        )
+        assert not read.is_error
+        assert "| Fig | 3 |" in _text(read)
+        meta = read.structured_content
+        assert meta is not None
+        assert (meta["query_matched"], meta["title"], meta["session_id"]) == (True, "Table", sid)
+
+        observed = await client.call_tool("svc_observe", {"session_id": sid})
+        observation_id = _structured(observed)["observation"]["id"]
+        found = await client.call_tool(
+            "svc_find", {"observation_id": observation_id, "query": "pear"}
+        )
+        assert _structured(found)["total_matches"] >= 1
+
+        out = tmp_path / f"cap {mode}.html"
+        captured = await client.call_tool(
+            "svc_capture",
+            {"url": site.url("/missing"), "session_id": sid, "wait": 0, "output_uri": out.as_uri()},
+        )
+        assert captured.is_error  # a target 404: exit code 1
+        value = _structured(captured)
+        assert value["exit_code"] == 1
+        assert value["request_id"].startswith("req_")
+        assert value["events"][-1]["event"] == "capture.finished"
+        completed = next(e for e in value["events"] if e["event"] == "capture.completed")
+        assert completed["data"]["output_uri"] == out.as_uri()
+        assert "%20" in completed["data"]["output_uri"]
+        links = [b for b in captured.content if b.type == "resource_link"]
+        assert [(str(b.uri), b.mime_type) for b in links] == [(out.as_uri(), "text/html")]
+        assert out.exists()
+
+        shot = await client.call_tool("svc_take_screenshot", {"session_id": sid})
+        images = [b for b in shot.content if b.type == "image"]
+        assert len(images) == 1
+        assert base64.b64decode(images[0].data)[:8] == b"\x89PNG\r\n\x1a\n"
+        assert "output_path" not in _structured(shot)["screenshot"]
+        shot_path = tmp_path / "shot.jpeg"
+        shot = await client.call_tool(
+            "svc_take_screenshot",
+            {"session_id": sid, "format": "jpeg", "output_uri": shot_path.as_uri()},
+        )
+        assert [b.type for b in shot.content] == ["text", "resource_link"]
+        assert shot_path.read_bytes()[:2] == b"\xff\xd8"
+
+        missing = await client.call_tool("svc_ping_session", {"session_id": "Session999999"})
+        assert missing.is_error
+        error = _structured(missing)["error"]
+        assert (error["id"], error["code"], error["retryable"]) == (
+            "SESSION_NOT_FOUND",
+            10100,
+            False,
+        )
+        assert error["details"] == {"id": "Session999999"}
+
+        sessions = _structured(await client.call_tool("svc_list_sessions", {}))["sessions"]
+        assert sid in [s["id"] for s in sessions]
+        assert _structured(await client.call_tool("svc_list_proxies", {})) == {"proxies": []}
+        notes = _structured(await client.call_tool("svc_notifications", {}))
+        assert notes["trust"] == "untrusted_website_content"
+        closed = await client.call_tool("svc_close_session_group", {"group": f"mcp-{mode}"})
+        assert _structured(closed)["deleted_ids"] == [sid]
+        if mode == "legacy":  # the SDK refuses ping at 2026-07-28; test_mcp_raw covers it
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await client.send_ping()
+
+
+def test_page_tools_and_ref_actions(host: HostApp, site: Site) -> None:
+    mcp = RawMcp(host.port)
+    try:
+        mcp.initialize("2025-06-18")
+
+        def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+            result = mcp.call(name, "tools/call", {"name": name, "arguments": arguments})["result"]
+            assert not result.get("isError"), result
+            value: dict[str, Any] = result["structuredContent"]
+            return value
+
+        attached = call("svc_page_attach", {"url": site.url("/form"), "wait": 0, "group": "raw"})
+        page_id = attached["page"]["id"]
+        assert attached["capture"]["output_uri"].startswith("file:///")
+        acted = call(
+            "svc_page_action",
+            {"page_id": page_id, "action": {"action": "click", "selector": "#far"}, "wait": 0},
+        )
+        assert acted["page"]["id"] == page_id
+        observed = call("svc_observe", {"page_id": page_id, "mode": "hybrid"})
+        assert observed["observation"]["image"]["output_uri"].startswith("file:///")
+        navigated = call("svc_navigate", {"url": site.url("/form"), "wait": 0})
+        obs = navigated["observation"]
+        box = next(e for e in obs["elements"] if e["role"] == "textbox")
+        after = call(
+            "svc_action",
+            {
+                "observation_id": obs["id"],
+                "actions": [{"action": "type", "ref": box["ref"], "text": "k"}],
+            },
+        )
+        assert after["observation"]["id"] != obs["id"]
+        back = call("svc_navigate", {"navigation": "reload", "wait": 0})
+        assert back["observation"]["url"] == site.url("/form")
+        call("svc_close_session_group", {"group": "raw"})
+    finally:
+        assert mcp.close() == 0
+
+
+def test_tool_calls_run_concurrently_and_cancellation_only_suppresses(
+    host: HostApp, site: Site, tmp_path: Path
+) -> None:
+    mcp = RawMcp(host.port)
+    try:
+        mcp.initialize("2025-06-18")
+        out = tmp_path / "slow.html"
+        mcp.request(
+            "slow",
+            "tools/call",
+            {
+                "name": "svc_capture",
+                "arguments": {
+                    "url": site.url("/slow?s=2"),
+                    "wait": 0,
+                    "group": "cancel",
+                    "output_uri": out.as_uri(),
+                },
+            },
+        )
+        started = time.monotonic()
+        assert mcp.call("p", "ping") == {"jsonrpc": "2.0", "id": "p", "result": {}}
+        assert time.monotonic() - started < 1.5  # not behind the capture
+        mcp.send(
+            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "slow"}}
+        )
+        # The work goes on: the file appears, but no result for "slow" is ever written.
+        deadline = time.monotonic() + 30
+        while not out.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert out.exists()
+        time.sleep(0.5)
+        assert mcp.nothing_pending()
+    finally:
+        assert mcp.close() == 0
+        host.ok("POST", "/v1/sessions/close", {"group": "cancel"})
+
+
+def test_closing_stdin_cancels_agent_work(host: HostApp, site: Site, tmp_path: Path) -> None:
+    mcp = RawMcp(host.port)
+    out = tmp_path / "never.html"
+    try:
+        mcp.initialize("2025-06-18")
+        mcp.request(
+            1,
+            "tools/call",
+            {
+                "name": "svc_capture",
+                "arguments": {
+                    "url": site.url("/slow?s=2"),
+                    "wait": 0,
+                    "group": "eof",
+                    "output_uri": out.as_uri(),
+                },
+            },
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not host.ok("GET", "/v1/sessions")["sessions"]:
+            time.sleep(0.05)
+        started = time.monotonic()
+    finally:
+        assert mcp.close() == 0
+    assert time.monotonic() - started < 2
+    time.sleep(3)  # the slow page would have answered and been captured by now
+    assert not out.exists()
+    host.ok("POST", "/v1/sessions/close", {"group": "eof"})
+
+
+@pytest.mark.skipif(shutil.which("npx") is None, reason="node/npx missing (make installs nodejs)")
+def test_mcp_inspector_cli_lists_and_calls_tools(host: HostApp) -> None:
+    env = client_env(host.port)
+    base = ["npx", "-y", INSPECTOR, "--cli", SVC_MCP]
+    listed = subprocess.run(
+        [*base, "--method", "tools/list"],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+    )
+    assert listed.returncode == 0, listed.stderr
+    names = {t["name"] for t in json.loads(listed.stdout)["tools"]}
+    assert len(names) == 16
+    assert {"svc_status", "svc_read", "svc_capture", "svc_list_proxies"} <= names
+    called = subprocess.run(
+        [*base, "--method", "tools/call", "--tool-name", "svc_list_sessions"],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert called.returncode == 0, called.stderr
+    result = json.loads(called.stdout)
+    assert "sessions" in result["structuredContent"]
