@@ -1,0 +1,154 @@
+"""svc read's ranking and rendering on observation fixtures (docs/observations.md shape)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clients.read import bm25, compose, sections_of
+
+PAGE = {"id": "page_1", "session_id": "Session1", "url": "http://x.test/"}
+
+
+def observation(content: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    return {
+        "id": "obs_1",
+        "url": "http://x.test/doc",
+        "title": "Doc",
+        "content": content,
+        "elements": [
+            {"ref": "e1", "role": "link", "name": "a", "dest": "http://x.test/a"},
+            {"ref": "e2", "role": "button", "name": "b"},
+        ],
+        "truncated": False,
+        **extra,
+    }
+
+
+def long_doc(sections: int = 60, words: int = 80) -> list[dict[str, Any]]:
+    content: list[dict[str, Any]] = [{"k": "heading", "t": "Guide", "l": 1}]
+    for i in range(sections):
+        content.append({"k": "heading", "t": f"Chapter {i}", "l": 2})
+        body = " ".join(f"filler{i}w{j}" for j in range(words))
+        content.append({"k": "paragraph", "t": body})
+    return content
+
+
+def test_small_document_is_given_whole_with_outline_and_metadata() -> None:
+    content: list[dict[str, Any]] = [
+        {"k": "heading", "t": "Shop", "l": 1},
+        {"k": "paragraph", "t": "See the docs for more.", "e": ["e1"]},
+        {"k": "list_item", "t": "apples"},
+        {"k": "table", "t": "Prices"},
+        {"k": "table_row"},
+        {"k": "table_cell", "t": "Item", "h": 1},
+        {"k": "table_cell", "t": "Price|€", "h": 1},
+        {"k": "table_row"},
+        {"k": "table_cell", "t": "Apple"},
+        {"k": "table_cell", "t": "1"},
+        {"k": "heading", "t": "Contact", "l": 2},
+        {"k": "quote", "t": "Call us"},
+        {"k": "image", "t": "logo"},
+    ]
+    markdown, meta = compose(PAGE, observation(content))
+    assert markdown.startswith("Outline:\n- Shop\n  - Contact\n\n# Shop")
+    assert "- apples" in markdown
+    assert "| Item | Price\\|€ |\n|---|---|\n| Apple | 1 |" in markdown
+    assert "## Contact\n\n> Call us\n\n[image: logo]" in markdown
+    assert meta == {
+        "source_url": "http://x.test/doc",
+        "title": "Doc",
+        "observation_id": "obs_1",
+        "session_id": "Session1",
+        "page_id": "page_1",
+        "outline_headings": 2,
+        "total_headings": 2,
+        "selected_sections": 2,
+        "total_sections": 2,
+        "content_count": len(content),
+        "link_count": 1,
+        "element_count": 2,
+        "query": None,
+        "query_matched": None,
+        "source_truncated": False,
+        "output_truncated": False,
+        "chars": len(markdown),
+    }
+
+
+def test_query_ranks_by_bm25_not_document_order() -> None:
+    content = long_doc(10, 20)
+    # Chapter 2 mentions the term once in a long section; chapter 7 often in a short one.
+    content[2 * 2 + 2]["t"] += " zebra"
+    content[7 * 2 + 2] = {"k": "paragraph", "t": "zebra zebra stripes zebra"}
+    markdown, meta = compose(PAGE, observation(content), query="Zebra stripes", max_sections=2)
+    assert meta["query_matched"] is True
+    assert meta["selected_sections"] == 2
+    body = markdown.split("\n\n", 1)[1]
+    assert body.index("## Chapter 7") < body.index("## Chapter 2")
+
+
+def test_bm25_scores() -> None:
+    sections = sections_of(
+        [
+            {"k": "heading", "t": "a", "l": 1},
+            {"k": "paragraph", "t": "cat cat dog"},
+            {"k": "heading", "t": "b", "l": 1},
+            {"k": "paragraph", "t": "dog bird"},
+        ]
+    )
+    cat, dog = bm25(sections, "cat"), bm25(sections, "dog")
+    assert cat[0] > 0
+    assert cat[1] == 0
+    assert dog[0] > 0
+    assert dog[1] > 0
+    assert bm25(sections, "") == [0.0, 0.0]
+
+
+def test_unmatched_query_falls_back_to_sampling() -> None:
+    markdown, meta = compose(PAGE, observation(long_doc()), query="nothingmatches")
+    assert meta["query_matched"] is False
+    assert meta["selected_sections"] == 24  # the default sample
+    assert "# Guide" in markdown
+
+
+def test_long_document_is_sampled_from_beginning_to_end() -> None:
+    markdown, meta = compose(PAGE, observation(long_doc(60, 80)), max_chars=6000, max_sections=6)
+    assert len(markdown) <= 6000
+    assert meta["output_truncated"] is True
+    assert meta["selected_sections"] == 6
+    assert meta["total_sections"] == 61
+    body = markdown.split("\n\n", 1)[1]
+    chapters = [int(line[11:]) for line in body.splitlines() if line.startswith("## Chapter ")]
+    assert body.startswith("# Guide")
+    assert chapters == [11, 23, 35, 47, 59]  # evenly from beginning to end
+
+
+def test_bounds_hold_at_the_minimum_and_source_truncation_is_separate() -> None:
+    for max_chars in (512, 1000, 32768):
+        markdown, meta = compose(
+            PAGE, observation(long_doc(100, 200), truncated=True), max_chars=max_chars
+        )
+        assert len(markdown) <= max_chars
+        assert meta["chars"] == len(markdown)
+        assert meta["source_truncated"] is True
+        assert meta["output_truncated"] is True
+    # A long section without headings is split into parts that can be sampled.
+    text: list[dict[str, Any]] = [{"k": "paragraph", "t": "word " * 200} for _ in range(20)]
+    markdown, meta = compose(PAGE, observation(text), max_chars=2000)
+    assert meta["total_sections"] > 1
+    assert meta["outline_headings"] == 0
+    assert len(markdown) <= 2000
+
+
+def test_outline_keeps_the_shallowest_levels_that_fit() -> None:
+    content = long_doc(200, 2)
+    markdown, meta = compose(PAGE, observation(content), max_chars=4000)
+    assert meta["total_headings"] == 201
+    assert meta["outline_headings"] == 1  # only "Guide" fits a fifth of 4000 characters
+    assert markdown.startswith("Outline:\n- Guide\n- … 200 deeper headings")
+
+
+def test_empty_observation() -> None:
+    markdown, meta = compose(PAGE, {"id": "obs_2", "url": "http://x.test/", "truncated": False})
+    assert markdown == ""
+    assert (meta["total_sections"], meta["content_count"], meta["title"]) == (0, 0, "")
