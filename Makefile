@@ -5,8 +5,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Debian packages that tests or benchmarks need; installed only when missing.
-# xvfb: the host app's real-window test; libxcb-icccm4/libxcb-keysyms1: Qt's xcb platform plugin.
-DEBIAN_PACKAGES ?= xvfb libxcb-icccm4 libxcb-keysyms1
+# xvfb: the host app's real-window test; libxcb-icccm4/libxcb-keysyms1: Qt's xcb platform plugin;
+# nodejs (with npm/npx): the MCP Inspector CLI run of tests/clients.
+DEBIAN_PACKAGES ?= xvfb libxcb-icccm4 libxcb-keysyms1 nodejs
 # chromium: the engine benchmark's Playwright baseline (Debian's browser, never a downloaded one).
 BENCH_DEBIAN_PACKAGES ?= chromium
 
