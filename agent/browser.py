@@ -631,7 +631,7 @@ class Browser:
         if body.query is None and body.role is None:
             raise validation_error("find needs a query or a role (or both)", "query")
         stored = self._retained(observation_id)
-        found = find_in(stored.data, body.query, body.role, body.limit)
+        found = find_in(stored.decoded(), body.query, body.role, body.limit)
         return {"page": stored.page.ref(), "observation_id": observation_id, **found}
 
     # --- attached pages ------------------------------------------------------------------------

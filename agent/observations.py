@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bridge_protocol import ErrorId, SvcError
+from bridge_protocol import observation as wire
 
 from .pages import Page
 
@@ -18,6 +19,13 @@ OBSERVATIONS_RETAINED = 32
 class Retained:
     page: Page
     data: dict[str, Any]
+    _decoded: dict[str, Any] | None = None
+
+    def decoded(self) -> dict[str, Any]:
+        """The observation with its entries as objects (bridge_protocol.observation), for find."""
+        if self._decoded is None:
+            self._decoded = wire.decode(self.data)
+        return self._decoded
 
 
 class ObservationStore:
@@ -51,8 +59,9 @@ class ObservationStore:
 def find_in(
     observation: dict[str, Any], query: str | None, role: str | None, limit: int
 ) -> dict[str, Any]:
-    """Matches of a stored observation: `query` a case-insensitive substring of content text or
-    of element role, name, value, destination; `role` an exact case-insensitive element role.
+    """Matches of a decoded observation (bridge_protocol.observation.decode): `query` a
+    case-insensitive substring of content text or of element role, name, value, destination
+    (absolute); `role` an exact case-insensitive element role.
     `limit` caps each list; `c` (a context index) becomes `ctx` (the path itself)."""
     needle = query.casefold() if query is not None else None
     wanted = role.casefold() if role is not None else None

@@ -1,8 +1,9 @@
 """`svc read` and `svc_read`: bounded Markdown of a semantic observation (pure; no I/O).
 
-The observation JSON is docs/observations.md's. Its content entries are cut into *sections*: a
-heading starts one, and a long run of entries is split into parts of about `PART_CHARS`
-characters (so a page without headings still has sections to rank and sample). Then:
+The observation JSON is docs/observations.md's, decoded (bridge_protocol.observation). Its
+content entries are cut into *sections*: a heading starts one, and a long run of entries is split
+into parts of about `PART_CHARS` characters (so a page without headings still has sections to
+rank and sample). Then:
 
 - with a query, sections are ranked by Okapi BM25 (k1 1.2, b 0.75; a heading's words count
   twice) and the best `max_sections` with a positive score are given, best first; when nothing
@@ -22,6 +23,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+
+from bridge_protocol import observation as wire
 
 MAX_CHARS_DEFAULT, MAX_CHARS_MIN, MAX_CHARS_MAX = 12000, 512, 32768
 MAX_SECTIONS_DEFAULT, MAX_SECTIONS_MIN, MAX_SECTIONS_MAX = 24, 1, 100
@@ -230,7 +233,8 @@ def compose(
     max_chars: int = MAX_CHARS_DEFAULT,
     max_sections: int = MAX_SECTIONS_DEFAULT,
 ) -> tuple[str, dict[str, Any]]:
-    """(bounded Markdown, metadata) of one observation."""
+    """(bounded Markdown, metadata) of one observation (the wire form the API returns)."""
+    observation = wire.decode(observation)
     content: list[dict[str, Any]] = list(observation.get("content") or [])
     elements: list[dict[str, Any]] = list(observation.get("elements") or [])
     sections = sections_of(content)

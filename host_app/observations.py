@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from bridge_protocol import ErrorId, SvcError
+from bridge_protocol import observation as wire
 
 from . import observe_js, operations
 from .logic import aio
@@ -107,7 +108,8 @@ def _stale(cause: str, obs_id: str, ref: str | None, message: str) -> SvcError:
 
 
 def _clip_size(obs: dict[str, Any]) -> None:
-    """Drop entries from the end (content first, then elements) until the semantics fit 512 KiB."""
+    """Drop entries from the end (content first, then elements) until the semantics fit 512 KiB;
+    context markers left at a list's end go with them."""
     size = len(json.dumps(obs, ensure_ascii=False, separators=(",", ":")).encode())
     if size <= MAX_SEMANTICS:
         return
@@ -117,7 +119,9 @@ def _clip_size(obs: dict[str, Any]) -> None:
         while items and size > MAX_SEMANTICS:
             item = items.pop()
             size -= len(json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode()) + 1
-            dropped += 1
+            dropped += isinstance(item, list)
+        while items and isinstance(items[-1], int):
+            items.pop()
         if not items:
             obs.pop(name, None)
     obs["omitted_node_count"] += dropped
@@ -153,13 +157,13 @@ def build(
     if contexts:
         obs["contexts"] = contexts
     if content:
-        obs["content"] = content
+        obs["content"] = wire.encode_content(content, elements)
     if elements:
-        obs["elements"] = elements
+        obs["elements"] = wire.encode_elements(obs["url"], elements)
     obs["omitted_node_count"] = int(raw.get("om") or 0)
     obs["clipped_text_count"] = int(raw.get("cl") or 0)
     _clip_size(obs)
-    kept_refs = {e["ref"] for e in obs.get("elements", [])}
+    kept_refs = {e[0] for e in obs.get("elements", []) if isinstance(e, list)}
     sigs = {int(n): str(s) for n, s in raw.get("sg") or [] if f"e{int(n)}" in kept_refs}
     obs["truncated"] = bool(obs["omitted_node_count"] or obs["clipped_text_count"])
     return obs, sigs

@@ -108,7 +108,7 @@ _OBSERVE = (
     + _COMMON
     + r"""
 var MAXV=50000,MAXE=5000,MAXB=524288;
-var visited=0,entries=0,bytes=0,omitted=0,clipped=0,stopV=false;
+var visited=0,entries=0,bytes=0,elBytes=0,omitted=0,clipped=0,stopV=false;
 var content=[],elements=[],sigs=[],ctxs=[],ctxIdx=new Map();
 var active=deepActive();
 var vw=innerWidth,vh=innerHeight;
@@ -117,7 +117,10 @@ function clip(s){if(s.length*3<=LIM)return s;var b=ENC.encode(s);if(b.length<=LI
 function ctxOf(parts,content){if(content)parts=parts.filter(function(p){return !/^row \d+$/.test(p);});if(!parts.length)return -1;var p=parts.length>4?parts.slice(parts.length-4):parts;var s=p.join(' > ');
  var i=ctxIdx.get(s);if(i===undefined){i=ctxs.length;ctxs.push(s);ctxIdx.set(s,i);bytes+=s.length+3;}return i;}
 function part(kind,name){if(!name)return kind;if(name.length>80)name=name.slice(0,79)+'\u2026';return kind+' "'+name.replace(/"/g,"'")+'"';}
+// content and elements are collected up to MAXE candidates each; elements come first in the
+// returned MAXE entries (content is cut from the end below), and content bytes never crowd them out
 function room(){if(entries>=MAXE||bytes>=MAXB){omitted++;return false;}return true;}
+function elRoom(){if(elements.length>=MAXE||elBytes>=MAXB){omitted++;return false;}return true;}
 function addContent(e){if(!room())return null;entries++;content.push(e);bytes+=24;return e;}
 var acc=null; // the open text accumulator {e, buf, own, refs}
 function openAcc(kind,cx){var e={k:kind};if(cx>=0)e.c=cx;var a={e:e,buf:'',own:false,refs:null,kind:kind,lazy:false,closed:false,ok:false};
@@ -183,7 +186,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  // interactive element
  var isEl=v&&isInteractive(c,role);
  if(isEl){
-  if(room()){entries++;
+  if(elRoom()){
    var n=S.e2n.get(c);if(!n){n=S.next++;S.e2n.set(c,n);}S.n2e.set(n,new WeakRef(c));
    var el={ref:'e'+n,role:role||'generic'};var nm=nameOf(c,role);if(nm)el.name=clip(nm);
    var val=valueOf(c,role);if(val)el.value=clip(val);
@@ -191,8 +194,8 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
    var st=statesOf(c,role);if(st.length)el.st=st;
    if(t==='select'){var o=[];for(var q=0;q<c.options.length&&o.length<100;q++){var op=c.options[q];if(!op.disabled&&!(op.parentElement&&op.parentElement.disabled))o.push([clip(op.value),clip(sq(op.text))]);}if(o.length)el.opts=o;}
    var ecx=ctxOf(nctx,false);if(ecx>=0)el.c=ecx;
-   if(MODE==='visual'){var tr=topRect(c);if(tr.x+tr.w<0||tr.y+tr.h<0||tr.x>vw||tr.y>vh){entries--;el=null;}}
-   if(el){elements.push(el);sigs.push([n,sigOf(c,role)]);bytes+=JSON.stringify(el).length+1;
+   if(MODE==='visual'){var tr=topRect(c);if(tr.x+tr.w<0||tr.y+tr.h<0||tr.x>vw||tr.y>vh){el=null;}}
+   if(el){elements.push(el);sigs.push([n,sigOf(c,role)]);elBytes+=JSON.stringify(el).length+1;
     if(acc){(acc.refs||(acc.refs=[])).push(el.ref);}}
   }
  }
@@ -233,6 +236,7 @@ function statesOf(c,role){var s=[],a=function(n){return c.getAttribute(n);};
 var body=document.body||document.documentElement;
 if(body)node(body,[],true,false,false,null,0);
 if(acc){closeAcc(acc);acc=null;}
+if(content.length+elements.length>MAXE){var keep=Math.max(0,MAXE-elements.length);omitted+=content.length-keep;content.length=keep;}
 if(stopV){var total=document.getElementsByTagName('*').length;omitted+=Math.max(1,total-MAXV);}
 var de=document.documentElement;
 return JSON.stringify({key:KEY,u:location.href,ti:document.title||'',

@@ -542,11 +542,13 @@ async def list_proxies(agent: Agent, args: dict[str, Any]) -> Outcome:
 
 
 _OBSERVE_HINT = (
-    "Returns {page, observation}: observation.content holds text entries (k kind, t text, l "
-    "heading level, c index into observation.contexts) and observation.elements the "
-    "interactive elements with refs (ref, role, name, value, dest, st states, opts). Refs "
-    "work only with this observation: act on them with svc_action; after navigation they "
-    "fail with OBSERVATION_STALE, so observe again."
+    "Returns {page, observation}: observation.content holds text entries [kind, text, extras] "
+    '(an int extra: heading level, or 1 for a header cell; a list: refs inside; text "" '
+    "with refs: the elements' names) and observation.elements the interactive elements "
+    "[ref, role, name, value or link destination (a path from / is on the page's origin), "
+    "{st states, opts options}]. In both lists a bare integer n means: the entries after it "
+    "are in observation.contexts[n] (-1: none). Refs work only with this observation: act on "
+    "them with svc_action; after navigation they fail with OBSERVATION_STALE, so observe again."
 )
 
 TOOLS: list[Tool] = [

@@ -117,8 +117,8 @@ class FakeBrowser:
             "document_sequence": 1,
             "mode": mode,
             "truncated": False,
-            "content": [{"kind": "text", "text": "hello"}],
-            "elements": [{"ref": "e1", "role": "button", "name": "Go"}],
+            "content": [["text", "hello"]],  # the wire form of docs/observations.md
+            "elements": [["e1", "button", "Go"]],
         }
 
     def default(self, name: str, p: Any) -> dict[str, Any]:

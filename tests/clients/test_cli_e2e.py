@@ -333,8 +333,9 @@ def test_observe_and_observation_action(fresh: HostApp, site: Site) -> None:
     data = json.loads(r.out)
     obs = data["observation"]
     assert obs["mode"] == "semantic"
-    name_box = next(e for e in obs["elements"] if e.get("role") == "textbox")
-    request = {"actions": [{"action": "type", "ref": name_box["ref"], "text": "Q"}]}
+    # the wire form (docs/observations.md): [ref, role, ...] arrays and context markers
+    name_box = next(e for e in obs["elements"] if isinstance(e, list) and e[1] == "textbox")
+    request = {"actions": [{"action": "type", "ref": name_box[0], "text": "Q"}]}
     r = svc(fresh.port, "observation", "action", obs["id"], "--request", json.dumps(request))
     assert r.code == 0, r.err
     assert json.loads(r.out)["observation"]["id"] != obs["id"]

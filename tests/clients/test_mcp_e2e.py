@@ -152,12 +152,13 @@ def test_page_tools_and_ref_actions(host: HostApp, site: Site) -> None:
         assert observed["observation"]["image"]["output_uri"].startswith("file:///")
         navigated = call("svc_navigate", {"url": site.url("/form"), "wait": 0})
         obs = navigated["observation"]
-        box = next(e for e in obs["elements"] if e["role"] == "textbox")
+        # the wire form (docs/observations.md): [ref, role, ...] arrays and context markers
+        box = next(e for e in obs["elements"] if isinstance(e, list) and e[1] == "textbox")
         after = call(
             "svc_action",
             {
                 "observation_id": obs["id"],
-                "actions": [{"action": "type", "ref": box["ref"], "text": "k"}],
+                "actions": [{"action": "type", "ref": box[0], "text": "k"}],
             },
         )
         assert after["observation"]["id"] != obs["id"]

@@ -4,21 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from bridge_protocol import observation as wire
 from clients.read import bm25, compose, sections_of
 
 PAGE = {"id": "page_1", "session_id": "Session1", "url": "http://x.test/"}
 
 
 def observation(content: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """An observation in the wire form the API returns (bridge_protocol.observation)."""
+    elements: list[dict[str, Any]] = [
+        {"ref": "e1", "role": "link", "name": "a", "dest": "http://x.test/a"},
+        {"ref": "e2", "role": "button", "name": "b"},
+    ]
     return {
         "id": "obs_1",
         "url": "http://x.test/doc",
         "title": "Doc",
-        "content": content,
-        "elements": [
-            {"ref": "e1", "role": "link", "name": "a", "dest": "http://x.test/a"},
-            {"ref": "e2", "role": "button", "name": "b"},
-        ],
+        "content": wire.encode_content(content, elements),
+        "elements": wire.encode_elements("http://x.test/doc", elements),
         "truncated": False,
         **extra,
     }

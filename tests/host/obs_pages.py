@@ -13,6 +13,7 @@ def _page(title: str, body: str, head: str = "") -> str:
 
 
 HUGE_NODES = 200_000
+MANY = 3_000
 LONG_TEXT = "Lorem ipsum dolor sit amet é " * 400  # ~11,600 chars, multibyte
 
 OBS_PAGES: dict[str, str] = {
@@ -125,6 +126,13 @@ c2.innerHTML='Gamma <button>Open gamma</button>';l.replaceChild(c2,c);}</script>
 <input aria-label="Long value" value="{"é" * 3000}">""",
     ),
     "/obs/huge": _page("Huge", "<div><span>x</span></div>" * (HUGE_NODES // 2)),
+    # more content and elements than the 5,000 entries: elements come first
+    "/obs/many": _page(
+        "Many",
+        "<ul>"
+        + "".join(f"<li>Item {i} <a href='/obs/table?{i}'>Open {i}</a></li>" for i in range(MANY))
+        + "</ul>",
+    ),
 }
 
 PAGES.update(OBS_PAGES)

@@ -11,26 +11,40 @@ from typing import Any
 
 import pytest
 
+from bridge_protocol import observation as wire
+
 from . import obs_pages  # noqa: F401  (registers the /obs/ pages)
 from .hostproc import HostApp
-from .obs_pages import HUGE_NODES
+from .obs_pages import HUGE_NODES, MANY
 from .site import Site
 
 pytestmark = pytest.mark.e2e
 
 
+def decoded(obs: dict[str, Any]) -> dict[str, Any]:
+    """The observation with entries as objects (the wire form of docs/observations.md decoded)."""
+    items = list(obs.get("content", [])) + list(obs.get("elements", []))
+    return wire.decode(obs) if any(isinstance(x, int | list) for x in items) else obs
+
+
 def observe(host: HostApp, site: Site, sid: str, path: str, **extra: Any) -> dict[str, Any]:
+    """The navigate/observe answer, its observation decoded; `wire` is the observation as sent."""
     body = {"url": site.url(path), "session_id": sid, "wait": 0.3, **extra}
-    return host.ok("POST", "/v1/navigate/observe", body)
+    data = host.ok("POST", "/v1/navigate/observe", body)
+    return {**data, "observation": decoded(data["observation"]), "wire": data["observation"]}
 
 
 def act(host: HostApp, oid: str, *actions: dict[str, Any], mode: str = "semantic") -> Any:
-    return host.client.post(
+    answer = host.client.post(
         f"/v1/observations/{oid}/actions", json={"actions": list(actions), "mode": mode}
     ).json()
+    if isinstance(answer.get("data"), dict) and "observation" in answer["data"]:
+        answer["data"]["observation"] = decoded(answer["data"]["observation"])
+    return answer
 
 
 def ref(obs: dict[str, Any], name: str, role: str | None = None) -> str:
+    obs = decoded(obs)
     for e in obs.get("elements", []):
         if e.get("name") == name and (role is None or e["role"] == role):
             return str(e["ref"])
@@ -38,6 +52,7 @@ def ref(obs: dict[str, Any], name: str, role: str | None = None) -> str:
 
 
 def texts(obs: dict[str, Any]) -> list[str]:
+    obs = decoded(obs)
     return [c.get("t", "") for c in obs.get("content", [])]
 
 
@@ -107,6 +122,15 @@ def test_routes_shape_roles_names_and_states(host: HostApp, site: Site, session:
     assert by_name["Prices table"]["dest"] == site.url("/obs/table")
     assert obs["contexts"][by_name["Bio"]["c"]] == 'main > form "Signup"'
     assert "hiddenvalue" not in json.dumps(obs)  # input type=hidden is no element
+    # the wire form: entry arrays and integer context markers, same-origin destinations as paths
+    sent = data["wire"]
+    assert no_nulls(sent)
+    assert all(isinstance(x, int) or isinstance(x[0], str) for x in sent["content"])
+    assert all(isinstance(x, int) or re.fullmatch(r"e[0-9]+", x[0]) for x in sent["elements"])
+    assert [by_name["Prices table"]["ref"], "link", "Prices table", "/obs/table"] in sent[
+        "elements"
+    ]
+    assert [by_name["Bio"]["ref"], "textbox", "Bio"] in sent["elements"]
     # label text is carried by the elements, not repeated as content
     assert texts(obs) == ["Email address", "nothing yet"]
 
@@ -119,7 +143,7 @@ def test_routes_shape_roles_names_and_states(host: HostApp, site: Site, session:
     attached = host.ok("POST", f"/v1/pages/{pid}/observe", {"wait": 0})
     assert attached["page"]["id"] == pid
     got = host.ok("GET", f"/v1/observations/{obs['id']}")
-    assert got["observation"] == obs
+    assert got["observation"] == data["wire"]
     _status, error = host.error("POST", "/v1/observe", {"session_id": session, "mode": "auto"})
     assert error["id"] == "VALIDATION_FAILED"
 
@@ -227,10 +251,32 @@ def test_huge_page_is_bounded(host: HostApp, site: Site, session: str) -> None:
     assert obs["truncated"] is True
     assert obs["omitted_node_count"] >= HUGE_NODES - 50_000
     assert len(obs.get("content", [])) + len(obs.get("elements", [])) <= 5000
-    size = len(json.dumps(obs, ensure_ascii=False, separators=(",", ":")).encode())
+    size = len(json.dumps(data["wire"], ensure_ascii=False, separators=(",", ":")).encode())
     assert size <= 512 * 1024
     # the app is still fine
     assert observe(host, site, session, "/obs/table")["observation"]["title"] == "Table"
+
+
+def test_elements_come_first_in_the_entry_bound(host: HostApp, site: Site, session: str) -> None:
+    data = observe(host, site, session, "/obs/many")
+    obs = data["observation"]
+    # MANY list items with own text and a link each: 2 * MANY candidates, 5,000 entries returned
+    assert len(obs["elements"]) == MANY
+    assert len(obs["content"]) == 5000 - MANY
+    assert obs["content"][0]["t"] == "Item 0 Open 0"
+    assert obs["omitted_node_count"] == 2 * MANY - 5000
+    assert obs["truncated"] is True
+    last = obs["elements"][-1]
+    assert (last["name"], last["dest"]) == (f"Open {MANY - 1}", site.url(f"/obs/table?{MANY - 1}"))
+    assert data["wire"]["elements"][-1] == [
+        last["ref"],
+        "link",
+        last["name"],
+        f"/obs/table?{MANY - 1}",
+    ]
+    # the last ref works (Enter on the focused link: no scrolling 50,000 px down)
+    after = act(host, obs["id"], {"action": "press", "ref": last["ref"], "key": "Enter"})
+    assert after["data"]["observation"]["title"] == "Table"
 
 
 def test_ref_actions_type_clear_select_press_click(host: HostApp, site: Site, session: str) -> None:
@@ -293,7 +339,7 @@ def test_navigation_makes_refs_stale_but_readable(host: HostApp, site: Site, ses
         "observation_id": obs["id"],
         "ref": link,
     }
-    assert host.ok("GET", f"/v1/observations/{obs['id']}")["observation"] == obs
+    assert decoded(host.ok("GET", f"/v1/observations/{obs['id']}")["observation"]) == obs
     found = host.ok("POST", f"/v1/observations/{obs['id']}/find", {"query": "ORIGINAL"})
     assert found["content"][0]["t"] == "Original document"
     found = host.ok("POST", f"/v1/observations/{obs['id']}/find", {"role": "LINK"})
@@ -357,7 +403,7 @@ def test_hybrid_and_visual_images(host: HostApp, site: Site, session: str) -> No
     assert image["height"] == round(hybrid["viewport"]["h"] * image["scale_y"])
     assert hybrid["content"]
     visual = host.ok("POST", "/v1/observe", {"session_id": session, "mode": "visual", "wait": 0})
-    obs = visual["observation"]
+    obs = decoded(visual["observation"])
     assert "content" not in obs
     assert obs["image"]["width"] > 0
     assert {e["name"] for e in obs["elements"]} >= {"Home", "Read news"}
