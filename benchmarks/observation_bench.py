@@ -2,8 +2,14 @@
 ARIA snapshot (`page.locator("body").aria_snapshot()`) of the same local pages, in one run.
 
 Per page: median time of 5 reads of the already-loaded page, size in bytes (svc: the observation
-JSON as served, compact; Playwright: the YAML text), estimated tokens (bytes / 4), and how many
-actionable elements each exposes (svc: `elements`; Playwright: lines whose role is interactive).
+JSON as served, `data.observation`, compact; Playwright: the YAML text), estimated tokens
+(bytes / 4), and how many actionable elements each exposes.
+
+Counting rule, the same on both sides: every element with one of the INTERACTIVE roles, plus every
+option of a select. Playwright lists a select's options as `- option` lines under its combobox
+(counted by their role); svc lists them in the select element's `opts`, where the select ref
+action takes them, so each counts once. svc elements with another role (generic tabindex
+elements, scrollbars) are not counted, as Playwright's would not be.
 Playwright drives Debian's chromium (/usr/bin/chromium, headless, --no-sandbox).
 """
 
@@ -20,6 +26,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from bridge_protocol import observation as wire
 
 from .engine_bench import CHROMIUM, FLAGS, Svc
 
@@ -121,6 +129,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+def actionable(observation: dict[str, Any]) -> int:
+    """The counting rule (module docstring) on a decoded svc observation."""
+    return sum(
+        (e.get("role") in INTERACTIVE) + len(e.get("opts", []))
+        for e in observation.get("elements", [])
+    )
+
+
 def bench_svc(base: str, work: Path) -> dict[str, dict[str, float]]:
     svc = Svc(work)
     out: dict[str, dict[str, float]] = {}
@@ -138,7 +154,7 @@ def bench_svc(base: str, work: Path) -> dict[str, dict[str, float]]:
                 times.append(time.perf_counter() - t0)
                 obs = r.json()["data"]["observation"]
                 size = len(json.dumps(obs, ensure_ascii=False, separators=(",", ":")).encode())
-                count = len(obs.get("elements", []))
+                count = actionable(wire.decode(obs))
             out[path] = {"ms": statistics.median(times) * 1000, "bytes": size, "actionable": count}
     finally:
         svc.close()
