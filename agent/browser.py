@@ -46,6 +46,7 @@ from bridge_protocol import (
     Screenshot,
     SvcError,
 )
+from proxy import authority_of_url
 
 from .api import (
     CaptureBody,
@@ -246,7 +247,10 @@ class Browser:
                 started_at = trio.current_time()
                 ctx.sessions.touch(session_id)
                 await self._ensure_settings(session_id)
-                result = await work(deadline)
+                try:
+                    result = await work(deadline)
+                except SvcError as exc:
+                    raise self._with_proxy_cause(session_id, exc, started_at) from None
             outcome = "ok"
         except SvcError as exc:
             outcome = exc.error.id
@@ -256,6 +260,38 @@ class Browser:
                 self._trace(operation, session_id, queued_at, started_at, outcome)
             ctx.sessions.touch(session_id)
         return result
+
+    def _with_proxy_cause(self, session_id: str, exc: SvcError, since: float) -> SvcError:
+        """Spec 1 §7 rule 5: a failed load of a proxied session carries the relay's cause, when
+        the relay recorded one for this session, proxy and destination since `since`."""
+        error = exc.error
+        details = error.details or {}
+        url = details.get("url")
+        if (
+            error.id not in (ErrorId.UPSTREAM_UNAVAILABLE, ErrorId.BROWSER_UNAVAILABLE)
+            or not isinstance(url, str)
+            or "error_source" in details
+        ):
+            return exc
+        authority = authority_of_url(url)
+        try:
+            row = self._ctx.sessions.get_row(session_id)
+        except SvcError:
+            return exc
+        if authority is None or row["proxy_alias"] is None:
+            return exc
+        diagnostics = self._ctx.services["proxy_listeners"].diagnostics
+        failure = diagnostics.latest(row["id"], row["proxy_alias"], authority, since=since)
+        if failure is None:
+            return exc
+        return SvcError.of(
+            ErrorId(error.id),
+            f"{error.message}; proxy {failure.alias}: {failure.source}",
+            **details,
+            error_source="proxy",
+            proxy_alias=failure.alias,
+            source_error=failure.source,
+        )
 
     def _trace(
         self, operation: str, session_id: str, queued_at: float, started: float | None, outcome: str

@@ -48,5 +48,4 @@ class AgentContext:
     pid: int = field(default_factory=os.getpid)
     started_at: float = field(default_factory=time.time)
     build: dict[str, Any] | None = None
-    proxy_listener_pids: list[int] = field(default_factory=list)
     version: str = VERSION

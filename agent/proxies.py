@@ -32,6 +32,7 @@ import trio
 from cryptography import x509
 
 from bridge_protocol import ErrorId, SvcError
+from proxy import Upstream, managed_username
 
 from . import transfers
 from .api import ProviderY, ProxyCreate, ProxyExport, ProxyImport, ProxyPatch, Tls
@@ -509,6 +510,39 @@ class Proxies:
             if row["alias_key"] != keep and session_id in settings.get("sticky_ids", {}):
                 del settings["sticky_ids"][session_id]
                 self._save_settings(row["id"], settings)
+
+    # --- the profile proxy listeners ---------------------------------------------------------
+
+    def proxied_sessions(self) -> list[int]:
+        """Numbers of the sessions that have a proxy (each gets a listener)."""
+        rows = self._store.query("SELECT id FROM browser_profiles WHERE proxy_alias IS NOT NULL")
+        return [int(r["id"]) for r in rows]
+
+    def upstream(self, session: int) -> Upstream | None:
+        """Session N's current upstream with the credentials to send (a listener's lookup, read
+        at every connection); None when it has no proxy, or the plan does not allow using one."""
+        if self._config.plan == "free":
+            return None
+        row = self._store.query_one(
+            "SELECT proxy_alias FROM browser_profiles WHERE id=?", (session,)
+        )
+        if row is None or row["proxy_alias"] is None:
+            return None
+        proxy = self.find(row["proxy_alias"])
+        if proxy is None:
+            return None
+        username = proxy["username"]
+        settings = self.settings(proxy)
+        if username is not None and managed(settings):
+            sticky = self.sticky_id(proxy["alias"], f"Session{session}")
+            username = managed_username(username, settings, sticky)
+        return Upstream(
+            host=proxy["upstream_host"],
+            port=proxy["upstream_port"],
+            alias=proxy["alias"],
+            username=username,
+            password=proxy["password"],
+        )
 
     # --- proxy-location ------------------------------------------------------------------------
 

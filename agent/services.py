@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from proxy.listeners import ProxyListeners
+from typing import Any
+
+from proxy import Diagnostics, ProxyListeners
 
 from .bridge_client import BridgeClient
 from .browser import Browser
@@ -38,7 +40,19 @@ def build_services(
     ctx.worker.deadline_seconds = config.worker_deadline
     worker = ControlWorker(ctx.worker)
     browser = Browser(ctx)
-    listeners = ProxyListeners(config.proxy_base_port)
+
+    def proxy_log(
+        category: str, level: str, message: str, session: int | None, data: dict[str, Any]
+    ) -> None:
+        logs.write(category, message, level=level, profile_id=session, data=data or None)
+
+    listeners = ProxyListeners(
+        config.proxy_base_port,
+        lookup=proxies.upstream,
+        proxied=proxies.proxied_sessions,
+        diagnostics=Diagnostics(),
+        log=proxy_log,
+    )
 
     async def session_closed(session_id: str) -> None:
         scheduler.close_session(session_id)
@@ -46,6 +60,7 @@ def build_services(
 
     sessions.hooks.on_closed.append(session_closed)
     sessions.hooks.on_proxy_changed.append(proxies.session_assigned)
+    sessions.hooks.on_proxy_changed.append(lambda session_id, alias: listeners.changed())
     sessions.hooks.busy = lambda sid: scheduler.has_work(sid) or browser.has_work(sid)
     ctx.services.update(
         worker=worker,

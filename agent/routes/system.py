@@ -28,7 +28,7 @@ def health_data(ctx: AgentContext) -> dict[str, Any]:
     return {
         "version": ctx.version,
         "pid": ctx.pid,
-        "browser_proxy_port": ctx.config.proxy_base_port,
+        "browser_proxy_port": ctx.services["proxy_listeners"].base_port,
         "build": ctx.build,
         "worker": snapshot,
         "database_recovery": ctx.store.recovery,
@@ -57,16 +57,7 @@ def status_data(ctx: AgentContext) -> dict[str, Any]:
             "detail": f"HTTP on {ctx.config.host}:{ctx.config.port}, worker {ctx.worker.state}",
             "pids": [ctx.pid],
         },
-        {
-            "id": "browser_proxy",
-            "name": "profile proxy listeners",
-            "kind": "listener",
-            "running": True,
-            "status": "ok",
-            "detail": f"base port {ctx.config.proxy_base_port}, "
-            f"{len(ctx.proxy_listener_pids)} proxied session listener(s)",
-            "pids": [ctx.pid],
-        },
+        _browser_proxy_check(ctx),
         {
             "id": "engine_bridge",
             "name": "engine bridge",
@@ -85,6 +76,28 @@ def status_data(ctx: AgentContext) -> dict[str, Any]:
         "total_count": len(checks),
         "build": ctx.build,
         "checks": checks,
+    }
+
+
+def _browser_proxy_check(ctx: AgentContext) -> dict[str, Any]:
+    listeners = ctx.services["proxy_listeners"]
+    ports = listeners.ports
+    detail = f"base port {listeners.base_port}, {len(ports)} listening" + "".join(
+        f", Session{n} on {port}" for n, port in ports.items()
+    )
+    detail += "".join(
+        f"; Session{n} cannot listen on {listeners.port_for(n)}: {cause}"
+        for n, cause in sorted(listeners.failed.items())
+    )
+    running = bool(listeners.running)
+    return {
+        "id": "browser_proxy",
+        "name": "profile proxy listeners",
+        "kind": "listener",
+        "running": running,
+        "status": ("degraded" if listeners.failed else "ok") if running else "down",
+        "detail": detail if running else "the profile proxy listeners are not running",
+        "pids": [ctx.pid] if running else [],
     }
 
 
