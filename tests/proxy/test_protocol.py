@@ -254,3 +254,17 @@ def test_diagnostics_are_scoped_and_bounded() -> None:
     assert d.latest(1, "px", "a.test:443", since=0) is None  # evicted, oldest first
     d.forget_session(2)
     assert len(d) == 1
+
+
+def test_the_proxy_package_imports_no_agent_and_no_qt() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, proxy; print('\\n'.join(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout.split()
+    roots = {name.split(".")[0] for name in out}
+    assert "agent" not in roots
+    assert not {r for r in roots if r.startswith("PyQt")}
+    assert {"trio", "h11"} <= roots
