@@ -90,6 +90,7 @@ async def run(
             nursery.cancel_scope.deadline = trio.current_time() + 1.0
     finally:
         logs.write("agent.stopped", "agent stopped")
+        logs.close()
         store.close()
 
 

@@ -278,6 +278,7 @@ class Sessions:
         if row["proxy_alias"] is not None:
             self._proxy_changed(session_id, None)
         self._logs.write("session.deleted", f"session {session_id} deleted", profile_id=row["id"])
+        self._logs.session_closed(row["id"])
         for hook in self.hooks.on_closed:
             await hook(session_id)
         return session_id
