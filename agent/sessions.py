@@ -158,9 +158,10 @@ class Sessions:
     # --- writing -------------------------------------------------------------------------------
 
     def create(self, body: SessionCreate, *, origin: str = "api") -> dict[str, Any]:
-        count = self._store.query_one("SELECT count(*) AS n FROM browser_profiles")
-        if self._config.plan == "free" and count is not None and count["n"] >= 1:
-            raise pro_required("additional_sessions", self._config.plan)
+        if self._config.plan == "free":
+            count = self._store.query_one("SELECT count(*) AS n FROM browser_profiles")
+            if count is not None and count["n"] >= 1:
+                raise pro_required("additional_sessions", self._config.plan)
         template = self._resolve_profile(body.profile)
         group = clean_group(body.group) if body.group is not None else None
         proxy_alias = body.proxy_alias if body.proxy_alias is not None else template["proxy_alias"]
@@ -176,6 +177,22 @@ class Sessions:
         def pick(value: Any, key: str) -> Any:
             return template[key] if value is None else value
 
+        created_at = now_ms()
+        # The row as stored, to render the answer without reading it back.
+        row: dict[str, Any] = {
+            "profile": template["name"],
+            "group_name": group,
+            "group_key": None if group is None else name_key(group),
+            "proxy_alias": proxy_alias,
+            "adblock_enabled": int(pick(body.adblock_enabled, "adblock_enabled")),
+            "image_blocking_mode": pick(body.image_blocking_mode, "image_blocking_mode"),
+            "image_size_limit_kb": pick(body.image_size_limit_kb, "image_size_limit_kb"),
+            "lifetime_type": lifetime_type,
+            "lifetime_timeout": timeout,
+            "origin": origin,
+            "created_at": created_at,
+            "network_paused": 0,
+        }
         with self._store.transaction() as db:
             if body.name is not None:
                 self._check_name_free(body.name, None)
@@ -186,18 +203,18 @@ class Sessions:
                 "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     "",
-                    f"\x00pending{now_ms()}",
-                    template["name"],
-                    group,
-                    None if group is None else name_key(group),
-                    proxy_alias,
-                    int(pick(body.adblock_enabled, "adblock_enabled")),
-                    pick(body.image_blocking_mode, "image_blocking_mode"),
-                    pick(body.image_size_limit_kb, "image_size_limit_kb"),
-                    lifetime_type,
-                    timeout,
-                    origin,
-                    now_ms(),
+                    f"\x00pending{created_at}",
+                    row["profile"],
+                    row["group_name"],
+                    row["group_key"],
+                    row["proxy_alias"],
+                    row["adblock_enabled"],
+                    row["image_blocking_mode"],
+                    row["image_size_limit_kb"],
+                    row["lifetime_type"],
+                    row["lifetime_timeout"],
+                    row["origin"],
+                    row["created_at"],
                 ),
             )
             sid = int(db.last_insert_rowid())
@@ -206,12 +223,11 @@ class Sessions:
                 "UPDATE browser_profiles SET name=?, name_key=? WHERE id=?",
                 (name, name_key(name), sid),
             )
+        row.update(id=sid, name=name, name_key=name_key(name))
         self.touch(f"Session{sid}")
         if proxy_alias is not None:
             self._proxy_changed(f"Session{sid}", proxy_alias)
         self._logs.write("session.created", f"session Session{sid} created", profile_id=sid)
-        row = self._row(sid)
-        assert row is not None
         return self.render(row)
 
     def _proxy_changed(self, session_id: str, alias: str | None) -> None:
