@@ -37,6 +37,7 @@ PROBE_INTERVAL = 0.05
 SETTLE_PROBE_INTERVAL = 0.1
 WAIT_FOR_INTERVAL = 0.1
 MAX_SCROLL_STEPS = 40
+MAX_DISTANCE_STEPS = 2000  # ~2,000,000 px: more than any page Chromium lays out
 SCROLL_SETTLE = 0.12
 
 
@@ -283,8 +284,12 @@ def _by_selector(sel: SelectorList) -> Locator:
 async def _reachable(
     page: PageDriver, node: DomNode, locate: Locator, scroll: bool, what: str
 ) -> tuple[DomNode, ElementInfo]:
-    """The element's bounds once its center is in the viewport (bounded wheel scrolling)."""
-    for _ in range(MAX_SCROLL_STEPS + 1):
+    """The element's bounds once its center is in the viewport (bounded wheel scrolling: each
+    event moves at most ~1,000 px, and the number of events is bounded by the distance to the
+    target when it was first seen, plus MAX_SCROLL_STEPS for pages that move meanwhile)."""
+    steps, budget = 0, MAX_SCROLL_STEPS
+    while steps <= budget:
+        steps += 1
         node, info = await _info(page, node, locate, what)
         if not info.visible or info.w <= 0 or info.h <= 0:
             raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is not rendered")
@@ -297,6 +302,9 @@ async def _reachable(
             )
         dy = info.cy - info.vh / 2
         dx = info.cx - info.vw / 2 if not 0 <= info.cx < info.vw else 0
+        if steps == 1:
+            # A target far down a long page needs more events than a near one.
+            budget += min(MAX_DISTANCE_STEPS, int(max(abs(dy), abs(dx)) // 1000))
         # Chromium scrolls ~100 CSS px per 120 units of wheel angle; bounded per event
         wy = -max(-1200, min(1200, round(dy * 1.2))) if abs(dy) >= 1 else 0
         wx = -max(-1200, min(1200, round(dx * 1.2))) if abs(dx) >= 1 else 0
