@@ -143,10 +143,9 @@ def test_one_session_runs_its_requests_in_order(slow: FakeBrowser, agent: AgentP
     assert first.result().status_code == 200
     assert second.result().status_code == 200
     done_first, done_second = slow.named("capture", a)
+    # The host got the second only after the first had run its 0.5 s: strict order. (Comparing
+    # when the two client threads saw their answers would race with thread scheduling.)
     assert done_second.at - done_first.at >= 0.45
-    assert first.finished_at is not None
-    assert second.finished_at is not None
-    assert first.finished_at <= second.finished_at
 
 
 def test_client_disconnect_cancels_running_work(slow: FakeBrowser, agent: AgentProcess) -> None:
