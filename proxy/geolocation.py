@@ -119,7 +119,7 @@ def parse_url(url: str) -> LookupUrl:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"{url!r} is not an http:// or https:// URL with a host")
     if parts.username is not None or parts.password is not None:
-        raise ValueError(f"{url!r} must not carry credentials")
+        raise ValueError("the URL must not carry credentials (user:password@)")
     if not url.strip().isascii() or any(c.isspace() or ord(c) < 0x20 for c in url.strip()):
         raise ValueError(
             f"{url!r} must be ASCII without spaces (punycode hosts, percent-encoded paths)"
