@@ -10,6 +10,10 @@ from typing import Literal
 
 import platformdirs
 
+from proxy.geolocation import DEFAULT_TIMEOUT as DEFAULT_GEOLOCATION_TIMEOUT
+from proxy.geolocation import DEFAULT_URL as DEFAULT_GEOLOCATION_URL
+from proxy.geolocation import parse_url
+
 DEFAULT_PORT = 17319
 DEFAULT_PROXY_BASE_PORT = 17400
 DEFAULT_CONCURRENCY = 8
@@ -34,6 +38,8 @@ class AgentConfig:
     bridge: Literal["stdio", "none"] = "stdio"
     host: str = "127.0.0.1"
     worker_deadline: float = 30.0
+    geolocation_url: str = DEFAULT_GEOLOCATION_URL
+    geolocation_timeout: float = DEFAULT_GEOLOCATION_TIMEOUT
 
     @property
     def store_path(self) -> Path:
@@ -56,6 +62,10 @@ class AgentConfig:
             performance_trace=env.get("SVC_BROWSER_PERFORMANCE_TRACE") == "1",
             bridge="stdio" if env.get("SVC_BROWSER_BRIDGE", "stdio") == "stdio" else "none",
             worker_deadline=float(_int_in(env, "SVC_AGENT_WORKER_DEADLINE", 30, 1, 3600)),
+            geolocation_url=_geolocation_url(env.get("SVC_GEOLOCATION_URL")),
+            geolocation_timeout=_seconds(
+                env, "SVC_GEOLOCATION_TIMEOUT", DEFAULT_GEOLOCATION_TIMEOUT, 60.0
+            ),
         )
 
 
@@ -70,6 +80,29 @@ def _int_in(env: Mapping[str, str], name: str, default: int, low: int, high: int
     if not low <= value <= high:
         raise ConfigError(f"{name}={raw!r} is not an integer from {low} to {high}")
     return value
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float, high: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= high:  # also refuses nan
+        raise ConfigError(f"{name}={raw!r} is not a number of seconds above 0 and at most {high:g}")
+    return value
+
+
+def _geolocation_url(raw: str | None) -> str:
+    if raw is None or raw.strip() == "":
+        return DEFAULT_GEOLOCATION_URL
+    try:
+        parse_url(raw)
+    except ValueError as exc:
+        raise ConfigError(f"SVC_GEOLOCATION_URL: {exc}") from None
+    return raw.strip()
 
 
 def _port(env: Mapping[str, str], name: str, default: int) -> int:

@@ -23,16 +23,17 @@ import json
 import os
 import re
 import secrets
+import ssl
 import uuid
 from pathlib import Path
-from typing import Any, Literal, NoReturn
+from typing import Any, Literal
 
 import msgspec
 import trio
 from cryptography import x509
 
 from bridge_protocol import ErrorId, SvcError
-from proxy import Upstream, managed_username
+from proxy import Upstream, geolocation, managed_username
 
 from . import transfers
 from .api import ProviderY, ProxyCreate, ProxyExport, ProxyImport, ProxyPatch, Tls
@@ -261,6 +262,10 @@ class Proxies:
         self._store = store
         self._config = config
         self.secret = write_secret(config.data_dir / SECRET_FILE)
+        self._lookup_url = geolocation.parse_url(config.geolocation_url)
+        self._system_tls: ssl.SSLContext | None = None
+        # exit locations (spec 1 §4 proxy-location), process-local
+        self.locations = geolocation.LocationCache()
 
     # --- plan ----------------------------------------------------------------------------------
 
@@ -503,7 +508,9 @@ class Proxies:
 
     def session_assigned(self, session_id: str, alias: str | None) -> None:
         """A session's proxy changed (or it was deleted, alias None): its sticky ids on other
-        proxies are forgotten, so assigning a different proxy yields new ids."""
+        proxies are forgotten, so assigning a different proxy yields new ids; its cached exit
+        locations go too (a reused session number must not inherit them)."""
+        self.locations.forget_session(session_id)
         keep = None if alias is None else name_key(alias)
         for row in self._store.query("SELECT id, alias_key, settings FROM proxies"):
             settings = self.settings(row)
@@ -546,7 +553,9 @@ class Proxies:
 
     # --- proxy-location ------------------------------------------------------------------------
 
-    def location(self, session: dict[str, Any]) -> NoReturn:
+    async def location(self, session: dict[str, Any]) -> dict[str, str]:
+        """The exit country and time zone of the session's proxy, looked up through it (cached
+        30 minutes per session and upstream route)."""
         session_id = f"Session{session['id']}"
         alias = session["proxy_alias"]
         if alias is None:
@@ -560,20 +569,65 @@ class Proxies:
         if row is None:
             raise not_found(alias, id=session_id)
         self.require_pro()
-        if not self.settings(row).get("detect_exit_locale"):
+        settings = self.settings(row)
+        if not settings.get("detect_exit_locale"):
             raise SvcError.of(
                 ErrorId.CONFLICT,
                 f"exit location detection is disabled on proxy {row['alias']!r}",
                 alias=row["alias"],
                 detect_exit_locale=False,
             )
-        raise SvcError.of(
+        upstream = self.upstream(int(session["id"]))
+        if upstream is None:  # detached or deleted since the session was read
+            raise not_found(alias, id=session_id)
+        key = geolocation.route_key(session_id, upstream)
+        cached = self.locations.get(key)
+        if cached is not None:
+            return cached.as_dict()
+        try:
+            found = await geolocation.fetch_location(
+                upstream,
+                self._lookup_url,
+                seconds=self._config.geolocation_timeout,
+                ssl_context=self._ssl_context(settings.get("tls") or {}),
+            )
+        except geolocation.LookupFailed as exc:
+            raise self._lookup_error(upstream.alias, exc) from None
+        self.locations.put(key, found)
+        return found.as_dict()
+
+    def _lookup_error(self, alias: str, exc: geolocation.LookupFailed) -> SvcError:
+        if exc.kind == "proxy":
+            return SvcError.of(
+                ErrorId.UPSTREAM_UNAVAILABLE,
+                f"the exit location lookup through proxy {alias!r} failed; "
+                f"proxy {alias}: {exc.source}",
+                error_source="proxy",
+                proxy_alias=alias,
+                source_error=exc.source,
+            )
+        return SvcError.of(
             ErrorId.UPSTREAM_UNAVAILABLE,
-            "proxy relay not available yet: the exit location cannot be looked up "
-            f"through proxy {row['alias']!r}",
-            error_source="proxy",
-            proxy_alias=row["alias"],
+            f"the exit location lookup through proxy {alias!r} got an invalid answer from "
+            f"{self._lookup_url.host}: {exc.source}",
+            error_source="geolocation",
+            proxy_alias=alias,
+            source_error=exc.source,
         )
+
+    def _ssl_context(self, tls: dict[str, Any]) -> ssl.SSLContext | None:
+        """System trust, plus the proxy's additional trust certificates when it has them (they
+        apply to that proxy's sessions, and the lookup is one). Only https lookups use it."""
+        if self._lookup_url.scheme != "https":
+            return None
+        bundle = tls.get("certificates")
+        if bundle:
+            context = ssl.create_default_context()
+            context.load_verify_locations(cadata=bundle)
+            return context
+        if self._system_tls is None:
+            self._system_tls = ssl.create_default_context()
+        return self._system_tls
 
     # --- transfers -----------------------------------------------------------------------------
 

@@ -79,7 +79,9 @@ def register(app: Quart, ctx: AgentContext) -> None:
     async def location(id: str) -> Response:
         session = ctx.sessions.get_row(id)
         await read_body(NoBody)
-        proxies.location(session)
+        # Not a control-worker job: the lookup may take up to its 10 s timeout, and it only
+        # reads the store (plus a sticky id generated at first use, as the relay does).
+        return ok(await proxies.location(session))
 
     add_route(app, "GET", "/v1/proxies", list_proxies)
     add_route(app, "POST", "/v1/proxies", create)
