@@ -6,6 +6,7 @@ import base64
 import datetime
 import itertools
 import json
+import socket
 import stat
 from collections.abc import Callable
 from typing import Any
@@ -425,11 +426,28 @@ def test_proxy_location_errors(agent: AgentProcess) -> None:
     status, error = agent.error("GET", f"/v1/sessions/{sid}/proxy-location")
     assert (status, error["id"]) == (409, "CONFLICT")
     assert error["details"] == {"alias": off["alias"], "detect_exit_locale": False}
-    # With detection on, the lookup needs the proxy relay, which is not built yet.
-    agent.ok("PATCH", f"/v1/proxies/{off['alias']}", {"detect_exit_locale": True})
+    # With detection on, the lookup goes through the upstream; nothing listens there (the
+    # lookups that succeed: tests/agent/test_proxy_location.py).
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    agent.ok(
+        "PATCH",
+        f"/v1/proxies/{off['alias']}",
+        {
+            "detect_exit_locale": True,
+            "upstream_host": "127.0.0.1",
+            "upstream_port": port,
+            "username": "locuser",
+            "password": "loc-secret-pw",
+        },
+    )
     status, error = agent.error("GET", f"/v1/sessions/{sid}/proxy-location")
     assert (status, error["id"], error["retryable"]) == (502, "UPSTREAM_UNAVAILABLE", True)
-    assert error["details"] == {"error_source": "proxy", "proxy_alias": off["alias"]}
+    details = error["details"]
+    assert (details["error_source"], details["proxy_alias"]) == ("proxy", off["alias"])
+    assert details["source_error"].startswith(f"cannot connect to upstream proxy 127.0.0.1:{port}")
+    assert "loc-secret-pw" not in json.dumps(error)
 
 
 # --- transfers -----------------------------------------------------------------------------------
