@@ -527,7 +527,8 @@ class Proxies:
 
     def upstream(self, session: int) -> Upstream | None:
         """Session N's current upstream with the credentials to send (a listener's lookup, read
-        at every connection); None when it has no proxy, or the plan does not allow using one."""
+        at every connection, and the route of the exit-location lookup); None when it has no
+        proxy, or the plan does not allow using one."""
         if self._config.plan == "free":
             return None
         row = self._store.query_one(
