@@ -9,10 +9,11 @@ era: a later `initialize` on a 2026-07-28 connection is -32022, a 2026-07-28 env
 connection -32600 (as the official SDK's dual-era server does).
 
 JSON-RPC errors: a line that is not JSON -32700; not a request object -32600 (also a request
-before the protocol flow, a second `initialize`, or a batch, which only 2025-03-26 had and this
-server does not take); an unknown method -32601; bad params and an unknown tool -32602; a
-2026-07-28 request at a version this server does not speak -32022 with {supported, requested}.
-Only the tools capability is advertised. Notifications never get a response.
+before the protocol flow, a second `initialize`, an empty batch, or a batch on a connection whose
+revision is not 2025-03-26, the only one that had batches); an unknown method -32601; bad params
+and an unknown tool -32602; a 2026-07-28 request at a version this server does not speak -32022
+with {supported, requested}. Only the tools capability is advertised. Notifications never get a
+response.
 
 Results never carry fields their revision does not define: tool annotations from 2025-03-26,
 titles, structuredContent and resource links from 2025-06-18, resultType and cache hints only on
@@ -78,7 +79,15 @@ class Cancel:
     request_id: Any
 
 
-Action = Reply | Call | Cancel
+@dataclass
+class Batch:
+    """A JSON-RPC batch (revision 2025-03-26): its items' actions; the replies to its requests
+    go out together as one array once every call in it has finished."""
+
+    items: list[Reply | Call | Cancel]
+
+
+Action = Reply | Call | Cancel | Batch
 
 
 def error(rid: Any, code: int, message: str, data: Any = None) -> Reply:
@@ -105,10 +114,33 @@ class Protocol:
         except (ValueError, UnicodeDecodeError) as exc:
             return [error(None, PARSE_ERROR, f"Parse error: {exc}")]
         if isinstance(message, list):
-            return [
-                error(None, INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not accepted")
-            ]
+            return self._batch(message)
         return self.receive_message(message)
+
+    def _batch(self, messages: list[Any]) -> list[Action]:
+        if self.era != "legacy" or self.version != "2025-03-26":
+            return [
+                error(
+                    None,
+                    INVALID_REQUEST,
+                    "Invalid Request: JSON-RPC batches exist only in revision 2025-03-26, after "
+                    "initialize",
+                )
+            ]
+        if not messages:
+            return [error(None, INVALID_REQUEST, "Invalid Request: empty batch")]
+        items: list[Reply | Call | Cancel] = []
+        for message in messages:
+            if isinstance(message, dict) and message.get("method") == "initialize":
+                rid = message.get("id")
+                items.append(
+                    error(rid, INVALID_REQUEST, "Invalid Request: initialize cannot be batched")
+                )
+                continue
+            for action in self.receive_message(message):
+                assert not isinstance(action, Batch)
+                items.append(action)
+        return [Batch(items)]
 
     def receive_message(self, message: Any) -> list[Action]:
         if not isinstance(message, dict):

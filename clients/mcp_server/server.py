@@ -18,7 +18,7 @@ import trio
 
 from ..agent_client import AsyncAgentClient
 from . import tools
-from .protocol import INVALID_REQUEST, Call, Cancel, Protocol, Reply, error
+from .protocol import INVALID_REQUEST, Batch, Call, Cancel, Protocol, Reply, error
 
 MAX_LINE = 16 * 1024 * 1024
 
@@ -58,9 +58,45 @@ class Server:
             self.in_flight.discard(key)
             self.cancelled.discard(key)
 
+    async def run_batch(self, batch: Batch) -> None:
+        """Answer a batch with one array: its replies in order, tool results once all are done
+        (a cancelled call's result is left out)."""
+        answers: list[dict[str, Any] | None] = []
+        calls: list[tuple[int, Call]] = []
+        for item in batch.items:
+            if isinstance(item, Reply):
+                answers.append(item.message)
+            elif isinstance(item, Call):
+                calls.append((len(answers), item))
+                answers.append(None)
+                self.in_flight.add(_key(item.id))
+            elif _key(item.request_id) in self.in_flight:
+                self.cancelled.add(_key(item.request_id))
+
+        async def one(index: int, call: Call) -> None:
+            key = _key(call.id)
+            try:
+                outcome = await tools.run(self.agent, tools.BY_NAME[call.name], call.arguments)
+                if key not in self.cancelled:
+                    answers[index] = self.protocol.tool_result(call, outcome).message
+            finally:
+                self.in_flight.discard(key)
+                self.cancelled.discard(key)
+
+        async with trio.open_nursery() as calls_nursery:
+            for index, call in calls:
+                calls_nursery.start_soon(one, index, call)
+        replies = [a for a in answers if a is not None]
+        if replies:  # a batch of notifications only gets no answer at all
+            data = json.dumps(replies, ensure_ascii=False, separators=(",", ":")).encode()
+            async with self.write_lock:
+                await self.send.send_all(data + b"\n")
+
     async def handle(self, line: bytes, nursery: trio.Nursery) -> None:
         for action in self.protocol.receive(line):
-            if isinstance(action, Reply):
+            if isinstance(action, Batch):
+                nursery.start_soon(self.run_batch, action)
+            elif isinstance(action, Reply):
                 await self.write(action.message)
             elif isinstance(action, Call):
                 self.in_flight.add(_key(action.id))

@@ -235,3 +235,35 @@ def test_help_version_and_options() -> None:
     )
     assert r.returncode == 1
     assert r.stderr.startswith("svc-mcp:")
+
+
+def test_batches_on_2025_03_26_and_only_there(mcp: RawMcp) -> None:
+    mcp.initialize("2025-03-26")
+    mcp.send(
+        [
+            {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            {"jsonrpc": "2.0", "method": "notifications/whatever"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "svc_status"}},
+            42,
+            {"jsonrpc": "2.0", "id": 4, "method": "initialize", "params": {}},
+        ]
+    )
+    replies: Any = mcp.recv()  # one line holding one array
+    assert isinstance(replies, list)
+    assert [r.get("id") for r in replies] == [1, 2, 3, None, 4]
+    assert replies[0]["result"] == {}
+    assert len(replies[1]["result"]["tools"]) == 16
+    assert replies[2]["result"]["isError"] is True  # the agent is not running: a tool error
+    assert replies[3]["error"]["code"] == -32600
+    assert replies[4]["error"]["code"] == -32600  # initialize cannot be batched
+    # A batch of notifications only gets no answer; an empty batch is one error object.
+    mcp.send([{"jsonrpc": "2.0", "method": "notifications/whatever"}])
+    assert mcp.nothing_pending()
+    assert _error(mcp, [])["error"]["code"] == -32600
+
+
+def test_batches_are_refused_on_later_revisions(mcp: RawMcp) -> None:
+    mcp.initialize("2025-06-18")
+    reply = _error(mcp, [{"jsonrpc": "2.0", "id": 1, "method": "ping"}])
+    assert (reply["id"], reply["error"]["code"]) == (None, -32600)
