@@ -422,25 +422,7 @@ class SessionBrowser:
         v = await self.run_js(js.element(node.index, node.tag))
         if not isinstance(v, dict):
             return None
-        opts = v.get("o")
-        return operations.ElementInfo(
-            x=float(v["x"]),
-            y=float(v["y"]),
-            w=float(v["w"]),
-            h=float(v["h"]),
-            vw=float(v["vw"]),
-            vh=float(v["vh"]),
-            visible=bool(v["vis"]),
-            disabled=bool(v["dis"]),
-            readonly=bool(v["ro"]),
-            editable=bool(v["ed"]),
-            focused=bool(v["f"]),
-            hit=bool(v["hit"]),
-            value=v.get("v"),
-            options=None if opts is None else [(str(a), bool(b)) for a, b in opts],
-            selected=int(v.get("si", -1)),
-            multiple=bool(v.get("m")),
-        )
+        return operations.ElementInfo.from_js(v)
 
     def element(self, node: DomNode) -> aio.Future[operations.ElementInfo | None]:
         return _spawn(self._element(node))

@@ -235,7 +235,7 @@ class _RefPage:
             except BaseException as exc:
                 out.set_exception(exc)
                 return
-            out.set_result(_info(v) if isinstance(v, dict) else None)
+            out.set_result(operations.ElementInfo.from_js(v) if isinstance(v, dict) else None)
 
         src.add_done_callback(done)
         return out
@@ -257,28 +257,6 @@ class _RefPage:
 
     def mouse_click(self, x: float, y: float, move: bool) -> None:
         self._page.mouse_click(x, y, move)
-
-
-def _info(v: dict[str, Any]) -> operations.ElementInfo:
-    opts = v.get("o")
-    return operations.ElementInfo(
-        x=float(v["x"]),
-        y=float(v["y"]),
-        w=float(v["w"]),
-        h=float(v["h"]),
-        vw=float(v["vw"]),
-        vh=float(v["vh"]),
-        visible=bool(v["vis"]),
-        disabled=bool(v["dis"]),
-        readonly=bool(v["ro"]),
-        editable=bool(v["ed"]),
-        focused=bool(v["f"]),
-        hit=bool(v["hit"]),
-        value=v.get("v"),
-        options=None if opts is None else [(str(a), bool(b)) for a, b in opts],
-        selected=int(v.get("si", -1)),
-        multiple=bool(v.get("m")),
-    )
 
 
 def _none(_: operations.Snapshot) -> DomNode | None:

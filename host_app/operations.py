@@ -71,6 +71,29 @@ class ElementInfo:
     def in_view(self) -> bool:
         return 0 <= self.cx < self.vw and 0 <= self.cy < self.vh and self.w > 0 and self.h > 0
 
+    @classmethod
+    def from_js(cls, v: dict[str, Any]) -> ElementInfo:
+        """From the isolated-world element script's compact answer (host_app/js.py)."""
+        opts = v.get("o")
+        return cls(
+            x=float(v["x"]),
+            y=float(v["y"]),
+            w=float(v["w"]),
+            h=float(v["h"]),
+            vw=float(v["vw"]),
+            vh=float(v["vh"]),
+            visible=bool(v["vis"]),
+            disabled=bool(v["dis"]),
+            readonly=bool(v["ro"]),
+            editable=bool(v["ed"]),
+            focused=bool(v["f"]),
+            hit=bool(v["hit"]),
+            value=v.get("v"),
+            options=None if opts is None else [(str(a), bool(b)) for a, b in opts],
+            selected=int(v.get("si", -1)),
+            multiple=bool(v.get("m")),
+        )
+
 
 @dataclass(slots=True)
 class Snapshot:

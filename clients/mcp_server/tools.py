@@ -19,6 +19,8 @@ from urllib.parse import quote
 
 import trio
 
+from bridge_protocol.actions import NAMED_KEYS
+
 from ..agent_client import AgentError, AgentUnavailable, AsyncAgentClient, make_error
 from ..read import compose
 from ..urls import file_uri, path_of_file_uri
@@ -208,22 +210,7 @@ SELECTOR = _s(
     "or ~; comma lists. No pseudo-classes.",
     minLength=1,
 )
-KEYS = [
-    "Enter",
-    "Tab",
-    "Escape",
-    "Backspace",
-    "Delete",
-    "ArrowUp",
-    "ArrowDown",
-    "ArrowLeft",
-    "ArrowRight",
-    "Home",
-    "End",
-    "PageUp",
-    "PageDown",
-    "Space",
-]
+KEYS = list(NAMED_KEYS)
 
 
 def _tagged(
