@@ -23,21 +23,14 @@ USER, PASSWORD = "agentuser", "agent-secret-pw"
 
 @pytest.fixture
 def upstream() -> Iterator[UpstreamProxy]:
-    proxy = UpstreamProxy(USER, PASSWORD)
-    proxy.start()
-    try:
+    with UpstreamProxy(USER, PASSWORD) as proxy:
         yield proxy
-    finally:
-        proxy.stop()
 
 
 @pytest.fixture(scope="module")
 def origin() -> Iterator[Origin]:
-    server = Origin().start()
-    try:
+    with Origin() as server:
         yield server
-    finally:
-        server.stop()
 
 
 def add_proxy(agent: AgentProcess, upstream: UpstreamProxy, **fields: Any) -> str:

@@ -26,11 +26,8 @@ TIMEOUT = 2  # SVC_GEOLOCATION_TIMEOUT of this module's agent (the default is 10
 
 @pytest.fixture(scope="module")
 def geo() -> Iterator[GeoService]:
-    service = GeoService().start()
-    try:
+    with GeoService() as service:
         yield service
-    finally:
-        service.stop()
 
 
 @pytest.fixture(scope="module")

@@ -19,21 +19,14 @@ USER, PASSWORD = "e2euser", "e2e-secret-pw"
 
 @pytest.fixture
 def upstream() -> Iterator[UpstreamProxy]:
-    proxy = UpstreamProxy(USER, PASSWORD)
-    proxy.start()
-    try:
+    with UpstreamProxy(USER, PASSWORD) as proxy:
         yield proxy
-    finally:
-        proxy.stop()
 
 
 @pytest.fixture
 def origin() -> Iterator[Origin]:
-    server = Origin().start()
-    try:
+    with Origin() as server:
         yield server
-    finally:
-        server.stop()
 
 
 def test_a_proxied_session_loads_through_the_upstream_with_stored_credentials(

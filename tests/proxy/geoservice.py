@@ -20,6 +20,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from .servers import _Running
+
 BERLIN = json.dumps({"ip": "203.0.113.7", "country": "DE", "timezone": "Europe/Berlin"}).encode()
 
 
@@ -29,7 +31,7 @@ class Seen:
     headers: dict[str, str]
 
 
-class GeoService:
+class GeoService(_Running):
     def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.answer: tuple[int, bytes] = (200, BERLIN)
         self.stall = False

@@ -17,6 +17,7 @@ import socket
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Self
 from urllib.parse import urlsplit
 
 HEAD_LIMIT = 64 * 1024
@@ -70,7 +71,24 @@ def _pipe(a: socket.socket, b: socket.socket) -> None:
             (b if s is a else a).sendall(data)
 
 
-class _Threads:
+class _Running:
+    """`with Server(...) as server:` starts it and always stops it."""
+
+    def start(self) -> object:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class _Threads(_Running):
     def __init__(self) -> None:
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -241,7 +259,7 @@ class UpstreamProxy(_Threads):
         conn.sendall(head.encode("latin-1") + refusal.body)
 
 
-class Origin:
+class Origin(_Running):
     """An HTTP origin answering every GET/POST with JSON of what it received."""
 
     def __init__(self) -> None:

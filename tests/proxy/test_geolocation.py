@@ -136,21 +136,14 @@ def test_the_cache_is_per_session_and_route_and_expires() -> None:
 
 @pytest.fixture
 def upstream() -> Iterator[UpstreamProxy]:
-    proxy = UpstreamProxy(USER, PASSWORD)
-    proxy.start()
-    try:
+    with UpstreamProxy(USER, PASSWORD) as proxy:
         yield proxy
-    finally:
-        proxy.stop()
 
 
 @pytest.fixture
 def geo() -> Iterator[GeoService]:
-    service = GeoService().start()
-    try:
+    with GeoService() as service:
         yield service
-    finally:
-        service.stop()
 
 
 def through(proxy: UpstreamProxy, username: str = USER, password: str = PASSWORD) -> Upstream:

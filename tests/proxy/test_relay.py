@@ -25,21 +25,14 @@ USER, PASSWORD = "upuser", "up-secret-pw"
 
 @pytest.fixture
 def upstream() -> Iterator[UpstreamProxy]:
-    proxy = UpstreamProxy(USER, PASSWORD)
-    proxy.start()
-    try:
+    with UpstreamProxy(USER, PASSWORD) as proxy:
         yield proxy
-    finally:
-        proxy.stop()
 
 
 @pytest.fixture
 def origin() -> Iterator[Origin]:
-    server = Origin().start()
-    try:
+    with Origin() as server:
         yield server
-    finally:
-        server.stop()
 
 
 def free_base() -> int:
