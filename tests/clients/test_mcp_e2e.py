@@ -237,10 +237,15 @@ def test_closing_stdin_cancels_agent_work(host: HostApp, site: Site, tmp_path: P
     host.ok("POST", "/v1/sessions/close", {"group": "eof"})
 
 
-@pytest.mark.skipif(shutil.which("npx") is None, reason="node/npx missing (make installs nodejs)")
 def test_mcp_inspector_cli_lists_and_calls_tools(host: HostApp) -> None:
+    # `make test` installs nodejs; a missing npx is a setup failure, not a reason to skip.
+    assert shutil.which("npx") is not None, "npx missing: the Makefile installs Debian's nodejs"
     env = client_env(host.port)
-    base = ["npx", "-y", INSPECTOR, "--cli", SVC_MCP]
+    name = f"inspector-{host.port}"
+    host.ok("POST", "/v1/sessions", {"name": name})
+    # The Inspector starts the server with its own small environment: the port must be passed
+    # with -e, or svc-mcp would talk to (and cold-start) an app on the default port.
+    base = ["npx", "-y", INSPECTOR, "--cli", "-e", f"SVC_AGENT_PORT={host.port}", SVC_MCP]
     listed = subprocess.run(
         [*base, "--method", "tools/list"],
         check=False,
@@ -263,4 +268,5 @@ def test_mcp_inspector_cli_lists_and_calls_tools(host: HostApp) -> None:
     )
     assert called.returncode == 0, called.stderr
     result = json.loads(called.stdout)
-    assert "sessions" in result["structuredContent"]
+    names = {s["name"] for s in result["structuredContent"]["sessions"]}
+    assert name in names  # the call reached this test's app

@@ -1,0 +1,56 @@
+"""Run-wide guard: every process a test starts is stopped by the end of the run.
+
+svc-app, svc-keyserver and agent processes started during the run and still alive at its end
+are killed and reported as an error, so a leak (say, a client that cold-started an app on the
+default port) fails CI instead of lingering on the machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+WATCHED = ("svc-app", "svc-keyserver", "-m agent")
+
+
+def _ours() -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if any(w in cmdline for w in WATCHED) and int(entry.name) != os.getpid():
+            found.add(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_process_outlives_the_run() -> Iterator[None]:
+    before = _ours()
+    yield
+    deadline = time.monotonic() + 10
+    leaked = {p for p in _ours() - before if _alive(p)}
+    while leaked and time.monotonic() < deadline:
+        time.sleep(0.1)
+        leaked = {p for p in leaked if _alive(p)}
+    for pid in leaked:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    assert not leaked, f"processes started by the tests outlived the run: {sorted(leaked)}"
