@@ -32,6 +32,7 @@ from bridge_protocol.messages import (
     Play,
     Screenshot,
 )
+from bridge_protocol.selectors import DomNode, build_tree
 
 from . import js, observations, operations
 from .logic import aio
@@ -42,7 +43,6 @@ from .logic.logfile import HostLog
 from .logic.notifications import NotificationQueue
 from .logic.policy import NetworkPolicy
 from .logic.readiness import Probe, Ready
-from .logic.selectors import DomNode, build_tree
 from .logic.settings import AppSettings
 from .qt import (
     QApplication,

@@ -21,11 +21,11 @@ from typing import Any, Protocol
 
 from bridge_protocol import ErrorId, SvcError
 from bridge_protocol import observation as wire
+from bridge_protocol.selectors import DomNode
 
 from . import observe_js, operations
 from .logic import aio
 from .logic.readiness import Probe
-from .logic.selectors import DomNode
 
 KEEP = 64  # locator sets kept; the agent retains 32 observations, so a retained one is always here
 MAX_SEMANTICS = 512 * 1024

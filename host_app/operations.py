@@ -26,12 +26,18 @@ from bridge_protocol.actions import (
     Wait,
     WaitFor,
 )
+from bridge_protocol.selectors import (
+    DomNode,
+    SelectorError,
+    SelectorList,
+    parse_selector,
+    query_first,
+)
 
 from .logic import aio
 from .logic.images import MIME, check_bounds
 from .logic.links import best_link, normalize_url, same_document
 from .logic.readiness import Failed, Probe, Readiness, Ready, settle_restarts
-from .logic.selectors import DomNode, SelectorError, SelectorList, parse_selector, query_first
 
 PROBE_INTERVAL = 0.05
 SETTLE_PROBE_INTERVAL = 0.1

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.host.site import Site
+
 WATCHED = ("svc-app", "svc-keyserver", "-m agent")
 
 
@@ -54,3 +56,13 @@ def no_process_outlives_the_run() -> Iterator[None]:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
     assert not leaked, f"processes started by the tests outlived the run: {sorted(leaked)}"
+
+
+@pytest.fixture(scope="session")
+def site() -> Iterator[Site]:
+    """The one local fixture site of the run (host, clients and observation tests share it)."""
+    s = Site().start()
+    try:
+        yield s
+    finally:
+        s.stop()

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from tests.host.hostproc import HostApp, free_port
-from tests.host.site import Site
 
 BIN = Path(sys.executable).parent
 SVC = str(BIN / "svc")
@@ -51,15 +50,6 @@ def svc(port: int, *args: str, env: dict[str, str] | None = None, timeout: float
         stdin=subprocess.DEVNULL,
     )
     return Run(proc.returncode, proc.stdout, proc.stderr.decode())
-
-
-@pytest.fixture(scope="session")
-def site() -> Iterator[Site]:
-    s = Site().start()
-    try:
-        yield s
-    finally:
-        s.stop()
 
 
 @pytest.fixture(scope="module")

@@ -7,16 +7,6 @@ from collections.abc import Iterator
 import pytest
 
 from .hostproc import HostApp
-from .site import Site
-
-
-@pytest.fixture(scope="session")
-def site() -> Iterator[Site]:
-    s = Site().start()
-    try:
-        yield s
-    finally:
-        s.stop()
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ import sys
 
 QT_FREE = [
     "host_app.logic.aio",
-    "host_app.logic.selectors",
     "host_app.logic.links",
     "host_app.logic.readiness",
     "host_app.logic.settings",

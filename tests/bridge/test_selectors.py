@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from host_app.logic.selectors import (
+from bridge_protocol.selectors import (
     DomNode,
     SelectorError,
     build_tree,
