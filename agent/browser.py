@@ -562,8 +562,7 @@ class Browser:
             )
         url = observation.get("url")
         self._saw_url(page.session_id, url if isinstance(url, str) else None, page)
-        self._observations.retain(observation_id, page, observation)
-        return {"page": page.ref(), "observation": observation}
+        return self._observations.retain(observation_id, page, observation).answer()
 
     def _observe_command(self, page: Page, mode: Mode, deadline: float, wait: float) -> Observe:
         return Observe(
@@ -637,8 +636,7 @@ class Browser:
         return self._observations.get(observation_id)
 
     def observation(self, observation_id: str) -> dict[str, Any]:
-        stored = self._retained(observation_id)
-        return {"page": stored.page.ref(), "observation": stored.data}
+        return self._retained(observation_id).answer()
 
     async def observation_actions(
         self, observation_id: str, body: ObservationActionsBody

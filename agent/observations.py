@@ -21,6 +21,11 @@ class Retained:
     data: dict[str, Any]
     _decoded: dict[str, Any] | None = None
 
+    def answer(self) -> dict[str, Any]:
+        """`{page, observation}` as a response shows it: the observation's `url` only when the
+        page has moved on since (docs/observations.md "Top level")."""
+        return {"page": self.page.ref(), "observation": wire.for_page(self.data, self.page.url)}
+
     def decoded(self) -> dict[str, Any]:
         """The observation with its entries as objects (bridge_protocol.observation), for find."""
         if self._decoded is None:
@@ -33,11 +38,12 @@ class ObservationStore:
         self._limit = limit
         self._items: OrderedDict[str, Retained] = OrderedDict()
 
-    def retain(self, observation_id: str, page: Page, observation: dict[str, Any]) -> None:
-        self._items[observation_id] = Retained(page, observation)
+    def retain(self, observation_id: str, page: Page, observation: dict[str, Any]) -> Retained:
+        kept = self._items[observation_id] = Retained(page, observation)
         self._items.move_to_end(observation_id)
         while len(self._items) > self._limit:
             self._items.popitem(last=False)
+        return kept
 
     def get(self, observation_id: str) -> Retained:
         stored = self._items.get(observation_id)

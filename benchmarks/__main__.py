@@ -15,6 +15,7 @@ MODULES = [
     "benchmarks.agent_bench",
     "benchmarks.engine_bench",
     "benchmarks.observation_bench",
+    "benchmarks.action_bench",
     "benchmarks.clients_bench",
     "benchmarks.keyserver_bench",
 ]

@@ -7,39 +7,152 @@ Wire form, per list: an integer item is a context marker (the entries after it h
 
 - content `[kind, text, extra...]`: `text` is "" when absent and something follows; an integer
   extra is a heading's level or, on a `table_cell`, 1 for a header cell; a list extra holds the
-  refs of the elements inside the entry. An entry with refs and no text has the text of its
-  elements' names, joined by spaces.
+  refs of the elements inside the entry; an object extra holds a page event's details (`d`).
+  An entry with refs and no text has the text of its elements' names, joined by spaces.
 - element `[ref, role, name, value_or_dest, more]`: trailing empty strings are left out; the
-  fourth item is a link's destination (the path, from `/`, when it has the observation's origin),
-  else the value; `more` is an object with `st` (states), `opts` (options: `value`, or `[value,
-  label]` when the label differs) and, for a link with a value, `v`.
+  fourth item is a link's destination, written relative to the observation's URL as short as it
+  resolves back (`#frag`, `?q`, `x`, `../x`, `/x`; other origins in full), else the value;
+  `more` is an object with `st` (states), `opts` (options: `value`, or `[value, label]` when the
+  label differs) and, for a link with a value, `v`.
 
-Decoded entries are objects: content `{k, t, l, h, c, e}`, elements `{ref, role, name, value,
+Decoded entries are objects: content `{k, t, l, h, c, e, d}`, elements `{ref, role, name, value,
 dest, st, opts, c}` (absent keys as in the wire form; `dest` absolute, `opts` as `[value,
 label]` pairs, `c` the context index).
+
+The observation's URL is sent once per response: the host puts `url` in the observation, the
+agent leaves it out of a response whose `page.url` is the same (`for_page`), and `decode` takes
+it back from `page.url`.
 """
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 Item = Any  # an int (context marker) or a list (an entry)
 
 
-def relative_dest(url: str, dest: str) -> str:
-    """`dest` as its path (from `/`) when it has the same origin as `url`, else unchanged."""
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def resolve(url: str, ref: str) -> str:
+    """The absolute destination of `ref` (as `relative_dest` wrote it) on the page at `url`: a
+    reference with a scheme is absolute already; `#frag` and `?query` replace the page URL's
+    fragment or query and fragment (kept exactly, an empty `#` too); other references resolve
+    like `href` (RFC 3986)."""
+    if not ref or not url or _SCHEME.match(ref):
+        return ref
+    if ref.startswith("#"):
+        return url.partition("#")[0] + ref
+    if ref.startswith("?"):
+        return url.partition("#")[0].partition("?")[0] + ref
+    path = ref.partition("?")[0].partition("#")[0]
+    if "//" not in path and "/." not in "/" + path:
+        # no dot segments to remove: RFC 3986 resolution is a concatenation (the common case,
+        # thousands of links on a page, without urljoin's parsing)
+        origin, directory = _page_parts(url)
+        if origin:
+            return (origin if ref.startswith("/") else directory) + ref
     try:
-        a, b = urlsplit(url), urlsplit(dest)
+        return urljoin(url, ref)
     except ValueError:
+        return ref
+
+
+@functools.lru_cache(maxsize=64)
+def _page_parts(url: str) -> tuple[str, str]:
+    """(`scheme://host:port`, that plus the path up to its last `/`) of a hierarchical page URL
+    as it is written, else ("", "")."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "", ""
+    base = url.partition("#")[0].partition("?")[0]
+    origin = base[: len(parts.scheme) + 3 + len(parts.netloc)]
+    if not parts.scheme or not parts.netloc or not base[len(origin) :].startswith("/"):
+        return "", ""
+    return origin, base[: base.rindex("/") + 1]
+
+
+def _split(url: str) -> tuple[str, str, str]:
+    """(scheme://host/path, "?query" or "", "#fragment" or "") of an absolute URL."""
+    head, hash_, fragment = url.partition("#")
+    base, mark, query = head.partition("?")
+    return base, mark + query, hash_ + fragment
+
+
+class Relative:
+    """Writes destinations relative to the page at `url` (`relative_dest`), the page's parts
+    split once for all its links."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.base, self.query, _ = _split(url)
+        self.origin = ""  # `scheme://host:port` as the page URL writes it
+        self.dirs: list[str] | None = None  # the page's directory, as path segments
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            return
+        if parts.scheme and parts.netloc:
+            self.origin = self.base[: len(parts.scheme) + 3 + len(parts.netloc)]
+            path = self.base[len(self.origin) :]
+            if path.startswith("/"):
+                self.dirs = path.split("/")[1:-1]
+
+    def __call__(self, dest: str) -> str:
+        if not self.url or not dest:
+            return dest
+        base, query, fragment = _split(dest)
+        candidates = []
+        if base == self.base:
+            if query == self.query and fragment:
+                candidates.append(fragment)
+            if query:
+                candidates.append(query + fragment)
+        # the browser writes every URL of one origin with the same prefix, so a string test
+        # finds them; whatever is written is checked below to resolve back exactly
+        path = base[len(self.origin) :] if self.origin and base.startswith(self.origin) else ""
+        if path.startswith("/") and not path.startswith("//"):
+            candidates.append(path + query + fragment)
+            if self.dirs is not None:
+                candidates.append(self._from_dir(path) + query + fragment)
+        for candidate in sorted(candidates, key=len):
+            if len(candidate) < len(dest) and resolve(self.url, candidate) == dest:
+                return candidate
         return dest
-    if (a.scheme, a.netloc) != (b.scheme, b.netloc) or not b.scheme or not b.netloc:
-        return dest
-    prefix = f"{b.scheme}://{b.netloc}"
-    rest = dest[len(prefix) :] if dest.lower().startswith(prefix.lower()) else ""
-    if not rest.startswith("/") or rest.startswith("//"):
-        return dest
-    return rest
+
+    def _from_dir(self, path: str) -> str:
+        """`path` relative to the page's directory (`x`, `../x`, `./` for the directory)."""
+        assert self.dirs is not None
+        segments = path.split("/")[1:]
+        common = 0
+        for mine, theirs in zip(self.dirs, segments[:-1], strict=False):
+            if mine != theirs:
+                break
+            common += 1
+        rel = "../" * (len(self.dirs) - common) + "/".join(segments[common:])
+        if not rel or ":" in rel.partition("/")[0]:
+            rel = "./" + rel  # a first segment with `:` would read as a scheme
+        return rel
+
+
+def relative_dest(url: str, dest: str) -> str:
+    """`dest` written as short as it resolves back (`resolve`) against the page at `url`: a
+    fragment or query alone on the same page, else a path relative to the page's directory or
+    from `/` on the same origin (the shorter), else unchanged."""
+    return Relative(url)(dest)
+
+
+def for_page(observation: dict[str, Any], page_url: str) -> dict[str, Any]:
+    """The observation as a response shows it beside the page reference `page_url`: without its
+    `url` when it is the page's (the URL once per response)."""
+    url = observation.get("url")
+    if url != page_url and url:
+        return observation
+    return {k: v for k, v in observation.items() if k != "url"}
 
 
 def _names(elements: list[dict[str, Any]]) -> dict[str, str]:
@@ -78,6 +191,8 @@ def encode_content(content: list[dict[str, Any]], elements: list[dict[str, Any]]
             joined = _joined(list(refs), names)
             if joined is not None and _squash(joined) == _squash(text):
                 text = ""
+        if entry.get("d"):
+            extra.append(dict(entry["d"]))
         item: list[Any] = [kind]
         if text or extra:
             item.append(text)
@@ -87,6 +202,7 @@ def encode_content(content: list[dict[str, Any]], elements: list[dict[str, Any]]
 
 
 def encode_elements(url: str, elements: list[dict[str, Any]]) -> list[Item]:
+    relative = Relative(url)
     out: list[Item] = []
     current = -1
     for e in elements:
@@ -101,7 +217,7 @@ def encode_elements(url: str, elements: list[dict[str, Any]]) -> list[Item]:
         if e.get("opts"):
             more["opts"] = [v if v == label else [v, label] for v, label in e["opts"]]
         if link:
-            fourth = relative_dest(url, str(e["dest"])) if e.get("dest") else ""
+            fourth = relative(str(e["dest"])) if e.get("dest") else ""
             if e.get("value"):
                 more["v"] = str(e["value"])
         else:
@@ -136,7 +252,7 @@ def decode_elements(url: str, items: list[Item]) -> list[dict[str, Any]]:
             if more.get("v"):
                 e["value"] = more["v"]
             if fourth:
-                e["dest"] = urljoin(url, fourth) if fourth.startswith("/") else fourth
+                e["dest"] = resolve(url, fourth)
         elif fourth:
             e["value"] = fourth
         if more.get("st"):
@@ -164,6 +280,8 @@ def decode_content(items: list[Item], elements: list[dict[str, Any]]) -> list[di
                 entry["e"] = list(extra)
                 if not text:
                     text = _joined(entry["e"], names) or ""
+            elif isinstance(extra, dict):
+                entry["d"] = dict(extra)
             elif isinstance(extra, int) and not isinstance(extra, bool):
                 if entry["k"] == "heading":
                     entry["l"] = extra
@@ -177,10 +295,13 @@ def decode_content(items: list[Item], elements: list[dict[str, Any]]) -> list[di
     return out
 
 
-def decode(observation: dict[str, Any]) -> dict[str, Any]:
-    """A copy of `observation` with `content` and `elements` as lists of objects."""
+def decode(observation: dict[str, Any], page_url: str = "") -> dict[str, Any]:
+    """A copy of `observation` with `content` and `elements` as lists of objects, destinations
+    absolute, and `url` (the observation's own, else `page_url`: the response's `page.url`)."""
     out = dict(observation)
-    url = str(observation.get("url", ""))
+    url = str(observation.get("url") or page_url)
+    if url:
+        out["url"] = url
     elements = decode_elements(url, list(observation.get("elements") or []))
     content = decode_content(list(observation.get("content") or []), elements)
     out.pop("content", None)

@@ -66,15 +66,52 @@ class Section:
         return clip(text, budget), True
 
 
+_FENCE = re.compile(r"^(`{3,})$", re.MULTILINE)
+_TICKS = re.compile(r"`{3,}")
+
+
+def fence(text: str) -> str:
+    """`text` as a fenced code block, its lines kept; the fence is longer than any backtick run
+    inside, so the block cannot close early."""
+    longest = max((len(m) for m in _TICKS.findall(text)), default=2)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}\n{text}\n{ticks}"
+
+
 def clip(text: str, budget: int) -> str:
-    """`text` cut at a word boundary to at most `budget` characters, ending with an ellipsis."""
+    """`text` cut at a word boundary to at most `budget` characters, ending with an ellipsis;
+    a code block the cut opens is closed again (its fence counted in the budget)."""
     if budget <= 1:
         return "…"[:budget]
     cut = text[: budget - 1]
     space = cut.rfind(" ")
     if space > budget // 2:
         cut = cut[:space]
-    return cut.rstrip() + "…"
+    cut = cut.rstrip() + "…"
+    opened = _open_fence(cut)
+    for _ in range(4):
+        if opened is None:
+            return cut
+        closing = "\n" + opened
+        room = budget - len(closing)
+        if room < 2:
+            break
+        cut = text[: room - 1].rstrip() + "…"
+        if _open_fence(cut) == opened:
+            return cut + closing
+        opened = _open_fence(cut)
+    return "…"
+
+
+def _open_fence(text: str) -> str | None:
+    """The fence of the code block left open at the end of `text`, or None."""
+    opened: str | None = None
+    for m in _FENCE.finditer(text):
+        if opened is None:
+            opened = m.group(1)
+        elif m.group(1) == opened:
+            opened = None
+    return opened
 
 
 def _cell(text: str) -> str:
@@ -97,15 +134,23 @@ def _render_table(rows: list[list[str]], caption: str | None) -> str:
 def _line(entry: dict[str, Any]) -> str:
     kind, text = entry.get("k"), str(entry.get("t", ""))
     if kind == "list_item":
-        return f"- {text}"
+        return "- " + text.replace("\n", "\n  ")
     if kind == "quote":
-        return "> " + text
+        return "> " + text.replace("\n", "\n> ")
     if kind == "code":
-        return f"```\n{text}\n```"
+        return fence(text)
     if kind == "image":
         return f"[image: {text}]" if text else "[image]"
     if kind == "frame":
         return f"[{text}]"
+    if kind == "dialog":
+        # a page event (docs/observations.md "Dialogs"); the message is the website's text
+        d = entry.get("d") or {}
+        return f"[{d.get('dialog', '')} dialog, {d.get('answer', '')} by {d.get('by', '')}: {text}]"
+    if kind == "download":
+        d = entry.get("d") or {}
+        where = d.get("output_path") or d.get("reason") or ""
+        return f"[download {d.get('state', '')}: {d.get('file_name', '')} {where}]".rstrip()
     return text
 
 
@@ -234,7 +279,7 @@ def compose(
     max_sections: int = MAX_SECTIONS_DEFAULT,
 ) -> tuple[str, dict[str, Any]]:
     """(bounded Markdown, metadata) of one observation (the wire form the API returns)."""
-    observation = wire.decode(observation)
+    observation = wire.decode(observation, str(page.get("url") or ""))
     content: list[dict[str, Any]] = list(observation.get("content") or [])
     elements: list[dict[str, Any]] = list(observation.get("elements") or [])
     sections = sections_of(content)

@@ -34,13 +34,18 @@ from bridge_protocol.messages import (
 )
 from bridge_protocol.selectors import DomNode, build_tree
 
-from . import js, observations, operations
+from . import dialogs, js, observations, operations
+from .dialogs import DialogHost
+from .downloads import SessionDownloads
 from .logic import aio
 from .logic.follow import selects_for_view
+from .logic.frames import MAX_DEPTH, HostFrame
 from .logic.images import QT_FORMAT, qt_quality
 from .logic.links import normalize_url
 from .logic.logfile import HostLog
 from .logic.notifications import NotificationQueue
+from .logic.page_events import PageEvent, PageEvents
+from .logic.page_stack import PageStack
 from .logic.policy import NetworkPolicy
 from .logic.readiness import Probe, Ready
 from .logic.settings import AppSettings
@@ -56,7 +61,7 @@ from .qt import (
     QTest,
     QTimer,
     QUrl,
-    QWebEngineLoadingInfo,
+    QWebEngineFrame,
     QWebEngineNotification,
     QWebEnginePage,
     QWebEngineProfile,
@@ -67,8 +72,11 @@ from .qt import (
     QWheelEvent,
     QWidget,
 )
+from .session_pages import SessionPages
 
 ENGINE_APP_NAME = "svc"
+MAX_FRAME_TREE = 200  # frames listed per page (the observation reads at most 64 of them)
+FRAME_JS_TIMEOUT = 5.0
 # The Qt stubs type QTest's static helpers as instance methods.
 _QTEST: Any = QTest
 WORLD = QWebEngineScript.ScriptWorldId.ApplicationWorld
@@ -146,29 +154,60 @@ class QtLoop:
 
 
 class Interceptor(QWebEngineUrlRequestInterceptor):
-    def __init__(self, policy: NetworkPolicy, parent: QObject) -> None:
+    def __init__(
+        self, policy: NetworkPolicy, parent: QObject, navigation: Callable[[], None]
+    ) -> None:
         super().__init__(parent)
         self.policy = policy
+        self.navigation = navigation  # told of main-frame requests that are not redirects
 
     def interceptRequest(self, info: QWebEngineUrlRequestInfo | None) -> None:
         if info is None:
             return
         rtype = info.resourceType()
+        redirect = QWebEngineUrlRequestInfo.NavigationType.NavigationTypeRedirect
+        main_frame = rtype == QWebEngineUrlRequestInfo.ResourceType.ResourceTypeMainFrame
+        if main_frame and info.navigationType() != redirect:
+            self.navigation()
         if self.policy.block(
             info.requestUrl().scheme(),
-            main_frame=rtype == QWebEngineUrlRequestInfo.ResourceType.ResourceTypeMainFrame,
+            main_frame=main_frame,
             image=rtype == QWebEngineUrlRequestInfo.ResourceType.ResourceTypeImage,
         ):
             info.block(True)
 
 
 class SessionPage(QWebEnginePage):
+    """Dialogs go to the session's `DialogHost`, never to Qt's application-modal boxes; a page
+    made without one (say, a popup's) answers them by the policy, unreported."""
+
+    def __init__(
+        self, profile: QWebEngineProfile, view: QWidget, dialogs: DialogHost | None = None
+    ) -> None:
+        super().__init__(profile, view)
+        self.dialogs = dialogs
+
     def javaScriptConsoleMessage(self, *args: Any) -> None:
         """Page console output is not the app's business."""
 
+    def javaScriptAlert(self, origin: QUrl, message: str | None) -> None:
+        if self.dialogs is not None:
+            self.dialogs.alert(origin, message or "")
+
+    def javaScriptConfirm(self, origin: QUrl, message: str | None) -> bool:
+        return self.dialogs is None or self.dialogs.confirm(origin, message or "")
+
+    def javaScriptPrompt(
+        self, origin: QUrl, message: str | None, default: str | None
+    ) -> tuple[bool, str]:
+        if self.dialogs is None:
+            return True, default or ""
+        return self.dialogs.prompt(origin, message or "", default or "")
+
 
 class SessionBrowser:
-    """One session's profile, view and page; implements `operations.PageDriver`."""
+    """One session's profile and pages (the root page and its popups, `session_pages`); the
+    current page is `page`, in `view`. Implements `operations.PageDriver`."""
 
     def __init__(self, engine: Engine, session_id: str, profile_id: int) -> None:
         self.engine = engine
@@ -176,17 +215,55 @@ class SessionBrowser:
         self.session_id = session_id
         self.profile_id = profile_id
         self.lock = aio.Lock()
-        self.load_starts = 0
-        self.failure: tuple[int, str, str] | None = None
-        self.last_status: int | None = None
-        self.loading = False
-        self.committed_in_load = False
-        self.interrupted = False
+        # readiness counters and per-page load state; they follow the current page
+        self.stack = PageStack()
         self.policy = NetworkPolicy()
         self.profile: QWebEngineProfile | None = None
-        self.view: QWebEngineView | None = None
-        self.page: SessionPage | None = None
+        self.pages: SessionPages[SessionPage] | None = None
         self.proxy_port: int | None = None
+        self.events = PageEvents()
+        self.dialogs = DialogHost(self)
+        self.downloads = SessionDownloads(self)
+
+    @property
+    def view(self) -> QWebEngineView | None:
+        return self.pages.view if self.pages is not None else None
+
+    @property
+    def page(self) -> SessionPage | None:
+        return self.pages.page if self.pages is not None else None
+
+    @property
+    def load_starts(self) -> int:
+        return self.stack.load_starts
+
+    @property
+    def failure(self) -> tuple[int, str, str] | None:
+        return self.stack.failure
+
+    @failure.setter
+    def failure(self, value: tuple[int, str, str] | None) -> None:
+        self.stack.failure = value
+
+    @property
+    def last_status(self) -> int | None:
+        return self.stack.state.last_status
+
+    @last_status.setter
+    def last_status(self, value: int | None) -> None:
+        self.stack.state.last_status = value
+
+    @property
+    def loading(self) -> bool:
+        return self.stack.state.loading
+
+    @property
+    def page_id(self) -> int:
+        return self.stack.current
+
+    def page_open(self, page_id: int) -> bool:
+        return self.stack.page(page_id) is not None
+        self.pointer: tuple[float, float] | None = None
 
     @property
     def storage(self) -> Path:
@@ -243,22 +320,36 @@ class SessionBrowser:
         profile.setPersistentCookiesPolicy(
             QWebEngineProfile.PersistentCookiesPolicy.ForcePersistentCookies
         )
-        interceptor = Interceptor(self.policy, profile)
+        interceptor = Interceptor(self.policy, profile, self.downloads.main_frame_request)
         profile.setUrlRequestInterceptor(interceptor)
         self._interceptor = interceptor
         profile.setNotificationPresenter(self._notification)
-        view = QWebEngineView()
-        page = SessionPage(profile, view)
-        view.setPage(page)
-        assert view.page() is page
-        assert page.profile() is profile
-        page.loadStarted.connect(self._load_started)
-        page.urlChanged.connect(self._url_changed)
-        page.loadingChanged.connect(self._loading_changed)
+        self.downloads.attach(profile)
+        self.profile = profile
+        self.stack = PageStack()
+        self.pages = SessionPages(profile, self, self.stack)
+
+    def new_page(self, view: QWebEngineView) -> SessionPage:
+        """Every page of the session, the root page and each popup, is made here."""
+        assert self.profile is not None
+        page = SessionPage(self.profile, view, self.dialogs)
         with contextlib.suppress(AttributeError):
             page.permissionRequested.connect(self._permission)
-        self.profile, self.view, self.page = profile, view, page
-        self.engine.show_background(self)
+        return page
+
+    def show_background(self, view: QWidget) -> None:
+        self.engine.show_background(view)
+
+    def pages_changed(self) -> None:
+        self.engine.session_changed(self)
+
+    def slot_failed(self, what: str, exc: Exception) -> None:
+        self.engine.write_log(
+            "engine.slot_failed",
+            f"{what} on {self.session_id} failed: {exc!r}",
+            session_id=self.session_id,
+            handler=what,
+        )
 
     def _notification(self, note: QWebEngineNotification | None) -> None:
         if note is None:
@@ -286,20 +377,14 @@ class SessionBrowser:
             permission.deny()
 
     def close(self) -> None:
-        view, page, profile = self.view, self.page, self.profile
-        self.view = self.page = None
+        pages, profile = self.pages, self.profile
+        self.pages = None
         self.profile = None
-        if page is not None:
-            page.triggerAction(QWebEnginePage.WebAction.Stop)
-        if view is not None:
+        self.dialogs.close()
+        self.downloads.cancel_all()
+        if pages is not None:
             self.engine.forget_view(self)
-            view.hide()
-            view.setPage(None)
-            view.deleteLater()
-        if page is not None and profile is not None:
-            # the profile may go only after its last page (Qt warns otherwise)
-            page.destroyed.connect(profile.deleteLater)
-            page.deleteLater()
+            pages.close_all(profile.deleteLater if profile is not None else lambda: None)
         elif profile is not None:
             profile.deleteLater()
 
@@ -314,32 +399,6 @@ class SessionBrowser:
         remove()
         self.loop.call_later(1.0, lambda: remove(5))
 
-    # -- Qt signals --------------------------------------------------------------------------
-
-    def _load_started(self) -> None:
-        self.load_starts += 1
-        self.loading = True
-        self.committed_in_load = False
-
-    def _url_changed(self, _url: QUrl) -> None:
-        if self.loading:
-            self.committed_in_load = True
-        self.engine.session_changed(self)
-
-    def _loading_changed(self, info: QWebEngineLoadingInfo) -> None:
-        status = info.status()
-        if status == QWebEngineLoadingInfo.LoadStatus.LoadStartedStatus:
-            return
-        self.loading = False
-        if status == QWebEngineLoadingInfo.LoadStatus.LoadFailedStatus:
-            domain = info.errorDomain()
-            if domain == QWebEngineLoadingInfo.ErrorDomain.HttpStatusCodeDomain:
-                return
-            if info.errorCode() in (-3,):  # ERR_ABORTED: a newer navigation or Stop
-                return
-            message = info.errorString() or f"error {info.errorCode()}"
-            self.failure = (self.load_starts, message, info.url().toString())
-
     # -- PageDriver --------------------------------------------------------------------------
 
     def _page(self) -> SessionPage:
@@ -349,9 +408,11 @@ class SessionBrowser:
 
     def run_js(self, code: str) -> aio.Future[Any]:
         fut: aio.Future[Any] = aio.Future()
-        page = self._page()
+        self._page()
+        assert self.pages is not None
 
-        def done(result: Any) -> None:
+        def done(raw: aio.Future[Any]) -> None:
+            result = raw.result()
             if not isinstance(result, str):
                 fut.set_result(None)
                 return
@@ -360,7 +421,54 @@ class SessionBrowser:
             except ValueError:
                 fut.set_result(None)
 
-        page.runJavaScript(code, WORLD, done)
+        self.pages.run_js(code).add_done_callback(done)
+        return fut
+
+    def frame_tree(self) -> HostFrame:
+        """The page's frames as plain data (html name, URL, size), their QWebEngineFrame kept as
+        opaque handles: valid while the page lives, so used within one operation only."""
+        count = 0
+
+        def node(frame: QWebEngineFrame, depth: int) -> HostFrame:
+            nonlocal count
+            count += 1
+            size = frame.size()
+            out = HostFrame(
+                frame.htmlName(), frame.url().toString(), size.width(), size.height(), [], frame
+            )
+            if depth < MAX_DEPTH:
+                for child in frame.children():
+                    if count >= MAX_FRAME_TREE:
+                        break
+                    out.children.append(node(child, depth + 1))
+            return out
+
+        return node(self._page().mainFrame(), 0)
+
+    def run_js_in(self, frame: object, code: str) -> aio.Future[Any]:
+        """`run_js` in one frame's isolated world; None when the frame is gone."""
+        fut: aio.Future[Any] = aio.Future()
+        self._page()
+        if not isinstance(frame, QWebEngineFrame) or not frame.isValid():
+            fut.set_result(None)
+            return fut
+
+        def done(result: Any) -> None:
+            if fut.done():
+                return
+            timer.cancel()
+            try:
+                fut.set_result(json.loads(result) if isinstance(result, str) else None)
+            except ValueError:
+                fut.set_result(None)
+
+        def late() -> None:
+            # a frame that never answers (its renderer hung or went away) reads as unreadable
+            if not fut.done():
+                fut.set_result(None)
+
+        timer = self.loop.call_later(FRAME_JS_TIMEOUT, late)
+        frame.runJavaScript(code, WORLD, done)
         return fut
 
     async def _probe(self) -> Probe:
@@ -390,7 +498,11 @@ class SessionBrowser:
         hist = page.history()
         if how == "back":
             if hist is None or not hist.canGoBack():
-                return False
+                # a popup with nowhere to go back to closes and its opener is current again, as
+                # a phone browser's back does for a tab a link opened: the agent's way out
+                return self.pages is not None and self.pages.close_popup(
+                    self.stack.current, by="back"
+                )
             page.triggerAction(QWebEnginePage.WebAction.Back)
         elif how == "forward":
             if hist is None or not hist.canGoForward():
@@ -444,18 +556,21 @@ class SessionBrowser:
         target = self._target()
         target.setFocus(Qt.FocusReason.OtherFocusReason)
 
-    def mouse_click(self, x: float, y: float, move: bool) -> None:
+    def mouse_click(self, x: float, y: float, move: bool, ctrl: bool = False) -> None:
         target = self._target()
         pos = QPoint(round(x), round(y))
+        mod = Qt.KeyboardModifier.ControlModifier if ctrl else Qt.KeyboardModifier.NoModifier
+        self.pointer = (x, y)
         if move:
             _QTEST.mouseMove(target, pos)
-        _QTEST.mousePress(target, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pos)
-        _QTEST.mouseRelease(target, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pos)
+        _QTEST.mousePress(target, Qt.MouseButton.LeftButton, mod, pos)
+        _QTEST.mouseRelease(target, Qt.MouseButton.LeftButton, mod, pos)
 
     def mouse_move(self, x: float, y: float) -> None:
         """A local mouse-move event (hover); the OS cursor does not move."""
         target = self._target()
         pos = QPointF(x, y)
+        self.pointer = (x, y)
         event = QMouseEvent(
             QEvent.Type.MouseMove,
             pos,
@@ -548,6 +663,19 @@ class SessionBrowser:
     def title(self) -> str:
         return self.page.title() if self.page is not None else ""
 
+    def take_events(self) -> tuple[list[PageEvent], int]:
+        return self.events.take()
+
+    def page_event(
+        self, event: PageEvent, category: str, message: str | None = None, **data: Any
+    ) -> None:
+        """Keep `event` for the next observation and write its record to the session's log
+        (`message` defaults to the event's text)."""
+        self.events.add(event)
+        self.engine.write_session_log(
+            self.profile_id, category, message or event.text, session_id=self.session_id, **data
+        )
+
     def selected(self) -> None:
         self.engine.operation_selected(self)
 
@@ -558,37 +686,31 @@ class SessionBrowser:
             return
         self.policy.paused = True
         self.policy.deferred_navigation = False
-        self.interrupted = False
-        if self.page is not None and self.loading:
-            # Stop before commit restores the previous document (Chromium keeps it); a stop after
-            # commit leaves a partial document, so play must reload.
-            self.interrupted = self.committed_in_load
-            self.page.triggerAction(QWebEnginePage.WebAction.Stop)
+        for state, page in self.pages.states() if self.pages is not None else []:
+            state.interrupted = False
+            if state.loading:
+                # Stop before commit restores the previous document (Chromium keeps it); a stop
+                # after commit leaves a partial document, so play must reload.
+                state.interrupted = state.committed_in_load
+                page.triggerAction(QWebEnginePage.WebAction.Stop)
 
     def play(self) -> bool:
         if not self.policy.paused:
             return False
         self.policy.paused = False
-        reload = self.interrupted or self.policy.deferred_navigation
-        self.interrupted = False
+        deferred = self.policy.deferred_navigation
         self.policy.deferred_navigation = False
-        if reload and self.page is not None:
-            self.page.triggerAction(QWebEnginePage.WebAction.Reload)
-        return reload
+        reloaded = False
+        for state, page in self.pages.states() if self.pages is not None else []:
+            # a deferred navigation is the current page's (only it is driven while paused)
+            if state.interrupted or (deferred and state is self.stack.state):
+                page.triggerAction(QWebEnginePage.WebAction.Reload)
+                reloaded = reloaded or state is self.stack.state
+            state.interrupted = False
+        return reloaded
 
 
-def _spawn(coro: Coroutine[Any, None, Any]) -> aio.Future[Any]:
-    """Run a helper coroutine as its own task; its result resolves the returned future."""
-    fut: aio.Future[Any] = aio.Future()
-
-    def done(task: aio.Task) -> None:
-        if task.exception is not None:
-            fut.set_exception(task.exception)
-        else:
-            fut.set_result(task.result)
-
-    aio.Task(coro, done).start()
-    return fut
+_spawn = aio.spawn
 
 
 def profile_id_of(session_id: str) -> int:
@@ -628,10 +750,9 @@ class Engine:
 
     # -- views -------------------------------------------------------------------------------
 
-    def show_background(self, browser: SessionBrowser) -> None:
-        view = browser.view
-        if view is None:
-            return
+    def show_background(self, view: QWidget) -> None:
+        """Render `view` off screen at the Background Browser Size (a never-shown view grabs
+        blank)."""
         w, h = self.settings.background_dimensions
         view.setParent(None)
         view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
@@ -649,6 +770,10 @@ class Engine:
     def write_log(self, category: str, message: str, **data: Any) -> None:
         if self.log is not None:
             self.log.write(category, message, data=data)
+
+    def write_session_log(self, profile_id: int, category: str, message: str, **data: Any) -> None:
+        if self.log is not None:
+            self.log.write(category, message, data=data, profile_id=profile_id)
 
     def operation_selected(self, browser: SessionBrowser) -> None:
         app_active = QApplication.applicationState() == Qt.ApplicationState.ApplicationActive
@@ -669,10 +794,12 @@ class Engine:
         resized = settings.background_size != self.settings.background_size
         self.settings = settings
         if resized:
+            w, h = settings.background_dimensions
             for b in self.sessions.values():
-                if b.view is not None and b.session_id != self.visible_session:
-                    w, h = settings.background_dimensions
-                    b.view.resize(w, h)
+                shown = b.view if b.session_id == self.visible_session else None
+                for view in b.pages.views() if b.pages is not None else []:
+                    if view is not shown:
+                        view.resize(w, h)
 
     # -- sessions ----------------------------------------------------------------------------
 
@@ -712,10 +839,14 @@ class Engine:
                     b.play()
             if old is not None and old.get("proxy_port") != settings.get("proxy_port"):
                 hist = b.page.history() if b.page is not None else None
-                empty = hist is None or (
-                    hist.count() <= 1
-                    and b.page is not None
-                    and (b.page.url().toString() in ("", "about:blank"))
+                # "empty": no page, popup or history (spec 1 §4 Sessions)
+                empty = b.stack.popups == 0 and (
+                    hist is None
+                    or (
+                        hist.count() <= 1
+                        and b.page is not None
+                        and (b.page.url().toString() in ("", "about:blank"))
+                    )
                 )
                 if empty:
                     b.close()
@@ -918,6 +1049,7 @@ class Engine:
         responder: Responder,
     ) -> CancelCallback:
         async def locked() -> dict[str, Any]:
+            dialogs.agent_started()  # before the lock: the operation may not wait on a person
             await b.lock.acquire()
             try:
                 return await op()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from . import observe_js
 from .logic.readiness import CHALLENGE_JS
 
 PROBE = (
@@ -23,20 +24,6 @@ for(var j=0;j<at.length;j++)a[at[j].name]=at[j].value;
 var p=el.parentElement;out.push([el.localName,a,p&&idx.has(p)?idx.get(p):-1]);
 if(el.localName==='a'&&el.hasAttribute('href')){var h=el.href;if(/^https?:/i.test(h))links.push([i,h]);}}
 return JSON.stringify({n:out,k:links});})()"""
-
-_ELEMENT = """(function(i,tag){
-var el=document.getElementsByTagName('*')[i];if(!el||el.localName!==tag)return 'null';
-var r=el.getBoundingClientRect(),cs=getComputedStyle(el),ln=el.localName,
-T=['text','search','url','tel','email','password','number','date','datetime-local','month','time','week',''];
-var editable=el.isContentEditable||ln==='textarea'||(ln==='input'&&T.indexOf((el.getAttribute('type')||'').toLowerCase())>=0);
-var cx=r.left+r.width/2,cy=r.top+r.height/2,hit=false;
-if(cx>=0&&cy>=0&&cx<innerWidth&&cy<innerHeight){var h=document.elementFromPoint(cx,cy);hit=!!h&&(h===el||el.contains(h)||h.contains(el));}
-var opts=null;if(ln==='select'){opts=[];for(var k=0;k<el.options.length;k++){var o=el.options[k];
-opts.push([o.value,!!(o.disabled||(o.parentElement&&o.parentElement.localName==='optgroup'&&o.parentElement.disabled))]);}}
-return JSON.stringify({x:r.left,y:r.top,w:r.width,h:r.height,vw:innerWidth,vh:innerHeight,
-vis:cs.visibility!=='hidden'&&cs.display!=='none',dis:el.matches(':disabled'),ro:!!el.readOnly&&ln!=='select',
-ed:editable,f:document.activeElement===el,hit:hit,v:('value' in el&&ln!=='button')?String(el.value):null,
-o:opts,si:ln==='select'?el.selectedIndex:-1,m:!!el.multiple});})"""
 
 _FOCUS = """(function(i,tag){var el=document.getElementsByTagName('*')[i];
 if(!el||el.localName!==tag)return 'false';
@@ -59,9 +46,27 @@ TRAFFIC = (
 
 INNER_HEIGHT = "JSON.stringify(innerHeight)"
 
+# The renderer's progress, for waiting on real signals instead of fixed pauses: [document key,
+# animation frames run (each call asks for the next one), mousemoves, mouseups and keyups the
+# document and its same-origin frames have dispatched, whether a form submission the page did not
+# cancel happened in the last second (its navigation is scheduled, not started)]. The counters are capturing, passive
+# listeners of the isolated world: invisible to the page, they change nothing in it.
+TICK = """(function(){var W=window,I=W.__svcTick;
+if(!I){I=W.__svcTick={f:0,p:false,m:0,u:0,k:0,s:[]};}
+if(!I.p){I.p=true;requestAnimationFrame(function(){I.f++;I.p=false;});}
+function on(w,d){if(d>3)return;try{if(!w.__svcTickOn){w.__svcTickOn=1;var o={capture:true,passive:true};
+ w.addEventListener('mousemove',function(){I.m++;},o);w.addEventListener('mouseup',function(){I.u++;},o);
+ w.addEventListener('keyup',function(){I.k++;},o);
+ w.addEventListener('submit',function(e){I.s.push([performance.now(),e]);if(I.s.length>4)I.s.shift();},o);}
+ for(var i=0;i<w.frames.length&&i<50;i++)on(w.frames[i],d+1);}catch(e){}}
+on(W,0);var ps=0,now=performance.now();
+for(var j=0;j<I.s.length;j++)if(now-I.s[j][0]<1000&&!I.s[j][1].defaultPrevented)ps=1;
+return JSON.stringify([performance.timeOrigin,I.f,I.m,I.u,I.k,ps]);})()"""
+
 
 def element(index: int, tag: str) -> str:
-    return f"{_ELEMENT}({index},{json.dumps(tag)})"
+    """The element-info read of host_app/observe_js, for a node of the selector snapshot."""
+    return observe_js.element_at(index, tag)
 
 
 def focus(index: int, tag: str) -> str:

@@ -1,20 +1,24 @@
 """Observations in the host (docs/observations.md): observe, keep the private locators, run ref
 actions after revalidation. No Qt here: the engine hands in an `ObsDriver` (its SessionBrowser).
 
-Private locators are (document key, ref number, signature): the ref number names a WeakRef held
-in the isolated world's registry of that document (observe_js), the signature is tag|role|name at
-observation time. They stay in `ObservationStore`; nothing of them goes over the bridge.
+Private locators are (document, registry number, signature): the registry number names a WeakRef
+held in the isolated world's registry of that document (observe_js), the document is the main
+frame's or a frame's (`logic.frames.FrameDoc`), the signature is tag|role|name at observation time.
+Public refs are numbered by the host (`RefTable`), unique across frames. They stay in
+`ObservationStore`; nothing of them goes over the bridge.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import secrets
 import shutil
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -23,13 +27,17 @@ from bridge_protocol import ErrorId, SvcError
 from bridge_protocol import observation as wire
 from bridge_protocol.selectors import DomNode
 
-from . import observe_js, operations
+from . import frame_reads, observe_js, operations
 from .logic import aio
+from .logic import frames as fl
+from .logic.page_events import PageEvent
 from .logic.readiness import Probe
 
 KEEP = 64  # locator sets kept; the agent retains 32 observations, so a retained one is always here
+DOCUMENTS_KEPT = 32  # per session: documents whose sequence number is remembered
 MAX_SEMANTICS = 512 * 1024
 NAV_SETTLE = 0.15
+MAX_FRAME_SCROLLS = 60  # wheel events per action to bring an element in a frame into view
 Key = tuple[float, int]
 
 
@@ -37,12 +45,27 @@ class ObsDriver(Protocol):
     @property
     def loop(self) -> aio.Loop: ...
 
-    load_starts: int
-    loading: bool
+    @property
+    def load_starts(self) -> int: ...
+    @property
+    def loading(self) -> bool: ...
+    @property
+    def page_id(self) -> int:
+        """The session's current page (its root page, or a popup: host_app.logic.page_stack)."""
+        ...
+
+    def page_open(self, page_id: int) -> bool: ...
+
+    @property
+    def downloads(self) -> operations.Downloads: ...
+
+    pointer: tuple[float, float] | None  # where the last click or hover put the mouse
 
     def run_js(self, code: str) -> aio.Future[Any]: ...
+    def frame_tree(self) -> fl.HostFrame: ...
+    def run_js_in(self, frame: object, code: str) -> aio.Future[Any]: ...
     def probe(self) -> aio.Future[Probe]: ...
-    def mouse_click(self, x: float, y: float, move: bool) -> None: ...
+    def mouse_click(self, x: float, y: float, move: bool, ctrl: bool = False) -> None: ...
     def mouse_move(self, x: float, y: float) -> None: ...
     def wheel(self, x: float, y: float, dx: int, dy: int) -> None: ...
     def key(self, name: str, ctrl: bool = False) -> None: ...
@@ -50,6 +73,7 @@ class ObsDriver(Protocol):
     def focus_view(self) -> None: ...
     def grab(self, full_page: bool, height: int) -> aio.Future[Any]: ...
     def save_image(self, image: Any, path: str, fmt: str, quality: int | None) -> int: ...
+    def take_events(self) -> tuple[list[PageEvent], int]: ...
 
 
 @dataclass
@@ -59,20 +83,47 @@ class Kept:
     seq: int
     sigs: dict[int, str]
     image: Path | None = None
+    page: int = 0  # the session's page it was taken on (root page or popup)
+    # the observation's documents (main frame first) and public ref -> (document, registry number)
+    docs: list[fl.FrameDoc] = field(default_factory=list)
+    locators: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+    def locate(self, n: int) -> tuple[int, int]:
+        return self.locators.get(n, (0, n))
+
+
+@dataclass
+class _Documents:
+    last: int = 0
+    seen: OrderedDict[Key, int] = field(default_factory=OrderedDict)
 
 
 @dataclass
 class ObservationStore:
     folder: Path
     kept: OrderedDict[str, Kept] = field(default_factory=OrderedDict)
-    documents: dict[str, tuple[Key, int]] = field(default_factory=dict)
+    documents: dict[str, _Documents] = field(default_factory=dict)
+    refs: dict[str, fl.RefTable] = field(default_factory=dict)
+
+    def ref_table(self, session_id: str, seq: int) -> fl.RefTable:
+        """The session's public ref numbers for its current main document (sequence `seq`)."""
+        table = self.refs.get(session_id)
+        if table is None or table.seq != seq:
+            table = self.refs[session_id] = fl.RefTable(seq)
+        return table
 
     def sequence(self, session_id: str, key: Key) -> int:
-        last = self.documents.get(session_id)
-        if last is not None and last[0] == key:
-            return last[1]
-        seq = (last[1] if last else 0) + 1
-        self.documents[session_id] = (key, seq)
+        """A new document gets the next number; a document seen before keeps its number (the
+        opener, current again after its popup closed, is the same document as before)."""
+        docs = self.documents.setdefault(session_id, _Documents())
+        seq = docs.seen.get(key)
+        if seq is None:
+            docs.last += 1
+            seq = docs.last
+        docs.seen[key] = seq
+        docs.seen.move_to_end(key)
+        while len(docs.seen) > DOCUMENTS_KEPT:
+            docs.seen.popitem(last=False)
         return seq
 
     def add(self, obs_id: str, kept: Kept) -> None:
@@ -88,6 +139,7 @@ class ObservationStore:
         for obs_id in [k for k, v in self.kept.items() if v.session_id == session_id]:
             _remove(self.kept.pop(obs_id).image)
         self.documents.pop(session_id, None)
+        self.refs.pop(session_id, None)
 
     def clear(self) -> None:
         self.kept.clear()
@@ -107,12 +159,16 @@ def _stale(cause: str, obs_id: str, ref: str | None, message: str) -> SvcError:
     return SvcError.of(ErrorId.OBSERVATION_STALE, message, **details)
 
 
-def _clip_size(obs: dict[str, Any]) -> None:
+# room for the counters, set after the clip (`"omitted_node_count":N,"clipped_text_count":N,`)
+_COUNTERS_ROOM = 64
+
+
+def _clip_size(obs: dict[str, Any]) -> int:
     """Drop entries from the end (content first, then elements) until the semantics fit 512 KiB;
-    context markers left at a list's end go with them."""
-    size = len(json.dumps(obs, ensure_ascii=False, separators=(",", ":")).encode())
+    context markers left at a list's end go with them. Returns the entries dropped."""
+    size = _COUNTERS_ROOM + len(json.dumps(obs, ensure_ascii=False, separators=(",", ":")).encode())
     if size <= MAX_SEMANTICS:
-        return
+        return 0
     dropped = 0
     for name in ("content", "elements"):
         items = obs.get(name) or []
@@ -124,28 +180,42 @@ def _clip_size(obs: dict[str, Any]) -> None:
             items.pop()
         if not items:
             obs.pop(name, None)
-    obs["omitted_node_count"] += dropped
+    return dropped
 
 
 def build(
-    raw: dict[str, Any], *, obs_id: str, seq: int, mode: str, captured_at: str
+    raw: dict[str, Any],
+    *,
+    obs_id: str,
+    seq: int,
+    mode: str,
+    captured_at: str,
+    events: Sequence[PageEvent] = (),
+    events_dropped: int = 0,
 ) -> tuple[dict[str, Any], dict[int, str]]:
-    """The public observation and the private signatures, from the script's answer."""
+    """The public observation and the private signatures, from the script's answer; the page
+    events since the last observation come first in `content` (also in visual mode). The header
+    is compact (docs/observations.md "Top level"): `mode` only when not semantic, geometry as
+    arrays, counters only when non-zero; `url` is for the agent, which sends it once per
+    response (bridge_protocol.observation.for_page)."""
     vp = raw.get("vp") or [0, 0, 0, 0]
     dc = raw.get("dc") or [0, 0]
     obs: dict[str, Any] = {
         "id": obs_id,
-        "document_sequence": seq,
-        "captured_at": captured_at,
+        "seq": seq,
+        "at": captured_at,
         "url": str(raw.get("u", "")),
     }
     if raw.get("ti"):
         obs["title"] = str(raw["ti"])
-    obs["mode"] = mode
-    obs["viewport"] = {"x": int(vp[0]), "y": int(vp[1]), "w": int(vp[2]), "h": int(vp[3])}
-    obs["document"] = {"w": int(dc[0]), "h": int(dc[1])}
+    if mode != "semantic":
+        obs["mode"] = mode
+    obs["vp"] = [int(v) for v in vp[:4]]
+    obs["doc"] = [int(v) for v in dc[:2]]
     contexts = list(raw.get("cx") or [])
-    content = [] if mode == "visual" else list(raw.get("ct") or [])
+    content: list[Any] = [e.entry() for e in events]
+    if mode != "visual":
+        content.extend(raw.get("ct") or [])
     elements = list(raw.get("el") or [])
     if mode == "visual":
         used = {e["c"] for e in elements if "c" in e}
@@ -160,12 +230,15 @@ def build(
         obs["content"] = wire.encode_content(content, elements)
     if elements:
         obs["elements"] = wire.encode_elements(obs["url"], elements)
-    obs["omitted_node_count"] = int(raw.get("om") or 0)
-    obs["clipped_text_count"] = int(raw.get("cl") or 0)
-    _clip_size(obs)
+    omitted = int(raw.get("om") or 0) + events_dropped + _clip_size(obs)
+    clipped = int(raw.get("cl") or 0)
     kept_refs = {e[0] for e in obs.get("elements", []) if isinstance(e, list)}
     sigs = {int(n): str(s) for n, s in raw.get("sg") or [] if f"e{int(n)}" in kept_refs}
-    obs["truncated"] = bool(obs["omitted_node_count"] or obs["clipped_text_count"])
+    if omitted:
+        obs["omitted_node_count"] = omitted
+    if clipped:
+        obs["clipped_text_count"] = clipped
+    obs["truncated"] = bool(omitted or clipped)
     return obs, sigs
 
 
@@ -182,6 +255,7 @@ async def observe(
 ) -> dict[str, Any]:
     """Read the page now; keep the locators; add the viewport PNG for hybrid and visual."""
     captured_at = _now()
+    tree = page.frame_tree()
     raw = await page.run_js(observe_js.observe(mode))
     if not isinstance(raw, dict) or not isinstance(raw.get("key"), list):
         raise SvcError.of(
@@ -190,16 +264,29 @@ async def observe(
         )
     key: Key = (float(raw["key"][0]), int(raw["key"][1]))
     seq = store.sequence(session_id, key)
+    root = fl.FrameRead(raw, fl.FrameDoc(str(raw.get("fid", "")), key))
+    await frame_reads.read(page, tree, root, mode)
+    merged = fl.merge(root, store.ref_table(session_id, seq))
     obs_id = new_id()
-    obs, sigs = build(raw, obs_id=obs_id, seq=seq, mode=mode, captured_at=captured_at)
-    kept = Kept(session_id, key, seq, sigs)
+    events, dropped = page.take_events()
+    obs, sigs = build(
+        merged.raw,
+        obs_id=obs_id,
+        seq=seq,
+        mode=mode,
+        captured_at=captured_at,
+        events=events,
+        events_dropped=dropped,
+    )
+    kept = Kept(session_id, key, seq, sigs, page=page.page_id, docs=merged.docs)
+    kept.locators = {n: merged.locators[n] for n in sigs if n in merged.locators}
     if mode in ("hybrid", "visual"):
-        image = await page.grab(False, obs["viewport"]["h"])
+        image = await page.grab(False, obs["vp"][3])
         path = store.image_path(obs_id)
         size = page.save_image(image, str(path), "png", None)
         kept.image = path
         w, h = int(image.width()), int(image.height())
-        vw, vh = obs["viewport"]["w"] or 1, obs["viewport"]["h"] or 1
+        vw, vh = obs["vp"][2] or 1, obs["vp"][3] or 1
         obs["image"] = {
             "output_path": str(path),
             "bytesize": size,
@@ -214,49 +301,186 @@ async def observe(
     return obs
 
 
+def _check_sigs(v: dict[str, Any], kept: Kept, obs_id: str, numbers: list[int]) -> None:
+    sigs = v.get("s") or {}
+    for n in numbers:
+        now = sigs.get(str(kept.locate(n)[1]))
+        if now is None:
+            raise _stale("element_removed", obs_id, f"e{n}", f"e{n} left the document")
+        if now != kept.sigs[n]:
+            raise _stale(
+                "element_changed", obs_id, f"e{n}", f"e{n} changed its role or name; observe again"
+            )
+
+
 # --- ref actions --------------------------------------------------------------------------------
+
+
+_spawn = aio.spawn
 
 
 class _RefPage:
     """Adapts an ObsDriver to what `operations`' targeting helpers call, resolving refs (the
-    node's index is the ref number) through the isolated-world registry."""
+    node's index is the public ref number) to (document, registry number). For an element in a
+    frame, geometry is in the main frame's viewport: the element's box in its frame plus each
+    frame's content-box offset in its parent; `hit` holds when the frame's own hit test lands on
+    the element and each ancestor's lands on the iframe at that point; the frames on the way are
+    scrolled first (real wheel input inside each), outermost first."""
 
-    def __init__(self, page: ObsDriver) -> None:
+    def __init__(self, page: ObsDriver, kept: Kept, obs_id: str) -> None:
         self._page = page
         self.loop = page.loop
+        self.kept = kept
+        self.obs_id = obs_id
+        self.scroll = True
+        self._handles: dict[int, object] = {}
+        self._outer: fl.Level | None = None
+        self._scrolls = 0
+
+    def begin(self, action: dict[str, Any]) -> None:
+        """A new action: its scroll flag; frames are looked up again (a frame may have moved)."""
+        self.scroll = bool(action.get("scroll", True))
+        self._handles = {}
+        self._outer = None
+        self._scrolls = 0
+
+    async def _chain(self, d: int) -> list[tuple[fl.FrameDoc, object]]:
+        ids: list[int] = []
+        x = d
+        while x > 0:
+            ids.append(x)
+            x = self.kept.docs[x].parent
+        tree = self._page.frame_tree()
+        out: list[tuple[fl.FrameDoc, object]] = [(self.kept.docs[0], tree.handle)]
+        for x in reversed(ids):
+            if x not in self._handles:
+                self._handles[x], _ = await frame_reads.resolve(
+                    self._page, tree, self.kept, self.obs_id, x, numbers=[], ref=None
+                )
+            out.append((self.kept.docs[x], self._handles[x]))
+        return out
+
+    async def _geometry(
+        self, chain: list[tuple[fl.FrameDoc, object]], local: int
+    ) -> tuple[list[fl.Level], operations.ElementInfo] | None:
+        levels: list[fl.Level] = []
+        rendered = True
+        for (_, handle), (doc, _) in itertools.pairwise(chain):
+            v = await self._page.run_js_in(handle, observe_js.slot(doc.slot))
+            if not isinstance(v, dict):
+                return None  # the iframe left its document
+            rendered = rendered and bool(v.get("vis"))
+            box = fl.Box(float(v["x"]), float(v["y"]), float(v["w"]), float(v["h"]))
+            levels.append(fl.Level(float(v["vw"]), float(v["vh"]), box))
+        v = await self._page.run_js_in(chain[-1][1], observe_js.element(local))
+        if not isinstance(v, dict):
+            return None
+        info = operations.ElementInfo.from_js(v)
+        levels.append(fl.Level(info.vw, info.vh))
+        self._outer = levels[0]
+        return levels, info if rendered else replace(info, visible=False)
+
+    async def _element(self, node: DomNode) -> operations.ElementInfo | None:
+        d, local = self.kept.locate(node.index)
+        if d == 0:
+            v = await self._page.run_js(observe_js.element(local))
+            return operations.ElementInfo.from_js(v) if isinstance(v, dict) else None
+        chain = await self._chain(d)
+        geo = await self._geometry(chain, local)
+        stuck = 0
+        while geo is not None:
+            levels, info = geo
+            if not info.visible or info.w <= 0 or info.h <= 0:
+                break
+            step = fl.scroll_step(levels, info.cx, info.cy)
+            if step is None:
+                break
+            ref = f"e{node.index}"
+            if not self.scroll:
+                raise SvcError.of(
+                    ErrorId.ACTION_TARGET_NOT_FOUND,
+                    f"{ref}: the element is outside the viewport of its frame and scroll is false",
+                    ref=ref,
+                )
+            if self._scrolls >= MAX_FRAME_SCROLLS or stuck >= 3:
+                raise SvcError.of(
+                    ErrorId.ACTION_TARGET_NOT_FOUND,
+                    f"{ref}: the element could not be scrolled into view through its frames",
+                    ref=ref,
+                )
+            self._scrolls += 1
+            self._page.wheel(step.x, step.y, step.dx, step.dy)
+            await aio.sleep(self.loop, operations.SCROLL_SETTLE)
+            geo = await self._geometry(chain, local)
+            # a wheel that moved nothing (the wrong scroller took it) counts toward giving up
+            stuck = stuck + 1 if geo is not None and geo == (levels, info) else 0
+        if geo is None:
+            return None
+        levels, info = geo
+        offs = fl.offsets(levels)
+        ox, oy = offs[-1]
+        gx, gy = ox + info.cx, oy + info.cy
+        hit = info.hit and fl.shown(levels, info.cx, info.cy)
+        for i in range(len(chain) - 1):
+            if not hit:
+                break
+            point = (gx - offs[i][0], gy - offs[i][1])
+            v = await self._page.run_js_in(
+                chain[i][1], observe_js.slot(chain[i + 1][0].slot, point)
+            )
+            hit = isinstance(v, dict) and v.get("hit") is True
+        return replace(
+            info, x=info.x + ox, y=info.y + oy, vw=levels[0].vw, vh=levels[0].vh, hit=hit
+        )
 
     def element(self, node: DomNode) -> aio.Future[operations.ElementInfo | None]:
-        out: aio.Future[operations.ElementInfo | None] = aio.Future()
-        src = self._page.run_js(observe_js.element(node.index))
+        return _spawn(self._element(node))
 
-        def done(f: aio.Future[Any]) -> None:
-            try:
-                v = f.result()
-            except BaseException as exc:
-                out.set_exception(exc)
-                return
-            out.set_result(operations.ElementInfo.from_js(v) if isinstance(v, dict) else None)
-
-        src.add_done_callback(done)
-        return out
+    async def raw_element(self, node: DomNode) -> dict[str, Any] | None:
+        """The element script's answer in the element's own frame (its tag, value, ...)."""
+        d, local = self.kept.locate(node.index)
+        if d == 0:
+            v = await self._page.run_js(observe_js.element(local))
+        else:
+            v = await self._page.run_js_in((await self._chain(d))[-1][1], observe_js.element(local))
+        return v if isinstance(v, dict) else None
 
     def snapshot(self) -> aio.Future[operations.Snapshot]:
         out: aio.Future[operations.Snapshot] = aio.Future()
         out.set_result(operations.Snapshot([], []))
         return out
 
-    def focus(self, node: DomNode) -> aio.Future[bool]:
+    async def _focus(self, node: DomNode) -> bool:
         self._page.focus_view()
-        out: aio.Future[bool] = aio.Future()
-        src = self._page.run_js(observe_js.focus(node.index))
-        src.add_done_callback(lambda f: out.set_result(bool(f.result())))
-        return out
+        d, local = self.kept.locate(node.index)
+        if d == 0:
+            return bool(await self._page.run_js(observe_js.focus(local)))
+        chain = await self._chain(d)
+        return bool(await self._page.run_js_in(chain[-1][1], observe_js.focus(local, True)))
+
+    def focus(self, node: DomNode) -> aio.Future[bool]:
+        return _spawn(self._focus(node))
 
     def wheel(self, x: float, y: float, dx: int, dy: int) -> None:
+        outer = self._outer
+        if outer is not None and outer.slot is not None:
+            # scrolling the main frame for a target in a frame: not over that frame, which
+            # would take the wheel itself
+            x, y = fl.free_point(fl.Box(0.0, 0.0, outer.vw, outer.vh), outer.slot)
         self._page.wheel(x, y, dx, dy)
 
-    def mouse_click(self, x: float, y: float, move: bool) -> None:
-        self._page.mouse_click(x, y, move)
+    def mouse_click(self, x: float, y: float, move: bool, ctrl: bool = False) -> None:
+        self._page.mouse_click(x, y, move, ctrl)
+
+    # what `operations`' input helpers also call: scripts for the renderer's progress counters
+    def run_js(self, code: str) -> aio.Future[Any]:
+        return self._page.run_js(code)
+
+    def key(self, name: str, ctrl: bool = False) -> None:
+        self._page.key(name, ctrl)
+
+    def type_text(self, text: str) -> None:
+        self._page.type_text(text)
 
 
 def _none(_: operations.Snapshot) -> DomNode | None:
@@ -264,10 +488,22 @@ def _none(_: operations.Snapshot) -> DomNode | None:
 
 
 async def revalidate(page: ObsDriver, kept: Kept, obs_id: str, numbers: list[int]) -> None:
-    """OBSERVATION_STALE unless the page holds the observation's document and every target still
-    has its signature."""
-    v = await page.run_js(observe_js.check(sorted(set(numbers))))
+    """OBSERVATION_STALE unless the page (the session's root page or a popup) holds the
+    observation's document, each frame holding a target holds the document it had, and every
+    target still has its signature."""
+    by_doc: dict[int, list[int]] = {}
+    for n in numbers:
+        by_doc.setdefault(kept.locate(n)[0], []).append(n)
+    main = by_doc.pop(0, [])
     first = f"e{numbers[0]}" if numbers else None
+    if kept.page != page.page_id:
+        # another page of the session is current: for the agent the session's page moved
+        if page.page_open(kept.page):
+            message = "a popup is the session's current page now; observe it (its refs are new)"
+        else:
+            message = "the observation's page (a popup) closed; observe the current page again"
+        raise _stale("navigated", obs_id, first, message)
+    v = await page.run_js(observe_js.check(sorted({kept.locate(n)[1] for n in main})))
     if not isinstance(v, dict) or not isinstance(v.get("key"), list):
         raise _stale("navigated", obs_id, first, "the page holds no readable document now")
     key = (float(v["key"][0]), int(v["key"][1]))
@@ -282,15 +518,16 @@ async def revalidate(page: ObsDriver, kept: Kept, obs_id: str, numbers: list[int
             first,
             "the document was replaced since the observation; observe again",
         )
-    sigs = v.get("s") or {}
-    for n in numbers:
-        now = sigs.get(str(n))
-        if now is None:
-            raise _stale("element_removed", obs_id, f"e{n}", f"e{n} left the document")
-        if now != kept.sigs[n]:
-            raise _stale(
-                "element_changed", obs_id, f"e{n}", f"e{n} changed its role or name; observe again"
-            )
+    _check_sigs(v, kept, obs_id, main)
+    if not by_doc:
+        return
+    tree = page.frame_tree()
+    for d, ns in sorted(by_doc.items()):
+        locals_ = sorted({kept.locate(n)[1] for n in ns})
+        _, fv = await frame_reads.resolve(
+            page, tree, kept, obs_id, d, numbers=locals_, ref=f"e{ns[0]}"
+        )
+        _check_sigs(fv, kept, obs_id, ns)
 
 
 async def run_ref_actions(
@@ -323,8 +560,10 @@ async def run_ref_actions(
         numbers.append(n)
     # whole batch first: document sequence and every target before any input
     await revalidate(page, kept, obs_id, numbers)
-    rp = _RefPage(page)
+    rp = _RefPage(page, kept, obs_id)
     starts = page.load_starts
+    mark = page.downloads.mark()
+    page.pointer = None
     for index, action in enumerate(actions):
         kind = action["action"]
         if kind == "wait":
@@ -334,17 +573,27 @@ async def run_ref_actions(
             await revalidate(page, kept, obs_id, [])
             dims = await page.run_js("JSON.stringify([innerWidth,innerHeight])")
             vw, vh = dims if isinstance(dims, list) else (800, 600)
-            page.wheel(vw / 2, vh / 2, int(action.get("delta_x", 0)), int(action.get("delta_y", 0)))
+            # after a click or hover of this batch the wheel goes where the mouse is (a frame or
+            # scroll box under it scrolls, as for a person); else at the viewport's center
+            x, y = page.pointer if page.pointer is not None else (vw / 2, vh / 2)
+            page.wheel(x, y, int(action.get("delta_x", 0)), int(action.get("delta_y", 0)))
             await aio.sleep(page.loop, operations.SCROLL_SETTLE)
             continue
+        rp.begin(action)
         if index > 0 or page.load_starts != starts:
             # an earlier action may have changed the page: check this target again
             await revalidate(page, kept, obs_id, [int(action["ref"][1:])])
-        await _ref_action(page, rp, action)
+        await _ref_action(page, rp, action, deadline)
     await _after_batch(page, starts, deadline)
+    await page.downloads.settle(mark, deadline)
+    framed = {kept.locate(n)[0] for n in numbers} - {0}
+    if framed:
+        await frame_reads.settle(page, [kept.docs[d] for d in sorted(framed)], deadline)
 
 
-async def _ref_action(page: ObsDriver, rp: _RefPage, action: dict[str, Any]) -> None:
+async def _ref_action(
+    page: ObsDriver, rp: _RefPage, action: dict[str, Any], deadline: float
+) -> None:
     kind = str(action["action"])
     ref = str(action["ref"])
     node = DomNode(int(ref[1:]), "", {}, -1)
@@ -358,81 +607,64 @@ async def _ref_action(page: ObsDriver, rp: _RefPage, action: dict[str, Any]) -> 
             mouse_move=bool(action.get("mouse_move", True)),
             scroll=bool(action.get("scroll", True)),
             what=what,
+            deadline=deadline,
+            ids={"ref": ref},
         )
     elif kind == "hover":
-        _, info = await operations._reachable(
-            driver, node, _none, bool(action.get("scroll", True)), what
+        _, info = await operations.actionable(
+            driver,
+            node,
+            _none,
+            scroll=bool(action.get("scroll", True)),
+            what=what,
+            deadline=deadline,
+            ids={"ref": ref},
         )
-        # two moves: Chromium dispatches mouseover on a moved pointer, once per frame
+        # two moves, each dispatched before the next: Chromium coalesces moves within a frame
+        before = await operations.tick(driver)
         page.mouse_move(info.cx + 1, info.cy + 1)
-        await aio.sleep(page.loop, 0.03)
+        await operations.input_done(driver, before, moves=1)
+        before = await operations.tick(driver)
         page.mouse_move(info.cx, info.cy)
-        await aio.sleep(page.loop, 0.1)
+        await operations.input_done(driver, before, moves=1)
     elif kind == "type":
         _, info = await operations._focused_editable(driver, node, _none, what)
-        tag = await page.run_js(observe_js.element(node.index))
+        tag = await rp.raw_element(node)
         textarea = isinstance(tag, dict) and tag.get("tag") == "textarea"
-        page.key("End", ctrl=info.value is None or textarea)
-        page.type_text(str(action["text"]))
-        await aio.sleep(page.loop, 0.02)
+        await operations.type_keys(
+            driver, str(action["text"]), end_ctrl=info.value is None or textarea
+        )
     elif kind == "clear":
+        _, info = await operations._info(driver, node, _none, what)
+        if (info.multiple and info.rows is not None) or info.aria_options is not None:
+            await operations.clear_choices(driver, node, _none, what)
+            return
         await operations._focused_editable(driver, node, _none, what)
-        page.key("A", ctrl=True)
-        page.key("Delete")
-        await aio.sleep(page.loop, 0.02)
+        await operations.clear_keys(driver)
     elif kind == "press":
         await operations._info(driver, node, _none, what)
         if not await rp.focus(node):
             raise SvcError.of(
                 ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element cannot take focus", ref=ref
             )
-        page.key(str(action["key"]))
-        await aio.sleep(page.loop, 0.02)
+        await operations.press_keys(driver, [str(action["key"])])
     elif kind == "select":
-        await _select(page, rp, node, str(action["value"]), what)
+        await _select(driver, node, str(action["value"]), what)
     else:
         raise SvcError.of(ErrorId.VALIDATION_FAILED, f"unsupported ref action {kind!r}")
 
 
-async def _select(page: ObsDriver, rp: _RefPage, node: DomNode, value: str, what: str) -> None:
-    driver: Any = rp
-    _, info = await operations._info(driver, node, _none, what)
-    if info.options is None:
-        raise SvcError.of(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: not a select element")
-    if info.disabled:
-        raise SvcError.of(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is disabled")
-    enabled = [i for i, (_, off) in enumerate(info.options) if not off]
-    wanted = [i for i in enabled if info.options[i][0] == value]
-    if not wanted:
-        raise SvcError.of(
-            ErrorId.ACTION_TARGET_NOT_FOUND,
-            f"{what}: no enabled option has the value {value!r}",
-            value=value,
-        )
-    target = wanted[0]
-    if info.selected == target:
-        return
-    if not await rp.focus(node):
-        raise SvcError.of(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element cannot take focus")
-    for _ in range(len(info.options) + 1):
-        if info.selected == target:
-            return
-        if info.selected < 0 or info.selected not in enabled:
-            page.key("Home")
-        elif info.selected < target:
-            page.key("ArrowDown")
-        else:
-            page.key("ArrowUp")
-        await aio.sleep(page.loop, 0.01)
-        _, info = await operations._info(driver, node, _none, what)
-    if info.selected != target:
-        raise SvcError.of(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: could not choose {value!r}")
+async def _select(driver: Any, node: DomNode, value: str, what: str) -> None:
+    """A single select moves to the option; a select multiple or a multi-selectable listbox
+    adds it (operations.choose)."""
+    await operations.choose(driver, node, _none, value, what)
 
 
 async def _after_batch(page: ObsDriver, starts: int, deadline: float) -> None:
-    """Let a navigation the batch started reach a readable document before the new observation."""
-    await aio.sleep(page.loop, 0.05)
-    if page.load_starts == starts and not page.loading:
+    """Let a navigation the batch started reach a readable document before the new observation.
+    The last input was dispatched already (its handlers ran); operations.navigation_started
+    tells whether it started a navigation."""
+    if not await operations.navigation_started(page, starts):
         return
     while page.loop.time() < deadline - 0.5:
         p = await page.probe()

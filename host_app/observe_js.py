@@ -8,6 +8,12 @@ The isolated world keeps, per document, a private registry `__svcObs`: element -
 own global, invisible to the page; the numbers and signatures it gives back stay in the host.
 `gen` goes up when the document's root element was replaced in place (document.open, a new
 documentElement), so the host can tell `document_replaced` from `navigated` (another timeOrigin).
+
+Frames: the scripts run in each frame's own isolated world, so each document (the main frame's and
+every iframe's) has its own registry; its random `id` lets the host find the frame holding it
+again. A document reports its rendered iframes as slots (observe's `fr`) and a placeholder content
+entry `{k:'frame', f:<slot number>}` where the frame's content goes (host_app/logic/frames.py).
+Geometry is in the document's own viewport; the host adds the frames' offsets.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import json
 
 _COMMON = r"""
 var W=window,S=W.__svcObs;
-if(!S){S=W.__svcObs={gen:1,root:document.documentElement,n2e:new Map(),e2n:new WeakMap(),next:1};}
+if(!S){S=W.__svcObs={gen:1,root:document.documentElement,n2e:new Map(),e2n:new WeakMap(),next:1,id:performance.timeOrigin+':'+Math.random().toString(36).slice(2)};}
 if(S.root!==document.documentElement){S.gen++;S.root=document.documentElement;S.n2e=new Map();S.e2n=new WeakMap();}
 var KEY=[performance.timeOrigin,S.gen];
 var ENC=new TextEncoder(),DEC=new TextDecoder();
@@ -25,10 +31,12 @@ function sq(s){return s.replace(/\s+/g,' ').trim();}
 function csOf(el){var v=el.ownerDocument.defaultView||W;return v.getComputedStyle(el);}
 var ROLE_INPUT={button:'button',submit:'button',reset:'button',image:'button',checkbox:'checkbox',radio:'radio',range:'slider',number:'spinbutton',search:'searchbox',file:'button',color:'button'};
 var INTERACTIVE_ROLES={button:1,link:1,checkbox:1,radio:1,textbox:1,searchbox:1,combobox:1,listbox:1,option:1,slider:1,spinbutton:1,'switch':1,tab:1,menuitem:1,menuitemcheckbox:1,menuitemradio:1,treeitem:1,scrollbar:1};
-var NAME_FROM_CONTENT={button:1,link:1,checkbox:1,radio:1,option:1,tab:1,menuitem:1,menuitemcheckbox:1,menuitemradio:1,treeitem:1,'switch':1,heading:1,cell:1,gridcell:1,columnheader:1,rowheader:1,row:1,tooltip:1};
+var NAME_FROM_CONTENT={clickable:1,button:1,link:1,checkbox:1,radio:1,option:1,tab:1,menuitem:1,menuitemcheckbox:1,menuitemradio:1,treeitem:1,'switch':1,heading:1,cell:1,gridcell:1,columnheader:1,rowheader:1,row:1,tooltip:1};
+// DPUB-ARIA's link subclasses (Sphinx marks footnote and back links with them): links
+var DPUB_LINK={'doc-backlink':1,'doc-noteref':1,'doc-biblioref':1,'doc-glossref':1};
 function roleOf(el){
  var r=(el.getAttribute('role')||'').trim().split(/\s+/)[0].toLowerCase();
- if(r&&r!=='none'&&r!=='presentation'&&r!=='generic')return r;
+ if(r&&r!=='none'&&r!=='presentation'&&r!=='generic')return DPUB_LINK[r]?'link':r;
  var t=el.localName;
  if(t==='a'||t==='area')return el.hasAttribute('href')?'link':'';
  if(t==='button'||t==='summary')return 'button';
@@ -88,15 +96,44 @@ function textOfLabel(lab,control){
   if(c.nodeType===3)out+=c.data;else if(c.nodeType===1){if(c.contains(control)){out+=textOfLabel(c,control);continue;}
    var t=c.localName;if(t==='input'||t==='select'||t==='textarea'||t==='button')continue;if(hiddenQuick(c))continue;out+=' '+textOf(c,1)+' ';}}
  return out;}
-function isInteractive(el,role){
- if(!role){var ti=el.getAttribute('tabindex');return ti!==null&&+ti>=0&&el.localName!=='iframe'&&!!el.getAttribute('onclick');}
- if(INTERACTIVE_ROLES[role])return !(role==='option'&&el.localName==='option'&&el.parentElement&&(el.parentElement.localName==='select'||(el.parentElement.localName==='optgroup')));
+// Clickable without an interactive role (docs/decisions.md "What the user can click"): the
+// isolated world sees no listener (el.onclick and addEventListener are per world), so the cues are
+// the DOM's and the style's: a handler attribute, tabindex >= 0 (not on scroll regions or
+// structural containers), an <a> without href that is no in-page target, aria-haspopup /
+// aria-pressed, and a pointer cursor its parent does not have (an inherited pointer is no new
+// target). Pointer and anchor cues count only outside other refs.
+var CLICK_ATTRS={onclick:1,onmousedown:1,onmouseup:1,onpointerdown:1,onpointerup:1,ondblclick:1,ontouchstart:1,'aria-haspopup':2,'aria-pressed':1,tabindex:3};
+var NO_CLICK={html:1,body:1,iframe:1,frame:1,option:1,optgroup:1,br:1,area:1,slot:1};
+var CONTAINER_ROLES={region:1,dialog:1,alertdialog:1,document:1,main:1,navigation:1,complementary:1,banner:1,contentinfo:1,form:1,search:1,table:1,grid:1,tree:1,treegrid:1,list:1,tabpanel:1,group:1,log:1,article:1,application:1,feed:1,figure:1,menu:1,menubar:1,tablist:1,toolbar:1,radiogroup:1};
+var CUR=new WeakMap(); // element -> cursor its children compare theirs with
+function parentCursor(el){var p=el.assignedSlot||el.parentElement||(el.parentNode&&el.parentNode.host)||null;if(!p)return 'auto';
+ var c=CUR.get(p);if(c===undefined){try{c=csOf(p).cursor;}catch(e){c='auto';}}return c;}
+function sized(el){var r=el.getBoundingClientRect();return r.width>0&&r.height>0;}
+function clickCue(el,role,cs,inEl){
+ var t=el.localName;if(NO_CLICK[t])return false;
+ if(t==='label'&&el.control)return false;
+ // one pass over the element's own attributes (mostly none or a class) instead of a lookup per cue
+ var at=el.attributes;for(var i=0;i<at.length;i++){var k=CLICK_ATTRS[at[i].name];if(!k)continue;
+  if(k===1)return true;if(k===2){if(at[i].value!=='false')return true;continue;}
+  if(el.tabIndex>=0&&t!=='pre'&&!CONTAINER_ROLES[role]){var o=cs.overflow;if(o.indexOf('auto')<0&&o.indexOf('scroll')<0)return true;}}
+ if(inEl)return false;
+ if(t==='a'&&!el.hasAttribute('name')&&!el.hasAttribute('id')&&sized(el))return true;
+ if(cs.cursor==='pointer'&&parentCursor(el)!=='pointer'&&!CONTAINER_ROLES[role]){if(sized(el))return true;CUR.set(el,'auto');}
  return false;}
+// the role an element's ref gets: its own interactive role, else `clickable`
+function refRole(role){return INTERACTIVE_ROLES[role]?role:'clickable';}
+function isInteractive(el,role,cs,inEl){
+ if(INTERACTIVE_ROLES[role])return !(role==='option'&&el.localName==='option'&&el.parentElement&&(el.parentElement.localName==='select'||(el.parentElement.localName==='optgroup')));
+ return !!cs&&clickCue(el,role,cs,inEl);}
 function sigOf(el,role){var n=nameOf(el,role);if(n.length>200)n=n.slice(0,200);return el.localName+'|'+role+'|'+n;}
-function topRect(el){
- var r=el.getBoundingClientRect(),x=r.left,y=r.top,d=el.ownerDocument;
- while(d&&d.defaultView&&d.defaultView.frameElement){var fe=d.defaultView.frameElement,fr=fe.getBoundingClientRect();x+=fr.left+fe.clientLeft;y+=fr.top+fe.clientTop;d=fe.ownerDocument;}
- return {x:x,y:y,w:r.width,h:r.height};}
+// geometry is in this frame's own viewport: the host adds each frame's offset in its parent
+function topRect(el){var r=el.getBoundingClientRect();return {x:r.left,y:r.top,w:r.width,h:r.height};}
+// an iframe's content box (where its document's viewport starts): border-box + border + padding
+function slotBox(fe){var r=fe.getBoundingClientRect(),cs=csOf(fe),pl=parseFloat(cs.paddingLeft)||0,pt=parseFloat(cs.paddingTop)||0,pr=parseFloat(cs.paddingRight)||0,pb=parseFloat(cs.paddingBottom)||0;
+ return {x:r.left+fe.clientLeft+pl,y:r.top+fe.clientTop+pt,w:Math.max(0,fe.clientWidth-pl-pr),h:Math.max(0,fe.clientHeight-pt-pb)};}
+function hitAt(x,y){var h=document.elementFromPoint(x,y);
+ for(var k=0;k<20&&h&&h.shadowRoot;k++){var h2=h.shadowRoot.elementFromPoint(x,y);if(!h2||h2===h)break;h=h2;}
+ return h;}
 function deepActive(){var a=document.activeElement;
  for(var k=0;k<20&&a;k++){if(a.shadowRoot&&a.shadowRoot.activeElement)a=a.shadowRoot.activeElement;else if(a.localName==='iframe'){try{var cd=a.contentDocument;if(cd&&cd.activeElement&&cd.activeElement!==cd.body)a=cd.activeElement;else break;}catch(e){break;}}else break;}
  return a;}
@@ -104,33 +141,52 @@ function refGet(n){var w=S.n2e.get(n);var el=w?w.deref():null;return el||null;}
 """
 
 _OBSERVE = (
-    "(function(MODE){"
+    "(function(MODE,B){"
     + _COMMON
     + r"""
-var MAXV=50000,MAXE=5000,MAXB=524288;
-var visited=0,entries=0,bytes=0,elBytes=0,omitted=0,clipped=0,stopV=false;
+// B (frames): what the bounds leave after the documents read before this one, the context parts
+// of the iframe in its parent (pre), the frame's label (lab) and the visual-mode rect (vis)
+B=B||{};function bv(k,d){return B[k]!=null?B[k]:d;}
+var MAXV=bv('v',50000),MAXE=bv('e',5000),MAXEL=bv('el',5000),MAXB=bv('b',524288),MAXEB=bv('eb',524288);
+var visited=0,entries=0,bytes=0,elBytes=0,omitted=0,clipped=0,stopV=false,slots=[];
 var content=[],elements=[],sigs=[],ctxs=[],ctxIdx=new Map();
 var active=deepActive();
-var vw=innerWidth,vh=innerHeight;
+var vw=innerWidth,vh=innerHeight,VIS=B.vis||[0,0,vw,vh];
 function clip(s){if(s.length*3<=LIM)return s;var b=ENC.encode(s);if(b.length<=LIM)return s;
  var n=LIM-3;while(n>0&&(b[n]&0xC0)===0x80)n--;clipped++;return DEC.decode(b.subarray(0,n))+'\u2026';}
-function ctxOf(parts,content){if(content)parts=parts.filter(function(p){return !/^row \d+$/.test(p);});if(!parts.length)return -1;var p=parts.length>4?parts.slice(parts.length-4):parts;var s=p.join(' > ');
+function ctxOf(parts,content){if(content)parts=parts.filter(function(p){return !/^row \d+$/.test(p);});if(!parts.length)return -1;var p=parts.length>4?parts.slice(parts.length-4):parts;
+ if(FP&&p.indexOf(FP)<0){p=[FP].concat(parts.slice(Math.max(parts.lastIndexOf(FP)+1,parts.length-3)));}var s=p.join(' > ');
  var i=ctxIdx.get(s);if(i===undefined){i=ctxs.length;ctxs.push(s);ctxIdx.set(s,i);bytes+=s.length+3;}return i;}
 function part(kind,name){if(!name)return kind;if(name.length>80)name=name.slice(0,79)+'\u2026';return kind+' "'+name.replace(/"/g,"'")+'"';}
+// in a frame, every context path starts with the parent's path at the iframe and the frame part
+var FP=B.pre?part('frame',B.lab||(location.origin&&location.origin!=='null'?location.origin:location.href)):null;
+var ROOTP=FP?B.pre.concat([FP]):[];
 // content and elements are collected up to MAXE candidates each; elements come first in the
 // returned MAXE entries (content is cut from the end below), and content bytes never crowd them out
 function room(){if(entries>=MAXE||bytes>=MAXB){omitted++;return false;}return true;}
-function elRoom(){if(elements.length>=MAXE||elBytes>=MAXB){omitted++;return false;}return true;}
+function elRoom(){if(elements.length>=MAXEL||elBytes>=MAXEB){omitted++;return false;}return true;}
 function addContent(e){if(!room())return null;entries++;content.push(e);bytes+=24;return e;}
 var acc=null; // the open text accumulator {e, buf, own, refs}
 function openAcc(kind,cx){var e={k:kind};if(cx>=0)e.c=cx;var a={e:e,buf:'',own:false,refs:null,kind:kind,lazy:false,closed:false,ok:false};
  if(room()){entries++;content.push(e);a.ok=true;}return a;}
-function closeAcc(a){if(!a||!a.ok||a.closed)return;a.closed=true;var t=sq(a.buf);var e=a.e;
+function preText(s){return s.replace(/\r\n?/g,'\n').replace(/[ \t\u00a0]+$/gm,'').replace(/^\n+/,'').replace(/\s+$/,'');}
+function closeAcc(a){if(!a||!a.ok||a.closed)return;a.closed=true;var t=a.pre?preText(a.buf):sq(a.buf);var e=a.e;
  var keep=a.kind==='table_cell'||((a.kind==='heading'||a.kind==='code'||a.kind==='quote'||a.kind==='table_caption')?!!t:(a.own&&!!t));
  if(!keep){var i=content.lastIndexOf(e);if(i>=0){content.splice(i,1);entries--;}return;}
  if(t){e.t=clip(t);bytes+=e.t.length+12;}if(a.refs){e.e=a.refs;bytes+=a.refs.length*6;}}
+// curWs: the white-space of the text being read: 0 collapses, 1 keeps spaces and line breaks
+// (pre, pre-wrap, break-spaces), 2 keeps line breaks only (pre-line). An accumulator that got
+// preformatted text keeps its lines (a.pre); its other text is collapsed as it comes.
+var curWs=0;
+function wsOf(cs){var c=cs.whiteSpaceCollapse;if(c){if(c==='preserve'||c==='break-spaces')return 1;if(c==='preserve-breaks')return 2;return 0;}
+ var w=cs.whiteSpace||'';return w==='pre-line'?2:(w.indexOf('pre')===0||w==='break-spaces')?1:0;}
 function addText(s,inEl){if(!s||inEl===2)return;if(!acc){if(!/\S/.test(s))return;acc=openAcc('text',curCtx);acc.lazy=true;}
- if(acc.buf.length<=LIM+2)acc.buf+=s;if(!inEl&&/\S/.test(s))acc.own=true;}
+ if(acc.buf.length<=LIM+2){
+  if(curWs){if(!acc.pre){acc.pre=true;acc.buf=acc.buf.replace(/\s+/g,' ');}acc.buf+=curWs===2?s.replace(/[ \t]+/g,' ').replace(/ ?\n ?/g,'\n'):s;}
+  else if(acc.pre){s=s.replace(/\s+/g,' ');if(s.charAt(0)===' '&&/\s$/.test(acc.buf))s=s.slice(1);acc.buf+=s;}
+  else acc.buf+=s;}
+ if((!inEl||inEl===3)&&/\S/.test(s))acc.own=true;}
+function preBreak(){if(curWs&&acc&&acc.buf&&acc.buf.charAt(acc.buf.length-1)!=='\n'&&acc.buf.length<=LIM+2)acc.buf+='\n';}
 var curCtx=-1;
 var BLOCK_KIND={p:'paragraph',li:'list_item',blockquote:'quote',pre:'code',dt:'paragraph',dd:'paragraph',figcaption:'paragraph',legend:'paragraph',label:'text'};
 var LANDMARK={nav:'navigation',main:'main',aside:'complementary'};
@@ -154,6 +210,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  var ov=cs.overflow;
  if(ov!=='visible'&&(ov.indexOf('hidden')>=0||ov.indexOf('clip')>=0)){var rr=c.getBoundingClientRect();if(rr.width===0||rr.height===0)return;}
  var inline=disp.indexOf('inline')===0||disp==='contents';
+ var ws=wsOf(cs),savedWs=curWs;
  var role=roleOf(c),nctx=ctx,nsect=inSect,ntbl=tbl,myAcc=null,saved=acc,savedCtx=curCtx;
  // context parts
  var lm=null;
@@ -179,35 +236,54 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  else if(isCell&&tbl){myAcc=openAcc('table_cell',cx);if(t==='th'||role==='columnheader'||role==='rowheader')myAcc.e.h=1;}
  else if(/^h[1-6]$/.test(t)||role==='heading'){myAcc=openAcc('heading',cx);var lv=+(c.getAttribute('aria-level')||(t[0]==='h'?t.slice(1):2))||2;myAcc.e.l=Math.max(1,Math.min(6,lv));}
  else if(BLOCK_KIND[t]&&!inline){myAcc=openAcc(BLOCK_KIND[t],cx);}
+ else if(ws&&!curWs&&!inline&&v&&!inEl&&t!=='textarea'&&t!=='input'&&t!=='select'){myAcc=openAcc('code',cx);}
  else if(t==='img'||role==='img'){var alt=role==='img'?nameOf(c,'img'):sq(c.getAttribute('alt')||'');if(alt&&v){var ie={k:'image',t:clip(alt)};if(cx>=0)ie.c=cx;if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(ie);}}
  if(myAcc){if(acc&&acc.lazy){closeAcc(acc);saved=null;}acc=myAcc;curCtx=cx;}
  else if(!inline&&acc&&acc.lazy){closeAcc(acc);acc=null;saved=null;}
  if(!myAcc)curCtx=cx;
  // interactive element
- var isEl=v&&isInteractive(c,role);
- if(isEl){
+ var isEl=v&&isInteractive(c,role,cs,inEl);
+ if(isEl){role=refRole(role);
+  // a clickable keeps its text in the content, with its ref
+  if(role==='clickable'&&!acc){acc=openAcc('text',inline?curCtx:cx);acc.lazy=true;}
   if(elRoom()){
    var n=S.e2n.get(c);if(!n){n=S.next++;S.e2n.set(c,n);}S.n2e.set(n,new WeakRef(c));
-   var el={ref:'e'+n,role:role||'generic'};var nm=nameOf(c,role);if(nm)el.name=clip(nm);
+   var el={ref:'e'+n,role:role};var nm=nameOf(c,role);if(nm)el.name=clip(nm);
    var val=valueOf(c,role);if(val)el.value=clip(val);
    if(role==='link'&&c.href){var h=String(c.href);if(h.slice(0,11).toLowerCase()!=='javascript:')el.dest=clip(h);}
    var st=statesOf(c,role);if(st.length)el.st=st;
    if(t==='select'){var o=[];for(var q=0;q<c.options.length&&o.length<100;q++){var op=c.options[q];if(!op.disabled&&!(op.parentElement&&op.parentElement.disabled))o.push([clip(op.value),clip(sq(op.text))]);}if(o.length)el.opts=o;}
    var ecx=ctxOf(nctx,false);if(ecx>=0)el.c=ecx;
-   if(MODE==='visual'){var tr=topRect(c);if(tr.x+tr.w<0||tr.y+tr.h<0||tr.x>vw||tr.y>vh){el=null;}}
+   if(MODE==='visual'){var tr=topRect(c);if(tr.x+tr.w<VIS[0]||tr.y+tr.h<VIS[1]||tr.x>VIS[0]+VIS[2]||tr.y>VIS[1]+VIS[3]){el=null;}}
    if(el){elements.push(el);sigs.push([n,sigOf(c,role)]);elBytes+=JSON.stringify(el).length+1;
     if(acc){(acc.refs||(acc.refs=[])).push(el.ref);}}
   }
+  // a multi-line textarea value is preformatted text: a code entry too (svc read fences it)
+  if(t==='textarea'&&n&&MODE!=='visual'&&c.value.indexOf('\n')>=0){var tv=preText(c.value);if(tv){var te2={k:'code',t:clip(tv),e:['e'+n]};if(cx>=0)te2.c=cx;if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(te2);}}
  }
+ if(t==='br'&&v)addText('\n',inEl);
+ // inline boxes (inline-block, inline-flex...) are apart on screen: keep their words apart
+ var box=inline&&disp!=='inline'&&disp!=='contents';if(box&&v&&acc)addText(' ',inEl);
+ if(!inline)preBreak();
+ curWs=ws;
  // descend
- if(t==='iframe'||t==='frame'){var fd=null;try{fd=c.contentDocument;}catch(e){fd=null;}
-  if(fd&&fd.documentElement){if(fd.body)node(fd.body,nctx,v,inEl||isEl,nsect,ntbl,depth+1);}
-  else if(v){var src=c.getAttribute('src')||'';var org='';try{org=new URL(src,c.baseURI).origin;}catch(e){org='';}
-   var fe={k:'frame',t:clip('cross-origin frame '+(org||src)+' (not read)')};if(cx>=0)fe.c=cx;addContent(fe);}}
+ if(t==='iframe'||t==='frame'){
+  // every frame (same- or cross-origin) is read by its own script in its own isolated world; here
+  // a slot: the iframe's registry number, what matches it to the engine's frame, its content box
+  // and the context its content gets; the placeholder entry marks where that content goes
+  var bx=slotBox(c);
+  if(v&&bx.w>0&&bx.h>0){var fn=S.e2n.get(c);if(!fn){fn=S.next++;S.e2n.set(c,fn);}S.n2e.set(fn,new WeakRef(c));
+   if(acc&&acc.lazy){closeAcc(acc);acc=null;}
+   var fe={k:'frame',f:fn};if(cx>=0)fe.c=cx;addContent(fe);
+   slots.push({n:fn,nm:c.getAttribute('name')||'',src:c.hasAttribute('srcdoc')?'about:srcdoc':(c.src||'about:blank'),
+    x:bx.x,y:bx.y,w:bx.w,h:bx.h,lab:clip(sq(c.getAttribute('title')||c.getAttribute('aria-label')||'')),p:nctx,ei:elements.length});}}
  else if(t==='details'&&!c.open){var sm=null;for(var k2=0;k2<c.children.length;k2++)if(c.children[k2].localName==='summary'){sm=c.children[k2];break;}if(sm)node(sm,nctx,v,inEl||isEl,nsect,ntbl,depth+1);}
  else if(t==='select'||t==='textarea'||t==='input'){}
- else if(depth<400){var kids=c.shadowRoot?c.shadowRoot.childNodes:c.childNodes,ie=(t==='label'&&!!c.control)?2:(inEl||isEl);
+ else if(depth<400){var kids=c.shadowRoot?c.shadowRoot.childNodes:c.childNodes,ie=(t==='label'&&!!c.control)?2:(inEl&&inEl!==3)?inEl:isEl?(role==='clickable'?3:true):inEl;
   for(var j=0;j<kids.length;j++){if(stopV)break;node(kids[j],nctx,v,ie,nsect,ntbl,depth+1);}}
+ curWs=savedWs;
+ if(box&&v&&acc)addText(' ',inEl);
+ if(!inline)preBreak();
  if(myAcc){closeAcc(myAcc);acc=saved&&saved!==myAcc?saved:null;}
  else if(!inline&&acc&&acc.lazy&&acc!==saved){closeAcc(acc);acc=null;}
  curCtx=savedCtx;
@@ -234,15 +310,16 @@ function statesOf(c,role){var s=[],a=function(n){return c.getAttribute(n);};
  if(c===active)s.push('focused');
  return s;}
 var body=document.body||document.documentElement;
-if(body)node(body,[],true,false,false,null,0);
+if(body)node(body,ROOTP,true,false,false,null,0);
 if(acc){closeAcc(acc);acc=null;}
-if(content.length+elements.length>MAXE){var keep=Math.max(0,MAXE-elements.length);omitted+=content.length-keep;content.length=keep;}
+if(!B.pre&&content.length+elements.length>MAXE){var keep=Math.max(0,MAXE-elements.length);omitted+=content.length-keep;content.length=keep;}
 if(stopV){var total=document.getElementsByTagName('*').length;omitted+=Math.max(1,total-MAXV);}
 var de=document.documentElement;
 return JSON.stringify({key:KEY,u:location.href,ti:document.title||'',
  vp:[Math.round(scrollX),Math.round(scrollY),vw,vh],
  dc:[Math.max(de?de.scrollWidth:0,document.body?document.body.scrollWidth:0),Math.max(de?de.scrollHeight:0,document.body?document.body.scrollHeight:0)],
- cx:ctxs,ct:content,el:elements,sg:sigs,om:omitted,cl:clipped});
+ cx:ctxs,ct:content,el:elements,sg:sigs,om:omitted,cl:clipped,
+ fid:S.id,fr:slots,vs:Math.min(visited,MAXV),ub:bytes,ueb:elBytes});
 })"""
 )
 
@@ -251,45 +328,100 @@ _CHECK = (
     + _COMMON
     + r"""
 var out={};for(var i=0;i<NS.length;i++){var n=NS[i],el=refGet(n);
- if(!el||!el.isConnected){out[n]=null;continue;}out[n]=sigOf(el,roleOf(el));}
-return JSON.stringify({key:KEY,s:out});})"""
+ if(!el||!el.isConnected){out[n]=null;continue;}out[n]=sigOf(el,refRole(roleOf(el)));}
+return JSON.stringify({key:KEY,id:S.id,s:out});})"""
 )
+
+# The element-info body over `el` (the ref's element, or a selector snapshot's node): its box in
+# top-document coordinates, state, whether its center hits it, and for the actions of
+# docs/decisions.md "Actions that behave like a careful person": the covering element's role and
+# name (`cov`), and the option rows of a list box (`op`, `cb`) or of a multi-selectable ARIA
+# listbox (`ao`).
+_ELEMENT_INFO = r"""
+function roleOrDialog(p){return roleOf(p)||(p.localName==='dialog'?'dialog':'');}
+var LAYER={dialog:1,alertdialog:1,menu:1,menubar:1,listbox:1,tooltip:1,alert:1,status:1,log:1,grid:1,tree:1,tablist:1,banner:1,navigation:1,region:1,complementary:1,contentinfo:1,form:1,search:1};
+function coverOf(h,el){
+ // the outermost layer-like role over the hit element that does not hold the target; else the
+ // nearest element with a role; else the outermost generic ancestor that does not hold it
+ var first=null,layer=null,top=h;
+ for(var p=h,k=0;p&&k<100;k++){if(p.nodeType===1){if(p===el||p.contains(el))break;top=p;var r=roleOrDialog(p);
+  if(r){if(!first)first=[p,r];if(LAYER[r])layer=[p,r];}}p=p.parentNode||p.host||null;}
+ var c=layer||first,node=c?c[0]:top,role=c?c[1]:'generic',nm=c?nameOf(node,role):'';
+ if(!nm)nm=sq(textOf(node,0));if(nm.length>80)nm=nm.slice(0,79)+'\u2026';
+ return [role,nm];}
+function viaLabel(h,el){for(var p=h,k=0;p&&k<50;k++,p=p.parentElement){if(p.localName==='label')return p.control===el;}return false;}
+var r=topRect(el),cs=csOf(el),ln=el.localName;
+var T=['text','search','url','tel','email','password','number','date','datetime-local','month','time','week',''];
+var editable=el.isContentEditable||ln==='textarea'||(ln==='input'&&T.indexOf((el.getAttribute('type')||'').toLowerCase())>=0);
+var cx=r.x+r.w/2,cy=r.y+r.h/2,hit=false,cov=null;
+// the hit test of this frame only; the host checks that each ancestor shows the frame there
+if(cx>=0&&cy>=0&&cx<innerWidth&&cy<innerHeight){var h=hitAt(cx,cy);
+ if(h){var p=h;for(var k2=0;k2<200&&p;k2++){if(p===el){hit=true;break;}p=p.parentNode||(p.host||null);}if(!hit&&el.contains(h))hit=true;
+  if(!hit&&viaLabel(h,el))hit=true;if(!hit)cov=coverOf(h,el);}}
+var opts=null,op=null,cb=null;if(ln==='select'){opts=[];for(var q=0;q<el.options.length;q++){var o=el.options[q];
+opts.push([o.value,!!(o.disabled||(o.parentElement&&o.parentElement.localName==='optgroup'&&o.parentElement.disabled))]);}
+ if(el.multiple||el.size>1){op=[];for(var q2=0;q2<el.options.length&&q2<5000;q2++){var orr=topRect(el.options[q2]);op.push([orr.x,orr.y,orr.w,orr.h,el.options[q2].selected?1:0]);}
+  cb=[r.x+el.clientLeft,r.y+el.clientTop,el.clientWidth,el.clientHeight];}}
+// a running or pending animation of the element's geometry (its own or an ancestor's): a
+// transition started by this very read has not moved the box yet, so two equal boxes would lie
+var an=0;try{var GEO=/^(transform|translate|scale|rotate|left|top|right|bottom|inset|width|height|margin|padding|offset)/,
+ as=el.ownerDocument.getAnimations();
+ for(var q4=0;q4<as.length&&q4<500&&!an;q4++){var A=as[q4],ef=A.effect,tg=ef&&ef.target;
+  if(!tg||!(tg===el||tg.contains(el))||(A.playState!=='running'&&!A.pending))continue;
+  var props=A.transitionProperty?[A.transitionProperty]:[];
+  if(!props.length){var kf=ef.getKeyframes();for(var z=0;z<kf.length;z++)for(var key in kf[z])props.push(key);}
+  for(var z2=0;z2<props.length;z2++)if(GEO.test(String(props[z2]).replace(/[A-Z]/g,function(c){return '-'+c.toLowerCase();}))){an=1;break;}}}catch(e){an=0;}
+var ao=null;if(ln!=='select'&&roleOf(el)==='listbox'&&el.getAttribute('aria-multiselectable')==='true'){ao=[];
+ var os=el.querySelectorAll('[role=option]');for(var q3=0;q3<os.length&&q3<5000;q3++){var a=os[q3],ar=topRect(a);
+  ao.push([nameOf(a,'option'),a.getAttribute('aria-selected')==='true'?1:0,a.getAttribute('aria-disabled')==='true'?1:0,ar.x,ar.y,ar.w,ar.h]);}
+ cb=[r.x+el.clientLeft,r.y+el.clientTop,el.clientWidth,el.clientHeight];}
+return JSON.stringify({x:r.x,y:r.y,w:r.w,h:r.h,vw:innerWidth,vh:innerHeight,
+vis:cs.visibility!=='hidden'&&cs.display!=='none',dis:!!(el.matches&&el.matches(':disabled')),ro:!!el.readOnly&&ln!=='select',
+ed:editable,f:deepActive()===el,hit:hit,cov:cov,v:('value' in el&&ln!=='button')?String(el.value):null,
+o:opts,si:ln==='select'?el.selectedIndex:-1,m:!!el.multiple,tag:ln,op:op,cb:cb,ao:ao,an:an});"""
 
 _ELEMENT = (
     "(function(N){"
     + _COMMON
+    + "var el=refGet(N);if(!el||!el.isConnected)return 'null';"
+    + _ELEMENT_INFO
+    + "})"
+)
+
+# the same read for a node of the selector snapshot (host_app/js.py), found by document index
+_ELEMENT_AT = (
+    "(function(I,TAG){"
+    + _COMMON
+    + "var el=document.getElementsByTagName('*')[I];if(!el||el.localName!==TAG)return 'null';"
+    + _ELEMENT_INFO
+    + "})"
+)
+
+_SLOT = (
+    "(function(N,P){"
+    + _COMMON
     + r"""
 var el=refGet(N);if(!el||!el.isConnected)return 'null';
-var r=topRect(el),cs=csOf(el),ln=el.localName;
-var T=['text','search','url','tel','email','password','number','date','datetime-local','month','time','week',''];
-var editable=el.isContentEditable||ln==='textarea'||(ln==='input'&&T.indexOf((el.getAttribute('type')||'').toLowerCase())>=0);
-var cx=r.x+r.w/2,cy=r.y+r.h/2,hit=false;
-if(cx>=0&&cy>=0&&cx<innerWidth&&cy<innerHeight){var h=document.elementFromPoint(cx,cy),x=cx,y=cy;
- for(var k=0;k<20&&h;k++){
-  if(h.shadowRoot){var h2=h.shadowRoot.elementFromPoint(x,y);if(h2&&h2!==h){h=h2;continue;}}
-  if(h.localName==='iframe'){var cd=null;try{cd=h.contentDocument;}catch(e){cd=null;}if(cd){var fr=h.getBoundingClientRect();x-=fr.left+h.clientLeft;y-=fr.top+h.clientTop;var h3=cd.elementFromPoint(x,y);if(h3){h=h3;continue;}}}
-  break;}
- if(h){var p=h;for(var k2=0;k2<200&&p;k2++){if(p===el){hit=true;break;}p=p.parentNode||(p.host||null);}if(!hit&&el.contains(h))hit=true;}}
-var opts=null;if(ln==='select'){opts=[];for(var q=0;q<el.options.length;q++){var o=el.options[q];
-opts.push([o.value,!!(o.disabled||(o.parentElement&&o.parentElement.localName==='optgroup'&&o.parentElement.disabled))]);}}
-return JSON.stringify({x:r.x,y:r.y,w:r.w,h:r.h,vw:innerWidth,vh:innerHeight,
-vis:cs.visibility!=='hidden'&&cs.display!=='none',dis:!!(el.matches&&el.matches(':disabled')),ro:!!el.readOnly&&ln!=='select',
-ed:editable,f:deepActive()===el,hit:hit,v:('value' in el&&ln!=='button')?String(el.value):null,
-o:opts,si:ln==='select'?el.selectedIndex:-1,m:!!el.multiple,tag:ln});})"""
+var b=slotBox(el),cs=csOf(el),hit=null;if(P){var h=hitAt(P[0],P[1]);hit=h===el;}
+return JSON.stringify({x:b.x,y:b.y,w:b.w,h:b.h,vw:innerWidth,vh:innerHeight,vis:cs.visibility!=='hidden'&&cs.display!=='none',hit:hit});})"""
 )
 
 _FOCUS = (
-    "(function(N){"
+    "(function(N,F){"
     + _COMMON
     + r"""
 var el=refGet(N);if(!el||!el.isConnected)return 'false';
-if(deepActive()!==el)el.focus({preventScroll:true});
+// F (an element in a frame): focus even when it is its document's active element (a frame's
+// body is by default), since that moves the page's focus into the frame
+if(F||deepActive()!==el)el.focus({preventScroll:true});
 return JSON.stringify(deepActive()===el);})"""
 )
 
 
-def observe(mode: str) -> str:
-    return f"{_OBSERVE}({json.dumps(mode)})"
+def observe(mode: str, frame: dict[str, object] | None = None) -> str:
+    """The observation script; `frame` (for a frame's document) carries the bounds left and the
+    iframe's context parts, label and visual rect (docs/observations.md "Frames")."""
+    return f"{_OBSERVE}({json.dumps(mode)},{json.dumps(frame)})"
 
 
 def check(numbers: list[int]) -> str:
@@ -300,5 +432,15 @@ def element(number: int) -> str:
     return f"{_ELEMENT}({number})"
 
 
-def focus(number: int) -> str:
-    return f"{_FOCUS}({number})"
+def element_at(index: int, tag: str) -> str:
+    return f"{_ELEMENT_AT}({index},{json.dumps(tag)})"
+
+
+def slot(number: int, point: tuple[float, float] | None = None) -> str:
+    """The content box of iframe `number` in this document's viewport; with `point`, whether this
+    document's hit test there lands on that iframe (the frame is not covered at that point)."""
+    return f"{_SLOT}({number},{json.dumps(point)})"
+
+
+def focus(number: int, in_frame: bool = False) -> str:
+    return f"{_FOCUS}({number},{json.dumps(in_frame)})"

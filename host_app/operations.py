@@ -34,7 +34,20 @@ from bridge_protocol.selectors import (
     query_first,
 )
 
+from . import js
 from .logic import aio
+from .logic.actionability import (
+    NOT_VISIBLE,
+    Box,
+    Cover,
+    Sample,
+    WaitBound,
+    arrow_keys,
+    blocker,
+    not_actionable,
+    wheel_into,
+)
+from .logic.downloads import Mark
 from .logic.images import MIME, check_bounds
 from .logic.links import best_link, normalize_url, same_document
 from .logic.readiness import Failed, Probe, Readiness, Ready, settle_restarts
@@ -65,6 +78,11 @@ class ElementInfo:
     options: list[tuple[str, bool]] | None  # select: (value, disabled)
     selected: int
     multiple: bool
+    cover: Cover | None = None  # the element at the center when it is not this one
+    rows: list[tuple[Box, bool]] | None = None  # list box options: (box, selected)
+    client: Box | None = None  # a list box's client area
+    aria_options: list[tuple[str, bool, bool, Box]] | None = None  # (name, selected, disabled, box)
+    animating: bool = False  # a running or pending animation of its (or an ancestor's) geometry
 
     @property
     def cx(self) -> float:
@@ -98,7 +116,25 @@ class ElementInfo:
             options=None if opts is None else [(str(a), bool(b)) for a, b in opts],
             selected=int(v.get("si", -1)),
             multiple=bool(v.get("m")),
+            cover=Cover.from_js(v.get("cov")),
+            animating=bool(v.get("an")),
+            rows=None
+            if v.get("op") is None
+            else [((float(a), float(b), float(c), float(d)), bool(e)) for a, b, c, d, e in v["op"]],
+            client=None if v.get("cb") is None else _box(v["cb"]),
+            aria_options=None
+            if v.get("ao") is None
+            else [(str(n), bool(sl), bool(ds), _box(rest)) for n, sl, ds, *rest in v["ao"]],
         )
+
+    def sample(self) -> Sample:
+        return Sample(
+            (self.x, self.y, self.w, self.h), self.visible, self.hit, self.cover, self.animating
+        )
+
+
+def _box(v: list[Any]) -> Box:
+    return (float(v[0]), float(v[1]), float(v[2]), float(v[3]))
 
 
 @dataclass(slots=True)
@@ -107,13 +143,30 @@ class Snapshot:
     hrefs: list[tuple[int, str]]  # anchors' resolved hrefs (index, href)
 
 
+class Downloads(Protocol):
+    """A session's downloads as an operation waits for them (host_app/downloads.py)."""
+
+    def mark(self) -> Mark: ...
+    async def settle(self, mark: Mark, deadline: float) -> None: ...
+
+
 class PageDriver(Protocol):
     @property
     def loop(self) -> aio.Loop: ...
     @property
     def paused(self) -> bool: ...
 
-    load_starts: int  # incremented at every main-frame loadStarted
+    @property
+    def load_starts(self) -> int:
+        """Incremented at every main-frame loadStarted of the current page, and when another
+        page (a popup, its opener) becomes current."""
+        ...
+
+    @property
+    def loading(self) -> bool:
+        """A main-frame load of the current page is under way."""
+        ...
+
     failure: tuple[int, str, str] | None  # (load_starts at failure, message, url)
     last_status: int | None
 
@@ -124,7 +177,8 @@ class PageDriver(Protocol):
     def snapshot(self) -> aio.Future[Snapshot]: ...
     def element(self, node: DomNode) -> aio.Future[ElementInfo | None]: ...
     def focus(self, node: DomNode) -> aio.Future[bool]: ...
-    def mouse_click(self, x: float, y: float, move: bool) -> None: ...
+    def run_js(self, code: str) -> aio.Future[Any]: ...
+    def mouse_click(self, x: float, y: float, move: bool, ctrl: bool = False) -> None: ...
     def wheel(self, x: float, y: float, dx: int, dy: int) -> None: ...
     def key(self, name: str, ctrl: bool = False) -> None: ...
     def type_text(self, text: str) -> None: ...
@@ -135,6 +189,8 @@ class PageDriver(Protocol):
     def save_image(self, image: Any, path: str, fmt: str, quality: int | None) -> int: ...
     def title(self) -> str: ...
     def selected(self) -> None: ...
+    @property
+    def downloads(self) -> Downloads: ...
 
 
 @dataclass(slots=True)
@@ -344,14 +400,212 @@ async def _reachable(
     )
 
 
-async def _click_node(
-    page: PageDriver, node: DomNode, locate: Locator, *, mouse_move: bool, scroll: bool, what: str
+# --- renderer progress: waiting on real signals ------------------------------------------------
+
+FRAME_WAIT = 0.1  # a page that renders no frames (hidden) is not waited for longer than this
+TICK_POLL = 0.002
+# Input the counters cannot see (a cross-origin frame) is taken as dispatched once both
+# INPUT_ACK_FRAMES frames and INPUT_ACK_IDLE seconds passed with no new count (a loaded renderer
+# may take several frames to receive input), and at the latest after INPUT_ACK_MAX.
+INPUT_ACK_FRAMES = 3
+INPUT_ACK_IDLE = 0.15
+INPUT_ACK_MAX = 1.0
+
+
+class Renderer(Protocol):
+    """What the progress waits need of a page."""
+
+    @property
+    def loop(self) -> aio.Loop: ...
+    def run_js(self, code: str) -> aio.Future[Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """The renderer's counters (host_app/js.py TICK)."""
+
+    document: float
+    frames: int
+    moves: int
+    ups: int
+    keys: int
+    submitting: bool
+
+    @classmethod
+    def of(cls, v: Any) -> Tick:
+        if isinstance(v, list) and len(v) == 6:
+            return cls(float(v[0]), int(v[1]), int(v[2]), int(v[3]), int(v[4]), bool(v[5]))
+        return cls(-1.0, 0, 0, 0, 0, False)
+
+
+async def tick(page: Renderer) -> Tick:
+    return Tick.of(await page.run_js(js.TICK))
+
+
+async def next_frame(page: Renderer) -> None:
+    """Until the renderer has run one animation frame after this call (a requestAnimationFrame
+    round trip in the isolated world): style, layout and rAF-aligned input of that frame are
+    done."""
+    first = await tick(page)
+    end = page.loop.time() + FRAME_WAIT
+    while page.loop.time() < end:
+        await aio.sleep(page.loop, TICK_POLL)
+        now = await tick(page)
+        if now.frames != first.frames or now.document != first.document:
+            return
+
+
+async def input_done(
+    page: Renderer, before: Tick, *, moves: int = 0, ups: int = 0, keys: int = 0
 ) -> None:
-    _, info = await _reachable(page, node, locate, scroll, what)
-    if not info.hit:
-        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is covered by another")
+    """Until the renderer has dispatched the input sent since `before` (counted by the isolated
+    world's listeners; the page's handlers for it have run when the count shows), or another
+    document took over; input the counters cannot see ends the wait when nothing more comes
+    (INPUT_ACK_* above)."""
+    end = page.loop.time() + INPUT_ACK_MAX
+    last = before
+    idle_since = before.frames
+    idle_at = page.loop.time()
+    while True:
+        now = await tick(page)
+        if now.document != before.document:
+            return
+        if (
+            now.moves - before.moves >= moves
+            and now.ups - before.ups >= ups
+            and now.keys - before.keys >= keys
+        ):
+            return
+        if (now.moves, now.ups, now.keys) != (last.moves, last.ups, last.keys):
+            idle_since, idle_at = now.frames, page.loop.time()
+        last = now
+        t = page.loop.time()
+        idle = now.frames - idle_since >= INPUT_ACK_FRAMES and t - idle_at >= INPUT_ACK_IDLE
+        if idle or t >= end:
+            return
+        await aio.sleep(page.loop, TICK_POLL)
+
+
+NAV_START_WAIT = 1.0
+
+
+class Loading(Renderer, Protocol):
+    @property
+    def load_starts(self) -> int: ...
+    @property
+    def loading(self) -> bool: ...
+
+
+async def navigation_started(page: Loading, starts: int) -> bool:
+    """After input: did it start a main-frame navigation? A link or script navigation shows as a
+    load start within one animation frame; a form submission the page did not cancel is
+    scheduled, so its load start is awaited (bounded: a submission into another window never
+    starts one here)."""
+    await next_frame(page)
+    if page.load_starts != starts or page.loading:
+        return True
+    if not (await tick(page)).submitting:
+        return False
+    end = page.loop.time() + NAV_START_WAIT
+    while page.loop.time() < end:
+        await aio.sleep(page.loop, PROBE_INTERVAL / 5)
+        if page.load_starts != starts or page.loading:
+            return True
+    return False
+
+
+# --- pointer actions --------------------------------------------------------------------------
+
+
+async def actionable(
+    page: PageDriver,
+    node: DomNode,
+    locate: Locator,
+    *,
+    scroll: bool,
+    what: str,
+    deadline: float | None,
+    ids: dict[str, Any],
+) -> tuple[DomNode, ElementInfo]:
+    """The target once it is visible, in view, stable and hit at its center (logic/actionability:
+    bounded wait, then ACTION_TIMEOUT or TIMEOUT naming the cover); a target that left the
+    document fails at once with ACTION_TARGET_NOT_FOUND."""
+    start = page.loop.time()
+    bound = WaitBound.of(start, deadline)
+    before: Sample | None = None
+    scrolled = False
+    while True:
+        node, info = await _info(page, node, locate, what)
+        now = info.sample()
+        reason = blocker(now, before)
+        if reason != NOT_VISIBLE and not info.in_view() and page.loop.time() < bound.end:
+            node, info = await _reachable(page, node, locate, scroll, what)
+            if not scrolled:
+                # the first scroll has its own bound: the wait for actionability starts in view
+                scrolled = True
+                start = page.loop.time()
+                bound = WaitBound.of(start, deadline)
+            before = None
+            continue
+        if reason != NOT_VISIBLE and not info.in_view():
+            raise _err(
+                ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element keeps leaving the viewport"
+            )
+        if reason is None:
+            return node, info
+        if page.loop.time() >= bound.end and before is not None:
+            raise not_actionable(what, reason, now, page.loop.time() - start, bound, **ids)
+        before = now
+        await next_frame(page)
+
+
+async def _click_node(
+    page: PageDriver,
+    node: DomNode,
+    locate: Locator,
+    *,
+    mouse_move: bool,
+    scroll: bool,
+    what: str,
+    deadline: float | None = None,
+    ids: dict[str, Any] | None = None,
+) -> None:
+    _, info = await actionable(
+        page, node, locate, scroll=scroll, what=what, deadline=deadline, ids=ids or {}
+    )
+    before = await tick(page)
     page.mouse_click(info.cx, info.cy, mouse_move)
-    await aio.sleep(page.loop, 0.02)
+    await input_done(page, before, ups=1)
+
+
+async def _click_at(page: PageDriver, x: float, y: float, ctrl: bool) -> None:
+    before = await tick(page)
+    page.mouse_click(x, y, True, ctrl)
+    await input_done(page, before, ups=1)
+
+
+async def press_keys(page: PageDriver, keys: list[str], *, ctrl: bool = False) -> None:
+    before = await tick(page)
+    for k in keys:
+        page.key(k, ctrl=ctrl)
+    await input_done(page, before, keys=len(keys))
+
+
+async def type_keys(page: PageDriver, text: str, *, end_ctrl: bool) -> None:
+    """Append: the caret goes to the end with a real key (ctrl+End in a multi-line control),
+    then the text is typed key by key."""
+    before = await tick(page)
+    page.key("End", ctrl=end_ctrl)
+    page.type_text(text)
+    # QTest types one key per UTF-16 unit
+    await input_done(page, before, keys=1 + len(text.encode("utf-16-le")) // 2)
+
+
+async def clear_keys(page: PageDriver) -> None:
+    before = await tick(page)
+    page.key("A", ctrl=True)
+    page.key("Delete")
+    await input_done(page, before, keys=2)
 
 
 async def _focused_editable(
@@ -375,7 +629,14 @@ async def run_action(page: PageDriver, action: Action, deadline: float) -> None:
     elif isinstance(action, Click):
         node, locate = await _find(page, action.selector)
         await _click_node(
-            page, node, locate, mouse_move=action.mouse_move, scroll=action.scroll, what="click"
+            page,
+            node,
+            locate,
+            mouse_move=action.mouse_move,
+            scroll=action.scroll,
+            what="click",
+            deadline=deadline,
+            ids={"selector": action.selector},
         )
     elif isinstance(action, ClickLink):
         snap = await page.snapshot()
@@ -402,6 +663,8 @@ async def run_action(page: PageDriver, action: Action, deadline: float) -> None:
             mouse_move=action.mouse_move,
             scroll=action.scroll,
             what="click-link",
+            deadline=deadline,
+            ids={"link": action.link},
         )
     elif isinstance(action, WaitFor):
         sel = _selector(action.selector)
@@ -421,23 +684,21 @@ async def run_action(page: PageDriver, action: Action, deadline: float) -> None:
     elif isinstance(action, Type):
         node, locate = await _find(page, action.selector)
         node, info = await _focused_editable(page, node, locate, "type")
-        # append: move the caret to the end with a real key, then type character by character
-        page.key("End", ctrl=info.value is None or node.tag == "textarea")
-        page.type_text(action.text)
-        await aio.sleep(page.loop, 0.02)
+        await type_keys(page, action.text, end_ctrl=info.value is None or node.tag == "textarea")
     elif isinstance(action, Clear):
         node, locate = await _find(page, action.selector)
+        node, info = await _info(page, node, locate, "clear")
+        if (info.multiple and info.rows is not None) or info.aria_options is not None:
+            await clear_choices(page, node, locate, "clear")
+            return
         await _focused_editable(page, node, locate, "clear")
-        page.key("A", ctrl=True)
-        page.key("Delete")
-        await aio.sleep(page.loop, 0.02)
+        await clear_keys(page)
     elif isinstance(action, Press):
         node, locate = await _find(page, action.selector)
         node, _ = await _info(page, node, locate, "press")
         if not await page.focus(node):
             raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, "press: the element cannot take focus")
-        page.key(action.key)
-        await aio.sleep(page.loop, 0.02)
+        await press_keys(page, [action.key])
     elif isinstance(action, Select):
         await _select(page, action)
     else:  # pragma: no cover - the union is closed
@@ -448,47 +709,148 @@ async def _select(page: PageDriver, action: Select) -> None:
     node, locate = await _find(page, action.selector)
     if node.tag != "select":
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, "select: the target is not a select element")
-    node, info = await _info(page, node, locate, "select")
+    await choose(page, node, locate, action.value, "select")
+
+
+async def choose(page: PageDriver, node: DomNode, locate: Locator, value: str, what: str) -> None:
+    """`select`: a single select moves to the option with real keys (all at once, then checked);
+    a list box that allows several (select multiple, multi-selectable ARIA listbox) adds the
+    option with ctrl+click on its row (docs/decisions.md)."""
+    node, info = await _info(page, node, locate, what)
+    if info.aria_options is not None:
+        await _choose_aria(page, node, locate, info, name=value, what=what)
+        return
     if info.options is None:
-        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, "select: the element left the document")
+        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: not a select element")
     if info.disabled:
-        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, "select: the element is disabled")
+        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is disabled")
     enabled = [i for i, (_, off) in enumerate(info.options) if not off]
-    wanted = [i for i in enabled if info.options[i][0] == action.value]
+    wanted = [i for i in enabled if info.options[i][0] == value]
     if not wanted:
         raise _err(
             ErrorId.ACTION_TARGET_NOT_FOUND,
-            f"select: no enabled option has the value {action.value!r}",
-            value=action.value,
+            f"{what}: no enabled option has the value {value!r}",
+            value=value,
         )
     target = wanted[0]
+    if info.multiple and info.rows is not None:
+        if not info.rows[target][1]:
+            node, info = await _click_row(page, node, locate, target, ctrl=True, what=what)
+        if info.rows is None or not info.rows[target][1]:
+            raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: could not add {value!r}")
+        return
     if info.selected == target:
         return
     if not await page.focus(node):
-        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, "select: the element cannot take focus")
+        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element cannot take focus")
     # Arrow keys on a focused, closed select move over enabled options and fire input/change.
-    for _ in range(len(info.options) + 1):
-        current_pos = info.selected
-        if current_pos == target:
+    await press_keys(page, arrow_keys(enabled, info.selected, target))
+    node, info = await _info(page, node, locate, what)
+    for _ in range(len(info.options or []) + 1):  # a page that moved the selection meanwhile
+        if info.selected == target:
             return
-        if current_pos < 0 or current_pos not in enabled:
-            page.key("Home")
-        elif current_pos < target:
-            page.key("ArrowDown")
-        else:
-            page.key("ArrowUp")
-        await aio.sleep(page.loop, 0.01)
-        node, info = await _info(page, node, locate, "select")
-    if info.selected != target:
-        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"select: could not choose {action.value!r}")
+        await press_keys(page, arrow_keys(enabled, info.selected, target)[:1])
+        node, info = await _info(page, node, locate, what)
+    raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: could not choose {value!r}")
+
+
+async def _choose_aria(
+    page: PageDriver, node: DomNode, locate: Locator, info: ElementInfo, *, name: str, what: str
+) -> None:
+    """A multi-selectable ARIA listbox: its options are matched by accessible name."""
+    assert info.aria_options is not None
+    wanted = [i for i, (n, _, off, _) in enumerate(info.aria_options) if n == name and not off]
+    if not wanted:
+        raise _err(
+            ErrorId.ACTION_TARGET_NOT_FOUND,
+            f"{what}: no enabled option is named {name!r}",
+            value=name,
+        )
+    target = wanted[0]
+    if not info.aria_options[target][1]:
+        node, info = await _click_row(page, node, locate, target, ctrl=True, what=what)
+    if info.aria_options is None or not info.aria_options[target][1]:
+        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: could not add {name!r}")
+
+
+def _rows(info: ElementInfo) -> list[tuple[Box, bool]]:
+    if info.aria_options is not None:
+        return [(box, sel) for _, sel, _, box in info.aria_options]
+    return info.rows or []
+
+
+async def _click_row(
+    page: PageDriver, node: DomNode, locate: Locator, row: int, *, ctrl: bool, what: str
+) -> tuple[DomNode, ElementInfo]:
+    """Click the list box's option row `row` (wheel-scrolled into the client area first); the
+    list box's state after the click."""
+    node, info = await _reachable(page, node, locate, True, what)
+    for _ in range(MAX_SCROLL_STEPS):
+        rows = _rows(info)
+        if row >= len(rows) or info.client is None:
+            break
+        box = rows[row][0]
+        dy = wheel_into(box, info.client)
+        if dy == 0:
+            await _click_at(
+                page, box[0] + min(box[2], info.client[2]) / 2, box[1] + box[3] / 2, ctrl
+            )
+            return await _info(page, node, locate, what)
+        page.wheel(info.client[0] + info.client[2] / 2, info.client[1] + info.client[3] / 2, 0, dy)
+        await next_frame(page)
+        node, info = await _info(page, node, locate, what)
+    raise _err(
+        ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the option could not be scrolled into view"
+    )
+
+
+async def clear_choices(page: PageDriver, node: DomNode, locate: Locator, what: str) -> None:
+    """`clear` on a list box that allows several choices: deselect all (a plain click on one
+    chosen row keeps only it, a ctrl+click on it drops it; an ARIA listbox gets a ctrl+click
+    per chosen option)."""
+    node, info = await _info(page, node, locate, what)
+    if info.disabled:
+        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is disabled")
+    if info.aria_options is not None:
+        for _ in range(len(info.aria_options)):
+            chosen = [i for i, (_, sel, _, _) in enumerate(info.aria_options or []) if sel]
+            if not chosen:
+                return
+            node, info = await _click_row(page, node, locate, chosen[0], ctrl=True, what=what)
+    else:
+        chosen = [i for i, (_, sel) in enumerate(info.rows or []) if sel]
+        if not chosen:
+            return
+        node, info = await _click_row(page, node, locate, chosen[0], ctrl=False, what=what)
+        node, info = await _click_row(page, node, locate, chosen[0], ctrl=True, what=what)
+    if any(sel for _, sel in _rows(info)):
+        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: could not deselect every option")
 
 
 async def run_actions(page: PageDriver, actions: list[Action], deadline: float) -> None:
+    """Run `actions`; the downloads they started complete or fail before this returns."""
+    mark = page.downloads.mark()
     for action in actions:
         await run_action(page, action, deadline)
+    await page.downloads.settle(mark, deadline)
 
 
 # --- outputs ----------------------------------------------------------------------------------
+
+
+async def _after_actions(page: PageDriver, before: Ready, starts: int, deadline: float) -> Ready:
+    """The page after the actions: a navigation they started (it shows as a load start within one
+    animation frame of the last input's dispatch) is let reach a readable document; one that
+    commits nothing (a download, a 204) ends with its loading."""
+    if await navigation_started(page, starts):
+        while page.loop.time() < deadline - 0.5:
+            p = await page.probe()
+            if not page.loading and p.ready_state in ("interactive", "complete") and p.length > 0:
+                if p.origin != before.origin and p.status:
+                    page.last_status = p.status
+                break
+            await aio.sleep(page.loop, PROBE_INTERVAL)
+    return await current(page)
 
 
 def write_file(path: str, data: bytes) -> int:
@@ -519,8 +881,9 @@ async def capture(
         ready = await current(page)
     page_ready_ms = int((time.monotonic() - t0) * 1000)
     if actions:
+        starts = page.load_starts
         await run_actions(page, actions, deadline)
-        ready = await current(page)
+        ready = await _after_actions(page, ready, starts, deadline)
     ready = await settle(page, ready, wait, strict=strict, opts=opts)
     html = await page.to_html()
     rendered_ms = int((time.monotonic() - t0) * 1000)

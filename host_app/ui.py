@@ -38,7 +38,6 @@ from .qt import (
     QToolButton,
     QUrl,
     QVBoxLayout,
-    QWebEnginePage,
     QWidget,
 )
 from .supervisor import Supervisor
@@ -93,9 +92,9 @@ class BrowserWindow(HidingWindow):
         self.stack.addWidget(self.placeholder)
         self.address = QLineEdit()
         self.address.returnPressed.connect(self._go)
-        self.back = self._button("◀", "Back", QWebEnginePage.WebAction.Back)
-        self.forward = self._button("▶", "Forward", QWebEnginePage.WebAction.Forward)
-        self.reload = self._button("⟳", "Reload", QWebEnginePage.WebAction.Reload)
+        self.back = self._button("◀", "Back", "back")
+        self.forward = self._button("▶", "Forward", "forward")
+        self.reload = self._button("⟳", "Reload", "reload")
         self.pause = QToolButton()
         self.pause.setText("Pause")
         self.pause.setCheckable(True)
@@ -120,20 +119,21 @@ class BrowserWindow(HidingWindow):
         engine.on_session_changed.append(lambda _sid: QTimer.singleShot(0, self.refresh))
         engine.on_operation.append(self._operation)
 
-    def _button(self, text: str, tip: str, action: QWebEnginePage.WebAction) -> QToolButton:
+    def _button(self, text: str, tip: str, how: str) -> QToolButton:
         b = QToolButton()
         b.setText(text)
         b.setToolTip(tip)
-        b.clicked.connect(lambda: self._page_action(action))
+        b.clicked.connect(lambda: self._page_action(how))
         return b
 
     def _browser(self) -> SessionBrowser | None:
         return self.engine.sessions.get(self.current or "")
 
-    def _page_action(self, action: QWebEnginePage.WebAction) -> None:
+    def _page_action(self, how: str) -> None:
+        # as the agent's history moves: Back on a popup with no history closes it
         b = self._browser()
         if b is not None and b.page is not None:
-            b.page.triggerAction(action)
+            b.history(how)
 
     def _go(self) -> None:
         b = self._browser()
@@ -173,6 +173,8 @@ class BrowserWindow(HidingWindow):
                 self.sessions.setCurrentItem(item)
         self.sessions.blockSignals(False)
         b = self._browser()
+        if b is not None:
+            self._show(b)
         if b is not None and b.page is not None:
             self.address.setText(b.page.url().toString())
             self.pause.blockSignals(True)
@@ -184,22 +186,31 @@ class BrowserWindow(HidingWindow):
         if session_id == self.current:
             self.refresh()
             return
-        old = self.engine.sessions.get(self.current or "")
         self.current = session_id
-        if old is not None and old.view is not None:
-            self.stack.removeWidget(old.view)
-            self.engine.show_background(old)
         b = self.engine.browser(session_id) if session_id in self.engine.session_settings else None
-        if b is not None and b.view is not None:
-            b.view.hide()
-            b.view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, False)
-            self.stack.addWidget(b.view)
-            self.stack.setCurrentWidget(b.view)
-            b.view.show()
-            self.engine.visible_session = session_id
-        else:
-            self.stack.setCurrentWidget(self.placeholder)
+        self._show(b)
         self.refresh()
+
+    def _show(self, b: SessionBrowser | None) -> None:
+        """Show the session's current page: its root page, or the popup that is current; the
+        view shown before goes back to rendering off screen (a closed popup's view has already
+        left the stack)."""
+        want = b.view if b is not None else None
+        have = self.stack.currentWidget()
+        if have is (want if want is not None else self.placeholder):
+            return
+        if have is not None and have is not self.placeholder:
+            self.stack.removeWidget(have)
+            self.engine.show_background(have)
+        if b is None or want is None:
+            self.stack.setCurrentWidget(self.placeholder)
+            return
+        want.hide()
+        want.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, False)
+        self.stack.addWidget(want)
+        self.stack.setCurrentWidget(want)
+        want.show()
+        self.engine.visible_session = b.session_id
 
     def _select_current(self) -> None:
         item = self.sessions.currentItem()

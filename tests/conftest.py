@@ -2,7 +2,9 @@
 
 svc-app, svc-keyserver and agent processes started during the run and still alive at its end
 are killed and reported as an error, so a leak (say, a client that cold-started an app on the
-default port) fails CI instead of lingering on the machine.
+default port) fails CI instead of lingering on the machine. Processes are told apart by run:
+each run marks its environment with its own `_SVC_TEST_RUN`, inherited by what it starts, and
+processes of another run (another checkout testing beside this one) are left alone.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import contextlib
 import os
 import signal
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +22,18 @@ import pytest
 from tests.host.site import Site
 
 WATCHED = ("svc-app", "svc-keyserver", "-m agent")
+RUN_MARK = "_SVC_TEST_RUN"
+os.environ[RUN_MARK] = RUN_ID = uuid.uuid4().hex
+
+
+def _other_run(pid: str) -> bool:
+    try:
+        env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    prefix = f"{RUN_MARK}=".encode()
+    marks = [e[len(prefix) :].decode(errors="replace") for e in env if e.startswith(prefix)]
+    return bool(marks) and marks[0] != RUN_ID
 
 
 def _ours() -> set[int]:
@@ -30,7 +45,11 @@ def _ours() -> set[int]:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if any(w in cmdline for w in WATCHED) and int(entry.name) != os.getpid():
+        if (
+            any(w in cmdline for w in WATCHED)
+            and int(entry.name) != os.getpid()
+            and not _other_run(entry.name)
+        ):
             found.add(int(entry.name))
     return found
 

@@ -529,13 +529,18 @@ async def list_proxies(agent: Agent, args: dict[str, Any]) -> Outcome:
 
 
 _OBSERVE_HINT = (
-    "Returns {page, observation}: observation.content holds text entries [kind, text, extras] "
+    "Returns {page, observation}: the observed URL is page.url (observation.url when it differs); "
+    "observation has id, seq "
+    "(document sequence), at (capture time), title, vp [scroll x, scroll y, width, height], "
+    "doc [width, height], truncated (then omitted_node_count/clipped_text_count say why). "
+    "observation.content holds text entries [kind, text, extras] "
     '(an int extra: heading level, or 1 for a header cell; a list: refs inside; text "" '
     "with refs: the elements' names) and observation.elements the interactive elements "
-    "[ref, role, name, value or link destination (a path from / is on the page's origin), "
-    "{st states, opts options}]. In both lists a bare integer n means: the entries after it "
-    "are in observation.contexts[n] (-1: none). Refs work only with this observation: act on "
-    "them with svc_action; after navigation they fail with OBSERVATION_STALE, so observe again."
+    "[ref, role, name, value or link destination (relative to that URL, like an href: "
+    '"#" is this page), {st states, opts options}]. In both lists a bare integer n means: the '
+    "entries after it are in observation.contexts[n] (-1: none). Refs work only with this "
+    "observation: act on them with svc_action; after navigation they fail with "
+    "OBSERVATION_STALE, so observe again."
 )
 
 TOOLS: list[Tool] = [

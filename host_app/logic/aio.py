@@ -169,6 +169,11 @@ class Lock:
         self._locked = False
         self._waiters: list[Future[None]] = []
 
+    @property
+    def locked(self) -> bool:
+        """An operation holds the lock (or is about to be handed it)."""
+        return self._locked
+
     async def acquire(self) -> None:
         if not self._locked:
             self._locked = True
@@ -191,3 +196,17 @@ class Lock:
                 fut.set_result(None)
                 return
         self._locked = False
+
+
+def spawn(coro: Coroutine[Any, None, T]) -> Future[T]:
+    """Run a helper coroutine as its own task; its result resolves the returned future."""
+    fut: Future[T] = Future()
+
+    def done(task: Task) -> None:
+        if task.exception is not None:
+            fut.set_exception(task.exception)
+        else:
+            fut.set_result(task.result)
+
+    Task(coro, done).start()
+    return fut

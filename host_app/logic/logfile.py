@@ -1,6 +1,7 @@
-"""The host app's NDJSON records in `{data_dir}/Logs/global.ndjson`: one complete JSON object a
-line, appended with one write() on an O_APPEND descriptor (as agent/logs.py does), so the agent
-and the host share the file without tearing lines."""
+"""The host app's NDJSON records in `{data_dir}/Logs/global.ndjson` and, for what happened on one
+session's pages, in its session log `{data_dir}/Logs/sessions/<profile id>.ndjson`: one complete
+JSON object a line, appended with one write() on an O_APPEND descriptor (as agent/logs.py does),
+so the agent and the host share the files without tearing lines."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ def record(
 class HostLog:
     def __init__(self, logs_dir: Path) -> None:
         self.path = logs_dir / "global.ndjson"
+        self.sessions = logs_dir / "sessions"
         logs_dir.mkdir(parents=True, exist_ok=True)
 
     def write(
@@ -42,10 +44,15 @@ class HostLog:
         *,
         level: str = "info",
         data: dict[str, Any] | None = None,
+        profile_id: int | None = None,
     ) -> None:
+        """Append to the global log, or to session `profile_id`'s log."""
         line = record(category, message, level=level, data=data)
+        path = self.path if profile_id is None else self.sessions / f"{profile_id}.ndjson"
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            if profile_id is not None:
+                self.sessions.mkdir(exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError:
             return
         try:

@@ -112,13 +112,16 @@ class FakeBrowser:
         n = next(self._observations)
         return {
             "id": f"obs_{n}",
+            "seq": 1,
+            "at": "2026-05-01T12:00:00.123Z",
             "url": self.urls.get(sid, "about:blank"),
             "title": "Fake",
-            "document_sequence": 1,
-            "mode": mode,
-            "truncated": False,
+            **({"mode": mode} if mode != "semantic" else {}),
+            "vp": [0, 0, 1920, 947],
+            "doc": [1920, 947],
             "content": [["text", "hello"]],  # the wire form of docs/observations.md
-            "elements": [["e1", "button", "Go"]],
+            "elements": [["e1", "button", "Go"], ["e2", "link", "Top", "#"]],
+            "truncated": False,
         }
 
     def default(self, name: str, p: Any) -> dict[str, Any]:

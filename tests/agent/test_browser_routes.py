@@ -383,9 +383,22 @@ def test_observe_retains_32_observations(agent: AgentProcess, fake: FakeBrowser)
     first, _ = post(agent, "/v1/observe", {"mode": "hybrid", "wait": 0})
     observation = first["observation"]
     assert first["page"]["session_id"] == sid
-    assert observation["url"] == "https://obs.test/"
+    # the URL once per response: the page's, so not again in the observation
+    assert (first["page"]["url"], "url" in observation) == ("https://obs.test/", False)
     assert fake.named("observe", sid)[-1].params.mode == "hybrid"
     assert agent.ok("GET", f"/v1/observations/{observation['id']}") == first
+    # the page moved on: GET shows the observation's own URL beside the page's new one
+    post(agent, "/v1/navigate", {"url": "obs.test/2", "session_id": sid, "wait": 0})
+    moved = agent.ok("GET", f"/v1/observations/{observation['id']}")
+    assert (moved["page"]["url"], moved["observation"]["url"]) == (
+        "https://obs.test/2",
+        "https://obs.test/",
+    )
+    assert {k: v for k, v in moved["observation"].items() if k != "url"} == observation
+    found = agent.ok("POST", f"/v1/observations/{observation['id']}/find", {"query": "obs.test/#"})
+    assert found["elements"] == [
+        {"ref": "e2", "role": "link", "name": "Top", "dest": "https://obs.test/#"}
+    ]
     for _ in range(32):
         post(agent, "/v1/observe", {"session_id": sid, "wait": 0})
     gone = err(agent, "GET", f"/v1/observations/{observation['id']}")
@@ -401,7 +414,7 @@ def test_navigate_observe(agent: AgentProcess, fake: FakeBrowser) -> None:
         agent, "/v1/navigate/observe", {"url": "no.test/1", "session_id": sid, "wait": 0}
     )
     assert data["page"]["url"] == "https://no.test/1"
-    assert data["observation"]["url"] == "https://no.test/1"
+    assert "url" not in data["observation"]  # page.url is the observation's
     assert fake.names(sid)[-2:] == ["navigate", "observe"]
     back, _ = post(agent, "/v1/navigate/observe", {"navigation": "back", "mode": "visual"})
     assert back["page"]["session_id"] == sid

@@ -3,6 +3,7 @@ its request schemas mirror agent/api.py, and its error object holds the one erro
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -189,3 +190,82 @@ def test_the_error_object_holds_the_error_table(doc: dict[str, Any]) -> None:
     error = doc["components"]["schemas"]["ErrorObject"]
     assert error["properties"]["id"]["enum"] == [e.value for e in ErrorId]
     assert set(error["required"]) == {"id", "code", "message", "retryable"}
+
+
+def conforms(schema: dict[str, Any], value: Any, doc: dict[str, Any]) -> bool:
+    """`value` against the JSON Schema subset docs/openapi.yaml uses (jsonschema is no
+    dependency of this project)."""
+    if "$ref" in schema:
+        return conforms(resolve(doc, schema["$ref"]), value, doc)
+    if "anyOf" in schema and not any(conforms(s, value, doc) for s in schema["anyOf"]):
+        return False
+    if "enum" in schema and value not in schema["enum"]:
+        return False
+    kinds: dict[str, type | tuple[type, ...]] = {
+        "string": str,
+        "integer": int,
+        "number": (int, float),
+        "boolean": bool,
+        "array": list,
+        "object": dict,
+    }
+    kind = schema.get("type")
+    if kind is not None and (
+        not isinstance(value, kinds[kind]) or (kind == "integer" and isinstance(value, bool))
+    ):
+        return False
+    if isinstance(value, str) and "pattern" in schema:
+        return re.search(schema["pattern"], value) is not None
+    if isinstance(value, int | float) and value < schema.get("minimum", value):
+        return False
+    if isinstance(value, list):
+        if not schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", len(value)):
+            return False
+        prefix = schema.get("prefixItems", [])
+        for i, item in enumerate(value):
+            sub = prefix[i] if i < len(prefix) else schema.get("items")
+            if sub is not None and not conforms(sub, item, doc):
+                return False
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        if any(key not in value for key in schema.get("required", [])):
+            return False
+        for key, item in value.items():
+            if key in properties:
+                if not conforms(properties[key], item, doc):
+                    return False
+            elif schema.get("additionalProperties") is False:
+                return False
+    return True
+
+
+def test_the_observation_schema_is_the_documented_header(doc: dict[str, Any]) -> None:
+    """docs/openapi.yaml's Observation matches docs/observations.md's example and what the host
+    builds, as a response shows it (the URL once, in page.url)."""
+    from bridge_protocol import observation as wire
+    from host_app.observations import build
+
+    schema = doc["components"]["schemas"]["Observation"]
+    result = doc["components"]["schemas"]["ObservationResult"]
+    text = (OPENAPI.parent / "observations.md").read_text(encoding="utf-8")
+    found = re.search(r"```json\n(\{.*?\n\})\n```", text, re.S)
+    assert found is not None
+    example = json.loads(found.group(1))
+    assert conforms(schema, example, doc)
+    url = "http://127.0.0.1:8000/shop"
+    raw = {
+        "u": url,
+        "ti": "Shop",
+        "vp": [0, 120, 1920, 947],
+        "dc": [1920, 5230],
+        "el": [{"ref": "e1", "role": "link", "name": "Top", "dest": url + "#"}],
+        "cl": 1,
+    }
+    for mode in ("semantic", "hybrid", "visual"):
+        built, _ = build(raw, obs_id="obs_1", seq=1, mode=mode, captured_at="2026-05-01T12:00Z")
+        page = {"id": "page_1", "session_id": "Session1", "url": url}
+        shown = {"page": page, "observation": wire.for_page(built, url)}
+        assert conforms(result, shown, doc), mode
+        assert set(shown["observation"]) <= set(schema["properties"])
+    assert not conforms(schema, {**example, "vp": {"x": 0, "y": 0, "w": 1, "h": 1}}, doc)
+    assert not conforms(schema, {k: v for k, v in example.items() if k != "truncated"}, doc)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -12,6 +13,7 @@ from bridge_protocol import observation as wire
 
 URL = "http://127.0.0.1:8000/shop?x=1"
 CONTENT: list[dict[str, Any]] = [
+    {"k": "dialog", "t": "Leave?", "d": {"type": "confirm", "answer": "accepted"}},
     {"k": "heading", "t": "Shop", "l": 1, "c": 0},
     {"k": "paragraph", "t": "See the docs for more.", "c": 0, "e": ["e1"]},
     {"k": "table", "t": "Prices", "c": 0},
@@ -62,7 +64,7 @@ def test_the_wire_form_is_compact() -> None:
     obs = wire_observation()
     assert obs["elements"] == [
         0,
-        ["e1", "link", "docs", "/docs#a"],  # same origin: the path
+        ["e1", "link", "docs", "docs#a"],  # same origin: relative to the page's directory
         -1,
         ["e2", "searchbox", "Query", "pears", {"st": ["focused"]}],
         ["e3", "combobox", "", "price", {"opts": [["price", "Price"], "n"]}],
@@ -76,7 +78,8 @@ def test_the_wire_form_is_compact() -> None:
         1,
         ["e9", "checkbox", "", "", {"st": ["checked"]}],
     ]
-    assert obs["content"][:3] == [
+    assert obs["content"][:4] == [
+        ["dialog", "Leave?", {"type": "confirm", "answer": "accepted"}],
         0,
         ["heading", "Shop", 1],
         ["paragraph", "See the docs for more.", ["e1"]],
@@ -96,15 +99,83 @@ def test_cell_text_of_adjacent_buttons_gets_spaces() -> None:
     assert wire.decode_content(items, ELEMENTS)[0]["t"] == "Buy Sell"
 
 
-def test_relative_destinations() -> None:
-    assert wire.relative_dest(URL, "http://127.0.0.1:8000/a?b#c") == "/a?b#c"
-    assert wire.relative_dest(URL, "http://127.0.0.1:8001/a") == "http://127.0.0.1:8001/a"
-    assert wire.relative_dest(URL, "https://127.0.0.1:8000/a") == "https://127.0.0.1:8000/a"
-    assert wire.relative_dest(URL, "http://127.0.0.1:8000//evil.test/") == (
-        "http://127.0.0.1:8000//evil.test/"
-    )
-    assert wire.relative_dest(URL, "mailto:a@b.test") == "mailto:a@b.test"
-    assert wire.relative_dest("about:blank", "http://x.test/") == "http://x.test/"
+@pytest.mark.parametrize(
+    ("url", "dest", "sent"),
+    [
+        # same page: the fragment alone, an empty one too (`href="#"`)
+        ("http://h.test/a/b?x=1", "http://h.test/a/b?x=1#", "#"),
+        ("http://h.test/a/b?x=1#top", "http://h.test/a/b?x=1#", "#"),
+        ("http://h.test/a/b", "http://h.test/a/b#c", "#c"),
+        # same path, another query (and fragment), an empty query too
+        ("http://h.test/a/b?x=1", "http://h.test/a/b?y=2#f", "?y=2#f"),
+        ("http://h.test/a/b?x=1", "http://h.test/a/b?", "?"),
+        # the page itself without its query or fragment: its last segment
+        ("http://h.test/a/b?x=1", "http://h.test/a/b", "b"),
+        ("http://h.test/a/b#f", "http://h.test/a/b", "b"),
+        # relative to the page's directory, or from / when shorter
+        ("http://h.test/a/b", "http://h.test/a/c", "c"),
+        ("http://h.test/ab/b/c", "http://h.test/ab/x", "../x"),
+        ("http://h.test/a/b/c", "http://h.test/a/x", "/a/x"),  # as short: from / is plainer
+        ("http://h.test/a/b/c/d", "http://h.test/x", "/x"),
+        ("http://h.test/a/b", "http://h.test/a/", "./"),
+        ("http://h.test/a/b", "http://h.test/", "/"),
+        ("http://h.test/a/b", "http://h.test/a/x:y", "./x:y"),  # not read as a scheme
+        ("http://h.test/shop?x=1", "http://h.test/docs#a", "docs#a"),
+        # not the page's origin: in full
+        ("http://h.test/a", "http://h.test:81/a", "http://h.test:81/a"),
+        ("http://h.test/a", "https://h.test/a", "https://h.test/a"),
+        ("http://h.test/a", "http://h.test//evil.test/", "http://h.test//evil.test/"),
+        ("http://h.test/a", "mailto:a@b.test", "mailto:a@b.test"),
+        ("about:blank", "http://x.test/", "http://x.test/"),
+        ("about:blank", "about:blank#x", "#x"),
+        ("", "http://x.test/", "http://x.test/"),
+    ],
+)
+def test_relative_destinations(url: str, dest: str, sent: str) -> None:
+    assert wire.relative_dest(url, dest) == sent
+    assert wire.resolve(url, sent) == dest
+
+
+def test_resolve_keeps_absolute_references_and_knows_no_page() -> None:
+    assert wire.resolve("http://h.test/a", "https://o.test/#") == "https://o.test/#"
+    assert wire.resolve("", "#x") == "#x"  # no URL known: left as sent
+    assert wire.resolve("http://h.test/a", "") == ""
+
+
+_segment = st.sampled_from(["a", "b", "", ".", "..", "x:y", "%2e", "é", "a b"])
+_path = st.lists(_segment, max_size=4).map(lambda parts: "/" + "/".join(parts))
+_suffix = st.tuples(
+    st.sampled_from(["", "?", "?q=1", "?q=2&r"]), st.sampled_from(["", "#", "#f", "#g?h"])
+).map("".join)
+_origin = st.sampled_from(["http://h.test", "http://h.test:81", "https://h.test", "http://o.test"])
+_absolute = st.tuples(_origin, _path, _suffix).map("".join)
+
+
+@given(_absolute, _absolute)
+def test_relative_destinations_resolve_back(url: str, dest: str) -> None:
+    sent = wire.relative_dest(url, dest)
+    assert wire.resolve(url, sent) == dest
+    assert len(sent) <= len(dest)
+
+
+@given(
+    st.one_of(_absolute, st.sampled_from(["about:blank", "data:text/html,x", ""])),
+    st.one_of(_absolute, st.text(max_size=12).map(lambda t: "x-y:" + t)),
+)
+def test_any_absolute_destination_resolves_back(url: str, dest: str) -> None:
+    assert wire.resolve(url, wire.relative_dest(url, dest)) == dest
+
+
+def test_the_url_is_sent_once_per_response() -> None:
+    obs = {"id": "obs_1", "url": URL, "elements": wire.encode_elements(URL, ELEMENTS)}
+    shown = wire.for_page(obs, URL)
+    assert "url" not in shown
+    assert shown["elements"] == obs["elements"]
+    assert wire.for_page(obs, "http://127.0.0.1:8000/elsewhere") == obs  # the page moved on
+    decoded = wire.decode(shown, URL)
+    assert decoded["url"] == URL
+    assert decoded["elements"] == ELEMENTS  # destinations absolute again
+    assert wire.decode(obs, "http://127.0.0.1:8000/elsewhere")["url"] == URL
 
 
 _text = st.text(alphabet='ab /#?:é"', max_size=8)
@@ -117,8 +188,11 @@ _text = st.text(alphabet='ab /#?:é"', max_size=8)
             optional={
                 "name": _text.filter(bool),
                 "value": _text.filter(bool),
-                "dest": st.sampled_from(
-                    ["http://127.0.0.1:8000/p", "https://x.test/q#", "http://127.0.0.1:8000/"]
+                "dest": st.one_of(
+                    st.sampled_from(
+                        ["http://127.0.0.1:8000/p", "https://x.test/q#", "http://127.0.0.1:8000/"]
+                    ),
+                    st.tuples(st.just("http://127.0.0.1:8000"), _path, _suffix).map("".join),
                 ),
                 "st": st.lists(st.sampled_from(["checked", "focused"]), min_size=1, max_size=2),
                 "opts": st.lists(st.tuples(_text, _text).map(list), min_size=1, max_size=3),

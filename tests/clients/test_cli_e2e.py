@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from tests.host import click_pages
+from tests.host.economy_pages import LINKS, MENU, SIGNIN
 from tests.host.hostproc import HostApp
 from tests.host.site import Site
 
@@ -332,7 +334,9 @@ def test_observe_and_observation_action(fresh: HostApp, site: Site) -> None:
     assert r.code == 0, r.err
     data = json.loads(r.out)
     obs = data["observation"]
-    assert obs["mode"] == "semantic"
+    assert "mode" not in obs  # semantic, the default
+    assert "url" not in obs  # the URL once: in page.url
+    assert data["page"]["url"] == site.url("/form")
     # the wire form (docs/observations.md): [ref, role, ...] arrays and context markers
     name_box = next(e for e in obs["elements"] if isinstance(e, list) and e[1] == "textbox")
     request = {"actions": [{"action": "type", "ref": name_box[0], "text": "Q"}]}
@@ -366,6 +370,38 @@ def test_read(fresh: HostApp, site: Site) -> None:
     assert data["source_url"] == site.url("/table")
     assert data["query"] is None
     assert len(data["markdown"]) <= 512
+
+
+def test_compact_observations_decode_for_read(fresh: HostApp, site: Site) -> None:
+    """Issue 11 point 8: `svc observe` prints the compact header and relative destinations;
+    `svc read` decodes them with the page's URL."""
+    r = svc(fresh.port, "navigate", site.url(LINKS), *W0)
+    assert r.code == 0, r.err
+    r = svc(fresh.port, "observe", *W0)
+    assert r.code == 0, r.err
+    data = json.loads(r.out)
+    obs = data["observation"]
+    assert data["page"]["url"] == site.url(LINKS)
+    header = set(obs) - {"contexts", "content", "elements"}
+    assert header == {"id", "seq", "at", "title", "vp", "doc", "truncated"}
+    assert obs["truncated"] is False
+    links = [e for e in obs["elements"] if isinstance(e, list) and e[1] == "link"]
+    assert [e[3] for e in links] == [sent for _, _, sent in MENU]
+    r = svc(fresh.port, "read", site.url(SIGNIN), "--json", *W0)
+    assert r.code == 0, r.err
+    meta = json.loads(r.out)
+    assert (meta["source_url"], meta["title"]) == (site.url(SIGNIN), "Sign in")
+    assert (meta["link_count"], meta["source_truncated"]) == (2, False)
+    assert meta["observation_id"].startswith("obs_")
+
+
+def test_read_keeps_code_lines(fresh: HostApp, site: Site) -> None:
+    """Issue 11 point 6: a page's code blocks come out of `svc read` fenced, lines intact."""
+    r = svc(fresh.port, "read", site.url("/pre/code"), *W0)
+    assert r.code == 0, r.err
+    assert f"```\n{click_pages.CODE}\n```" in r.text
+    assert "```\nfirst  line\n  second line\n```" in r.text
+    assert "```\nalpha\n  beta\ngamma\n```" in r.text  # the textarea's lines
 
 
 def test_sigint_exits_130(fresh: HostApp, site: Site) -> None:

@@ -17,6 +17,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPDeprecationWarning
 
+from tests.host.economy_pages import LINKS, MENU, SIGNIN
 from tests.host.hostproc import HostApp
 from tests.host.site import Site
 
@@ -163,7 +164,20 @@ def test_page_tools_and_ref_actions(host: HostApp, site: Site) -> None:
         )
         assert after["observation"]["id"] != obs["id"]
         back = call("svc_navigate", {"navigation": "reload", "wait": 0})
-        assert back["observation"]["url"] == site.url("/form")
+        assert back["page"]["url"] == site.url("/form")
+        assert "url" not in back["observation"]  # sent once, in page.url
+
+        # issue 11 point 8: relative destinations; find and read give them back absolute
+        menu = call("svc_navigate", {"url": site.url(LINKS), "wait": 0})
+        links = [e for e in menu["observation"]["elements"] if isinstance(e, list)]
+        assert [e[3] for e in links if e[1] == "link"] == [sent for _, _, sent in MENU]
+        found = call("svc_find", {"observation_id": menu["observation"]["id"], "query": "sitemap"})
+        assert [e["dest"] for e in found["elements"]] == [site.url("/econ/menu/sitemap")]
+        found = call("svc_find", {"observation_id": menu["observation"]["id"], "role": "link"})
+        assert found["elements"][0]["dest"] == site.url(LINKS) + "#"
+        read = call("svc_read", {"url": site.url(SIGNIN), "wait": 0})
+        assert (read["source_url"], read["title"]) == (site.url(SIGNIN), "Sign in")
+        assert (read["link_count"], read["source_truncated"]) == (2, False)
         call("svc_close_session_group", {"group": "raw"})
     finally:
         assert mcp.close() == 0

@@ -155,3 +155,64 @@ def test_empty_observation() -> None:
     markdown, meta = compose(PAGE, {"id": "obs_2", "url": "http://x.test/", "truncated": False})
     assert markdown == ""
     assert (meta["total_sections"], meta["content_count"], meta["title"]) == (0, 0, "")
+
+
+def test_the_url_sent_once_comes_from_the_page() -> None:
+    """A response leaves `url` out when page.url is the same (docs/observations.md "Top
+    level"): read takes the page's."""
+    page = {**PAGE, "url": "http://x.test/doc"}
+    shown = wire.for_page(observation([{"k": "paragraph", "t": "Hello"}]), page["url"])
+    assert "url" not in shown
+    markdown, meta = compose(page, shown)
+    assert (markdown, meta["source_url"], meta["link_count"]) == ("Hello", page["url"], 1)
+    assert wire.decode(shown, page["url"])["elements"][0]["dest"] == "http://x.test/a"
+
+
+CODE = 'def greet(name):\n    if name:\n        return f"hello {name}"\n    return "nobody"'
+
+
+def test_code_blocks_are_fenced_with_their_lines() -> None:
+    content: list[dict[str, Any]] = [
+        {"k": "heading", "t": "Example", "l": 1},
+        {"k": "code", "t": CODE},
+        {"k": "code", "t": "print('```')\n  x = 1"},  # a fence inside: a longer fence outside
+        {"k": "list_item", "t": "two\nlines"},
+    ]
+    markdown, _ = compose(PAGE, observation(content))
+    assert f"```\n{CODE}\n```" in markdown
+    assert "````\nprint('```')\n  x = 1\n````" in markdown
+    assert "- two\n  lines" in markdown
+
+
+def test_a_cut_code_block_is_closed() -> None:
+    long_code = "\n".join(f"    line_{i} = {i}" for i in range(400))
+    content: list[dict[str, Any]] = [
+        {"k": "heading", "t": "Long", "l": 1},
+        {"k": "code", "t": long_code},
+    ]
+    markdown, meta = compose(PAGE, observation(content), max_chars=600)
+    assert meta["output_truncated"]
+    assert len(markdown) <= 600
+    body = markdown[markdown.index("```") :]
+    assert body.startswith("```\n    line_0 = 0\n    line_1 = 1\n")
+    assert body.endswith("\n```")
+    assert body.count("```") == 2
+
+
+def test_page_events_read_as_bracketed_notes() -> None:
+    content: list[dict[str, Any]] = [
+        {
+            "k": "dialog",
+            "t": "Proceed?",
+            "d": {"dialog": "confirm", "answer": "accepted", "by": "policy"},
+        },
+        {
+            "k": "download",
+            "t": "r.csv (completed)",
+            "d": {"state": "completed", "file_name": "r.csv", "output_path": "/d/r.csv"},
+        },
+        {"k": "paragraph", "t": "Body"},
+    ]
+    markdown, _ = compose(PAGE, observation(content))
+    assert "[confirm dialog, accepted by policy: Proceed?]" in markdown
+    assert "[download completed: r.csv /d/r.csv]" in markdown

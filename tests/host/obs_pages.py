@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from bridge_protocol import observation as wire
+
 from .site import PAGES
 
 
@@ -136,3 +140,13 @@ c2.innerHTML='Gamma <button>Open gamma</button>';l.replaceChild(c2,c);}</script>
 }
 
 PAGES.update(OBS_PAGES)
+
+
+def observation_of(data: dict[str, Any]) -> dict[str, Any]:
+    """The decoded observation of a response `{page, observation}` (the URL is sent once, in
+    page.url, when the observation's own is the same)."""
+    obs = data["observation"]
+    items = [*obs.get("content", []), *obs.get("elements", [])]
+    if any(isinstance(item, dict) for item in items):  # decoded already (a test helper did)
+        return {"url": data["page"]["url"], **obs}
+    return wire.decode(obs, data["page"]["url"])

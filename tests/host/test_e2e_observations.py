@@ -21,17 +21,19 @@ from .site import Site
 pytestmark = pytest.mark.e2e
 
 
-def decoded(obs: dict[str, Any]) -> dict[str, Any]:
-    """The observation with entries as objects (the wire form of docs/observations.md decoded)."""
+def decoded(obs: dict[str, Any], page_url: str = "") -> dict[str, Any]:
+    """The observation with entries as objects (the wire form of docs/observations.md decoded),
+    its `url` and destinations absolute when the response's `page_url` is given."""
     items = list(obs.get("content", [])) + list(obs.get("elements", []))
-    return wire.decode(obs) if any(isinstance(x, int | list) for x in items) else obs
+    return wire.decode(obs, page_url) if any(isinstance(x, int | list) for x in items) else obs
 
 
 def observe(host: HostApp, site: Site, sid: str, path: str, **extra: Any) -> dict[str, Any]:
     """The navigate/observe answer, its observation decoded; `wire` is the observation as sent."""
     body = {"url": site.url(path), "session_id": sid, "wait": 0.3, **extra}
     data = host.ok("POST", "/v1/navigate/observe", body)
-    return {**data, "observation": decoded(data["observation"]), "wire": data["observation"]}
+    obs = decoded(data["observation"], data["page"]["url"])
+    return {**data, "observation": obs, "wire": data["observation"]}
 
 
 def act(host: HostApp, oid: str, *actions: dict[str, Any], mode: str = "semantic") -> Any:
@@ -39,7 +41,8 @@ def act(host: HostApp, oid: str, *actions: dict[str, Any], mode: str = "semantic
         f"/v1/observations/{oid}/actions", json={"actions": list(actions), "mode": mode}
     ).json()
     if isinstance(answer.get("data"), dict) and "observation" in answer["data"]:
-        answer["data"]["observation"] = decoded(answer["data"]["observation"])
+        page_url = answer["data"]["page"]["url"]
+        answer["data"]["observation"] = decoded(answer["data"]["observation"], page_url)
     return answer
 
 
@@ -72,12 +75,15 @@ def test_routes_shape_roles_names_and_states(host: HostApp, site: Site, session:
     assert data["page"]["url"] == site.url("/obs/form")
     assert re.fullmatch(r"obs_[0-9a-f]+", obs["id"])
     assert obs["title"] == "Form"
-    assert obs["mode"] == "semantic"
-    assert obs["document_sequence"] >= 1
-    assert obs["captured_at"].endswith("Z")
-    assert obs["viewport"]["w"] > 0
-    assert obs["document"]["h"] > 0
-    assert (obs["omitted_node_count"], obs["clipped_text_count"], obs["truncated"]) == (0, 0, False)
+    assert "mode" not in obs  # semantic
+    assert obs["seq"] >= 1
+    assert obs["at"].endswith("Z")
+    assert obs["vp"][2] > 0
+    assert obs["doc"][1] > 0
+    assert obs["truncated"] is False  # the counters are absent at 0
+    assert not {"omitted_node_count", "clipped_text_count"} & set(obs)
+    assert obs["url"] == data["page"]["url"]  # decoded from the page: sent once
+    assert "url" not in data["wire"]
     assert no_nulls(obs)
     assert len(set(obs["contexts"])) == len(obs["contexts"])
     assert all(re.fullmatch(r"e[0-9]+", e["ref"]) for e in obs["elements"])
@@ -122,21 +128,19 @@ def test_routes_shape_roles_names_and_states(host: HostApp, site: Site, session:
     assert by_name["Prices table"]["dest"] == site.url("/obs/table")
     assert obs["contexts"][by_name["Bio"]["c"]] == 'main > form "Signup"'
     assert "hiddenvalue" not in json.dumps(obs)  # input type=hidden is no element
-    # the wire form: entry arrays and integer context markers, same-origin destinations as paths
+    # the wire form: entry arrays and integer context markers, destinations relative to the page
     sent = data["wire"]
     assert no_nulls(sent)
     assert all(isinstance(x, int) or isinstance(x[0], str) for x in sent["content"])
     assert all(isinstance(x, int) or re.fullmatch(r"e[0-9]+", x[0]) for x in sent["elements"])
-    assert [by_name["Prices table"]["ref"], "link", "Prices table", "/obs/table"] in sent[
-        "elements"
-    ]
+    assert [by_name["Prices table"]["ref"], "link", "Prices table", "table"] in sent["elements"]
     assert [by_name["Bio"]["ref"], "textbox", "Bio"] in sent["elements"]
     # label text is carried by the elements, not repeated as content
     assert texts(obs) == ["Email address", "nothing yet"]
 
     # the other observe routes and GET
     again = host.ok("POST", "/v1/observe", {"session_id": session, "wait": 0})
-    assert again["observation"]["document_sequence"] == obs["document_sequence"]
+    assert again["observation"]["seq"] == obs["seq"]
     assert ref(again["observation"], "Bio") == by_name["Bio"]["ref"]  # stable within a document
     page = host.ok("POST", "/v1/pages", {"url": site.url("/obs/form"), "session_id": session})
     pid = page["page"]["id"]
@@ -223,10 +227,12 @@ def test_shadow_dom_and_frames(host: HostApp, site: Site, session: str) -> None:
     assert after["data"]["observation"]["title"] == "shadow clicked"
 
     obs = observe(host, site, session, "/obs/frames", wait=1)["observation"]
-    assert "Frame paragraph" in texts(obs)
-    assert any(
-        c["k"] == "frame" and "localhost" in c["t"] and "not read" in c["t"] for c in obs["content"]
-    )
+    # both frames are read, each in its own isolated world; with no title, the origin names them
+    port = site.base.rsplit(":", 1)[1]
+    assert [obs["contexts"][c["c"]] for c in obs["content"] if c.get("t") == "Frame paragraph"] == [
+        f'frame "{site.base}"',
+        f'frame "http://localhost:{port}"',
+    ]
     after = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Frame button")})
     assert after["data"]["observation"]["title"] == "frame clicked"
 
@@ -272,7 +278,7 @@ def test_elements_come_first_in_the_entry_bound(host: HostApp, site: Site, sessi
         last["ref"],
         "link",
         last["name"],
-        f"/obs/table?{MANY - 1}",
+        f"table?{MANY - 1}",
     ]
     # the last ref works, even with a click that scrolls far down the long page first
     after = act(host, obs["id"], {"action": "click", "ref": last["ref"]})
@@ -317,11 +323,11 @@ def test_ref_actions_type_clear_select_press_click(host: HostApp, site: Site, se
 
 def test_scroll_signs_and_hover(host: HostApp, site: Site, session: str) -> None:
     obs = observe(host, site, session, "/obs/scroll")["observation"]
-    assert obs["viewport"]["y"] == 0
+    assert obs["vp"][1] == 0
     down = act(host, obs["id"], {"action": "scroll", "delta_y": -1200})["data"]["observation"]
-    assert down["viewport"]["y"] > 0
+    assert down["vp"][1] > 0
     up = act(host, down["id"], {"action": "scroll", "delta_y": 600})["data"]["observation"]
-    assert 0 <= up["viewport"]["y"] < down["viewport"]["y"]
+    assert 0 <= up["vp"][1] < down["vp"][1]
     hovered = act(host, up["id"], {"action": "hover", "ref": ref(up, "Bottom button")})
     assert hovered["data"]["observation"]["title"] == "hovered"
     waited = act(host, obs["id"], {"action": "wait", "seconds": 0.1})
@@ -356,7 +362,7 @@ def test_replaced_document_is_stale(host: HostApp, site: Site, session: str) -> 
     while "New document" not in texts(new) and time.monotonic() < deadline:
         new = host.ok("POST", "/v1/observe", {"session_id": session, "wait": 0})["observation"]
     assert "New document" in texts(new)
-    assert new["document_sequence"] == obs["document_sequence"] + 1
+    assert new["seq"] == obs["seq"] + 1
     stale = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Go to table")})
     assert stale["error"]["details"]["cause"] == "document_replaced"
     fine = act(host, new["id"], {"action": "click", "ref": ref(new, "New button")})
@@ -399,11 +405,11 @@ def test_hybrid_and_visual_images(host: HostApp, site: Site, session: str) -> No
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert png.stat().st_size == image["bytesize"]
     assert (image["format"], image["mime_type"]) == ("png", "image/png")
-    assert image["width"] == round(hybrid["viewport"]["w"] * image["scale_x"])
-    assert image["height"] == round(hybrid["viewport"]["h"] * image["scale_y"])
+    assert image["width"] == round(hybrid["vp"][2] * image["scale_x"])
+    assert image["height"] == round(hybrid["vp"][3] * image["scale_y"])
     assert hybrid["content"]
     visual = host.ok("POST", "/v1/observe", {"session_id": session, "mode": "visual", "wait": 0})
-    obs = decoded(visual["observation"])
+    obs = decoded(visual["observation"], visual["page"]["url"])
     assert "content" not in obs
     assert obs["image"]["width"] > 0
     assert {e["name"] for e in obs["elements"]} >= {"Home", "Read news"}

@@ -1,0 +1,170 @@
+"""Action latency: svc's ref actions (POST /v1/observations/{id}/actions, one action per batch)
+beside Playwright's locator actions on the same local page, in one run.
+
+Per action kind: the median of STEPS steps. An svc step is one HTTP request holding one action and
+the post-batch semantic observation it returns, so it is what an agent pays per step. Playwright's
+figures are the bare action (`locator.click`, `press_sequentially`, `select_option`, `hover`:
+CDP input, with its own actionability checks) and the action followed by an ARIA snapshot of the
+body, the nearest Playwright equivalent of svc's step. Playwright drives Debian's chromium
+(/usr/bin/chromium, headless, --no-sandbox).
+
+The select alternates between the 2nd and the 19th of 20 options, so a selection that walked the
+options one key at a time shows its cost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import statistics
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from bridge_protocol import observation as wire
+
+from .engine_bench import CHROMIUM, FLAGS, Svc
+
+STEPS = 15
+OPTIONS = "".join(f"<option value=v{i}>Option {i}</option>" for i in range(20))
+PAGE = (
+    "<!doctype html><html><head><title>Actions</title></head><body><main>"
+    "<h1>Actions</h1><p id=out>nothing yet</p>"
+    "<button id=b onclick=\"document.getElementById('out').textContent='clicked '+Date.now()\">"
+    "Press</button>"
+    "<label>Text <input id=t></label>"
+    f"<label>Choice <select id=s>{OPTIONS}</select></label>"
+    "<button id=h onmouseenter=\"document.getElementById('out').textContent='hover '+Date.now()\""
+    ">Hover me</button>"
+    + "".join(f"<p>Paragraph {i} of some ordinary text on the page.</p>" for i in range(30))
+    + "</main></body></html>"
+).encode()
+
+KINDS = ("click", "type", "select", "hover")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(PAGE)))
+        self.end_headers()
+        self.wfile.write(PAGE)
+
+
+def _refs(obs: dict[str, Any]) -> dict[str, str]:
+    return {str(e.get("name")): str(e["ref"]) for e in wire.decode(obs).get("elements", [])}
+
+
+def _svc_action(kind: str, refs: dict[str, str], i: int) -> dict[str, Any]:
+    if kind == "click":
+        return {"action": "click", "ref": refs["Press"]}
+    if kind == "type":
+        return {"action": "type", "ref": refs["Text"], "text": "hello"}
+    if kind == "select":
+        return {"action": "select", "ref": refs["Choice"], "value": "v18" if i % 2 else "v1"}
+    return {"action": "hover", "ref": refs["Hover me"]}
+
+
+def bench_svc(url: str, work: Path) -> dict[str, list[float]]:
+    svc = Svc(work)
+    out: dict[str, list[float]] = {k: [] for k in KINDS}
+    try:
+        sid = svc.session()
+        r = svc.client.post("/v1/navigate/observe", json={"url": url, "session_id": sid, "wait": 0})
+        assert r.status_code == 200, r.text
+        obs = r.json()["data"]["observation"]
+        refs = _refs(obs)
+        for kind in KINDS:
+            for i in range(STEPS + 1):
+                action = _svc_action(kind, refs, i)
+                t0 = time.perf_counter()
+                r = svc.client.post(
+                    f"/v1/observations/{obs['id']}/actions", json={"actions": [action]}
+                )
+                elapsed = time.perf_counter() - t0
+                assert r.status_code == 200, r.text
+                obs = r.json()["data"]["observation"]
+                if i:  # the first step of each kind warms its code paths
+                    out[kind].append(elapsed)
+    finally:
+        svc.close()
+    return out
+
+
+async def _pw(url: str) -> dict[str, dict[str, list[float]]]:
+    from playwright.async_api import async_playwright
+
+    bare: dict[str, list[float]] = {k: [] for k in KINDS}
+    observed: dict[str, list[float]] = {k: [] for k in KINDS}
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        page = await browser.new_page(viewport={"width": 1920, "height": 947})
+        await page.goto(url)
+
+        async def act(kind: str, i: int) -> None:
+            if kind == "click":
+                await page.locator("#b").click()
+            elif kind == "type":
+                await page.locator("#t").press_sequentially("hello")
+            elif kind == "select":
+                await page.locator("#s").select_option("v18" if i % 2 else "v1")
+            else:
+                await page.mouse.move(0, 0)  # leave it, so each hover enters again
+                await page.locator("#h").hover()
+
+        for kind in KINDS:
+            for with_snapshot, into in ((False, bare), (True, observed)):
+                for i in range(STEPS + 1):
+                    t0 = time.perf_counter()
+                    await act(kind, i)
+                    if with_snapshot:
+                        await page.locator("body").aria_snapshot()
+                    if i:
+                        into[kind].append(time.perf_counter() - t0)
+        await browser.close()
+    return {"bare": bare, "observed": observed}
+
+
+def main() -> None:
+    if not Path(CHROMIUM).exists():
+        print(f"action_bench: {CHROMIUM} is missing; skipped")
+        return
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/actions"
+    work = Path(tempfile.mkdtemp(prefix="svc-action-bench-"))
+    try:
+        svc = bench_svc(url, work)
+        pw = asyncio.run(_pw(url))
+    finally:
+        server.shutdown()
+        server.server_close()
+        shutil.rmtree(work, ignore_errors=True)
+
+    def ms(xs: list[float]) -> float:
+        return statistics.median(xs) * 1000
+
+    print(f"median ms of {STEPS} steps per action on one loaded page")
+    print(f"{'action':10}{'svc step':>10}{'pw action':>11}{'pw +snapshot':>14}{'ratio':>8}")
+    for kind in KINDS:
+        a, b, c = ms(svc[kind]), ms(pw["bare"][kind]), ms(pw["observed"][kind])
+        print(f"{kind:10}{a:10.1f}{b:11.1f}{c:14.1f}{a / c:8.2f}")
+    print(
+        "(svc step = one HTTP request: the action and the post-batch observation, through the "
+        "agent and the bridge; pw action = the bare locator action over CDP; pw +snapshot = the "
+        "action and an ARIA snapshot of the body; ratio = svc step / pw +snapshot)"
+    )
+
+
+if __name__ == "__main__":
+    main()

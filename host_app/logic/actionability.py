@@ -1,0 +1,150 @@
+"""When a pointer action may fire, and what to say when it may not (docs/decisions.md "Actions that
+behave like a careful person"). Qt-free: the engine reads the target's state in the isolated world
+and hands the plain values in.
+
+Like Playwright's actionability checks, a click or hover waits until its target is visible, stable
+(no running animation of its geometry, and the same box on two reads one animation frame
+apart) and hit-testable at its center, for at most
+ACTIONABILITY_WAIT seconds and never past the operation's deadline. A target that has left the
+document is not waited for (spec 1 §4: a missing target fails at once).
+
+Error rule: when the wait runs out, the state that blocks the action is one that goes away by
+itself on ordinary pages (an overlay fading, a menu closing, a transition ending), so the failure
+is retryable: ACTION_TIMEOUT when the actionability bound ran out, TIMEOUT when the operation's
+own deadline cut the wait short (as for wait-for). Both name the covering element by role and
+name, never by a selector.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bridge_protocol import ErrorId, SvcError
+
+ACTIONABILITY_WAIT = 5.0  # seconds a present target may take to become actionable
+DEADLINE_MARGIN = 0.3  # the error must reach the agent before the operation's deadline fires
+BOX_EPSILON = 0.01  # CSS px: a box that moved less than this between two frames is still
+
+NOT_VISIBLE = "not_visible"
+COVERED = "covered"
+MOVING = "moving"
+
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Cover:
+    """The element at the target's click point: its role ("generic" without one) and its
+    accessible name (for a generic element, the start of its rendered text)."""
+
+    role: str
+    name: str
+
+    def describe(self) -> str:
+        return f'{self.role} "{self.name}"' if self.name else self.role
+
+    def details(self) -> dict[str, str]:
+        return {"role": self.role, "name": self.name}
+
+    @classmethod
+    def from_js(cls, v: Any) -> Cover | None:
+        if isinstance(v, list) and len(v) == 2:
+            return cls(str(v[0]) or "generic", str(v[1]))
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One read of the target."""
+
+    box: Box
+    visible: bool
+    hit: bool
+    cover: Cover | None = None
+    animating: bool = False  # a running or pending animation of its geometry
+
+    @property
+    def rendered(self) -> bool:
+        return self.visible and self.box[2] > 0 and self.box[3] > 0
+
+
+def blocker(now: Sample, before: Sample | None) -> str | None:
+    """Why the target may not be acted on yet (None: it may); `before` is the read one frame
+    earlier (None for the first read, which cannot tell stillness yet)."""
+    if not now.rendered:
+        return NOT_VISIBLE
+    if not now.hit:
+        return COVERED
+    if now.animating or before is None or not _same(before.box, now.box):
+        return MOVING
+    return None
+
+
+def _same(a: Box, b: Box) -> bool:
+    return all(abs(x - y) < BOX_EPSILON for x, y in zip(a, b, strict=True))
+
+
+@dataclass(frozen=True, slots=True)
+class WaitBound:
+    end: float  # loop time at which waiting stops
+    by_deadline: bool  # the operation's deadline, not ACTIONABILITY_WAIT, sets `end`
+
+    @classmethod
+    def of(cls, now: float, deadline: float | None) -> WaitBound:
+        own = now + ACTIONABILITY_WAIT
+        if deadline is None or own <= deadline - DEADLINE_MARGIN:
+            return cls(own, False)
+        return cls(max(now, deadline - DEADLINE_MARGIN), True)
+
+
+def not_actionable(
+    what: str, reason: str, last: Sample, waited: float, bound: WaitBound, **ids: Any
+) -> SvcError:
+    """The error for a target that stayed unactionable until the bound (module docstring)."""
+    waited_text = f"{waited:.1f} s"
+    if reason == COVERED and last.cover is not None:
+        cause = f"the element is covered by {last.cover.describe()}"
+    elif reason == COVERED:
+        cause = "the element is covered by another"
+    elif reason == NOT_VISIBLE:
+        cause = "the element is not rendered"
+    else:
+        cause = "the element kept moving"
+    details: dict[str, Any] = {**ids, "reason": reason, "waited_s": round(waited, 2)}
+    if reason == COVERED and last.cover is not None:
+        details["covered_by"] = last.cover.details()
+    if bound.by_deadline:
+        return SvcError.of(
+            ErrorId.TIMEOUT,
+            f"{what}: {cause} when the operation's deadline came (waited {waited_text})",
+            **details,
+        )
+    return SvcError.of(
+        ErrorId.ACTION_TIMEOUT,
+        f"{what}: {cause} (waited {waited_text} for it to become clickable; it may still change)",
+        **details,
+    )
+
+
+def arrow_keys(enabled: list[int], current: int, target: int) -> list[str]:
+    """The keys that move a focused, closed single select from option `current` to `target`
+    (indices into its options): arrows step over enabled options only, Home reaches the first."""
+    keys: list[str] = []
+    if current not in enabled:
+        keys.append("Home")
+        current = enabled[0]
+    steps = enabled.index(target) - enabled.index(current)
+    keys.extend(["ArrowDown"] * steps if steps > 0 else ["ArrowUp"] * -steps)
+    return keys
+
+
+def wheel_into(row: Box, client: Box) -> int:
+    """The vertical wheel delta that brings an option row into its list box's client area
+    (0 when its center is inside already); negative scrolls down, as Qt's angle delta does."""
+    cy = row[1] + row[3] / 2
+    top, bottom = client[1], client[1] + client[3]
+    if top <= cy < bottom:
+        return 0
+    dy = cy - (top + bottom) / 2
+    return -max(-1200, min(1200, round(dy * 1.2)))

@@ -1,0 +1,40 @@
+"""Pages and files for the download tests (host and MCP): `<a download>`, a
+`Content-Disposition: attachment` answer, a name that tries to leave the folder, and a download
+whose connection drops."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .routes import Reply, html
+
+NOTES = b"first line\nsecond line\n"
+REPORT = b"item,price\napple,1\n"
+BROKEN_SIZE = 200_000
+SLOW_STALL = 8.0  # seconds a slow download sends nothing
+
+PAGE = """<!doctype html><html><head><title>Downloads</title></head><body>
+<p><a id=notes href="/files/notes.txt" download>Notes</a></p>
+<p><a id=report href="/report">Report</a></p>
+<p><a id=evil href="/evil">Evil</a></p>
+<p><a id=broken href="/broken" download>Broken</a></p>
+<p><a id=slow href="/slow" download>Slow</a></p>
+</body></html>"""
+
+ROUTES: dict[str, Callable[[], Reply]] = {
+    "/downloads": lambda: html(PAGE),
+    "/files/notes.txt": lambda: Reply(NOTES, "text/plain"),
+    "/report": lambda: Reply(
+        REPORT, "text/csv", {"Content-Disposition": 'attachment; filename="../../report.csv"'}
+    ),
+    # RFC 5987 form: decodes to "../.evil\x01.sh"
+    "/evil": lambda: Reply(
+        b"echo no\n",
+        "application/octet-stream",
+        {"Content-Disposition": "attachment; filename*=UTF-8''..%2F.evil%01.sh"},
+    ),
+    "/broken": lambda: Reply(b"x" * BROKEN_SIZE, "application/octet-stream", drop_after=1000),
+    "/slow": lambda: Reply(
+        b"x" * BROKEN_SIZE, "application/octet-stream", drop_after=1000, stall=SLOW_STALL
+    ),
+}

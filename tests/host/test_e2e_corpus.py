@@ -1,0 +1,207 @@
+"""Issue 11 point 9: real pages nobody on this team wrote, served locally. Debian's `python3-doc`
+(the Python documentation's HTML, installed by `make setup`) and the Underscore.js manual that
+`libjs-underscore` ships (a dependency of python3-doc), read and driven through refs as an agent
+would: navigation and sidebars with their context, find, links followed, the search form (results
+filled by the docs' own JavaScript), code blocks with their lines, `svc read`'s Markdown."""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients.read import compose
+from tests.host.obs_pages import observation_of
+
+from .hostproc import HostApp
+from .test_e2e_observations import act, texts
+
+pytestmark = pytest.mark.e2e
+
+DOC = Path("/usr/share/doc")
+PYDOC = DOC / "python3" / "html"  # python3-doc: a link to python3.X-doc's html folder
+UNDERSCORE = DOC / "libjs-underscore" / "index.html"
+
+# the example of asyncio.timeout in library/asyncio-task.html, as the page shows it
+TIMEOUT_EXAMPLE = (
+    "async def main():\n    async with asyncio.timeout(10):\n        await long_running_task()"
+)
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def docs() -> Iterator[str]:
+    """A static HTTP server over /usr/share/doc (symlinks followed, as Debian's docs need)."""
+    assert (PYDOC / "library" / "asyncio-task.html").is_file(), "python3-doc: run make setup"
+    assert UNDERSCORE.is_file(), "libjs-underscore (a python3-doc dependency): run make setup"
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(DOC)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def navigate(host: HostApp, session: str, url: str) -> dict[str, Any]:
+    data = host.ok("POST", "/v1/navigate/observe", {"url": url, "session_id": session, "wait": 0.3})
+    return data
+
+
+def find(host: HostApp, obs_id: str, **body: Any) -> dict[str, Any]:
+    return host.ok("POST", f"/v1/observations/{obs_id}/find", body)
+
+
+def sent(host: HostApp, obs: dict[str, Any]) -> dict[str, Any]:
+    """The observation in the wire form the API sends (what `svc read` renders)."""
+    return dict(host.ok("GET", f"/v1/observations/{obs['id']}")["observation"])
+
+
+def observe_until(host: HostApp, session: str, done: Any, timeout: float = 20) -> dict[str, Any]:
+    """Observe again until `done(decoded observation)` holds or the deadline passes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        obs = observation_of(host.ok("POST", "/v1/observe", {"session_id": session}))
+        if done(obs) or time.monotonic() > deadline:
+            return obs
+        time.sleep(0.2)
+
+
+def test_find_asyncio_timeout_and_follow_its_link(host: HostApp, docs: str, session: str) -> None:
+    data = navigate(host, session, f"{docs}/python3/html/library/asyncio.html")
+    obs = observation_of(data)
+    assert obs["title"].startswith("asyncio")
+    # the sidebars and the navigation bars are there, with their context
+    contexts = obs["contexts"]
+    links = [e for e in obs["elements"] if e["role"] == "link"]
+
+    def ctx(e: dict[str, Any]) -> str:
+        return str(contexts[e["c"]]) if "c" in e else ""
+
+    in_nav = {e.get("name") for e in links if 'navigation "related navigation"' in ctx(e)}
+    assert {"index", "modules"} <= in_nav
+    assert any('navigation "main navigation"' in ctx(e) for e in links)
+    # find the chapter, follow it by ref
+    found = find(host, obs["id"], query="Coroutines and Tasks", role="link")
+    chapter = found["elements"][0]
+    assert chapter["dest"].endswith("asyncio-task.html")
+    answer = act(host, obs["id"], {"action": "click", "ref": chapter["ref"]})
+    assert "data" in answer, answer
+    obs = answer["data"]["observation"]
+    assert obs["url"].endswith("/library/asyncio-task.html")
+    # find asyncio.timeout: the section's heading and the links to it
+    found = find(host, obs["id"], query="asyncio.timeout")
+    assert found["total_matches"] > 0
+    link = next(e for e in found["elements"] if e["dest"].endswith("#asyncio.timeout"))
+    answer = act(host, obs["id"], {"action": "click", "ref": link["ref"]})
+    if "data" not in answer:  # say where the page stands when the scroll did not get there
+        again = host.ok("POST", "/v1/observe", {"session_id": session})["observation"]
+        raise AssertionError((answer, again["vp"], again["doc"], obs["vp"]))
+    obs = answer["data"]["observation"]
+    assert obs["url"].endswith("/library/asyncio-task.html#asyncio.timeout")
+    assert obs["vp"][1] > 0  # the page scrolled to the section
+    # the section's code block, lines and indentation intact, in the observation ...
+    code = [c["t"] for c in obs["content"] if c["k"] == "code"]
+    assert TIMEOUT_EXAMPLE in code
+    found = find(host, obs["id"], query="await long_running_task()")
+    assert any(c["k"] == "code" for c in found["content"])
+    # ... and as a fenced block in svc read's Markdown
+    markdown, _meta = compose(answer["data"]["page"], sent(host, obs), query="asyncio.timeout")
+    assert f"```\n{TIMEOUT_EXAMPLE}\n```" in markdown
+
+
+def test_search_the_docs_through_the_search_form(host: HostApp, docs: str, session: str) -> None:
+    data = navigate(host, session, f"{docs}/python3/html/library/asyncio-task.html")
+    obs = observation_of(data)
+    box = next(
+        e
+        for e in obs["elements"]
+        if e["role"] == "textbox"
+        and e.get("name") == "Quick search"
+        and "c" in e
+        and "search" in obs["contexts"][e["c"]]
+    )
+    answer = act(
+        host,
+        obs["id"],
+        {"action": "type", "ref": box["ref"], "text": "timeout_at"},
+        {"action": "press", "ref": box["ref"], "key": "Enter"},
+    )
+    assert "data" in answer, answer
+    assert "/search.html?q=timeout_at" in answer["data"]["page"]["url"]
+
+    # the results are written by the docs' own JavaScript after load: poll with a deadline
+    def has_result(o: dict[str, Any]) -> bool:
+        return any("asyncio-task.html" in e.get("dest", "") for e in o.get("elements", []))
+
+    obs = observe_until(host, session, has_result)
+    assert has_result(obs), [e.get("name") for e in obs.get("elements", [])]
+    assert any("Search Results" in t for t in texts(obs))
+    result = next(e for e in obs["elements"] if "asyncio-task.html" in e.get("dest", ""))
+    answer = act(host, obs["id"], {"action": "click", "ref": result["ref"]})
+    assert "/library/asyncio-task.html" in answer["data"]["page"]["url"]
+
+    # the other form: the top bar's box and its Go button
+    obs = observation_of(answer["data"])
+    boxes = [e for e in obs["elements"] if e.get("name") == "Quick search"]
+    gos = [e for e in obs["elements"] if e["role"] == "button" and e.get("name") == "Go"]
+    assert len(boxes) >= 2
+    assert len(gos) >= 2
+    answer = act(
+        host,
+        obs["id"],
+        {"action": "type", "ref": boxes[0]["ref"], "text": "TaskGroup"},
+        {"action": "click", "ref": gos[0]["ref"]},
+    )
+    # a form submission starts its navigation a little after the click; the post-batch
+    # observation waits up to 1 s for it (decisions.md), so on a loaded machine observe again
+    observe_until(host, session, lambda o: "q=TaskGroup" in str(o.get("url", "")))
+    obs = observe_until(host, session, has_result)
+    assert has_result(obs)
+
+
+def test_underscore_manual_sidebar_and_code(host: HostApp, docs: str, session: str) -> None:
+    data = navigate(host, session, f"{docs}/libjs-underscore/index.html")
+    obs = observation_of(data)
+    assert obs["title"] == "Underscore.js"
+    each = next(e for e in obs["elements"] if e.get("dest", "").endswith("#each"))
+    code = [c["t"] for c in obs["content"] if c["k"] == "code"]
+    assert any("\n" in t and t.startswith("_.each(") for t in code), code[:5]
+    answer = act(host, obs["id"], {"action": "click", "ref": each["ref"]})
+    obs = observation_of(answer["data"])
+    assert obs["url"].endswith("#each")
+    assert obs["vp"][1] > 0
+    markdown, _ = compose(answer["data"]["page"], sent(host, obs), query="each")
+    assert "```\n_.each(" in markdown
+
+
+def test_script_made_controls_of_the_docs_are_clickable(
+    host: HostApp, docs: str, session: str
+) -> None:
+    """Point 4 on a real page: the sidebar's collapse button and the code blocks' prompt toggles
+    are pointer-styled spans and divs with jQuery handlers (refs `clickable`); footnote and back
+    links (DPUB roles) are links. A prompt toggle, clicked by ref, hides its block's prompts."""
+    data = navigate(host, session, f"{docs}/python3/html/tutorial/introduction.html")
+    obs = observation_of(data)
+    clickable = [e for e in obs["elements"] if e["role"] == "clickable"]
+    assert {e.get("name") for e in clickable} == {"«", ">>>"}
+    assert any(e.get("name") == "[1]" and e["role"] == "link" for e in obs["elements"])
+    # the prompt toggle hides the prompts of its code block: the block's lines change
+    prompt = next(e for e in obs["elements"] if e.get("name") == ">>>")
+    before = [c["t"] for c in obs["content"] if c["k"] == "code"]
+    answer = act(host, obs["id"], {"action": "click", "ref": prompt["ref"]})
+    assert "data" in answer, answer
+    after = [c["t"] for c in observation_of(answer["data"])["content"] if c["k"] == "code"]
+    assert sum(t.count(">>> ") for t in after) < sum(t.count(">>> ") for t in before)

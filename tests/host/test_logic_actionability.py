@@ -1,0 +1,85 @@
+"""host_app.logic.actionability: when a pointer action may fire, the wait bound, the error rule."""
+
+from __future__ import annotations
+
+from host_app.logic.actionability import (
+    ACTIONABILITY_WAIT,
+    COVERED,
+    DEADLINE_MARGIN,
+    MOVING,
+    NOT_VISIBLE,
+    Cover,
+    Sample,
+    WaitBound,
+    arrow_keys,
+    blocker,
+    not_actionable,
+    wheel_into,
+)
+
+BOX = (10.0, 20.0, 100.0, 30.0)
+
+
+def test_blocker_order_visible_then_hit_then_still() -> None:
+    assert blocker(Sample(BOX, False, True), None) == NOT_VISIBLE
+    assert blocker(Sample((10, 20, 0, 30), True, True), None) == NOT_VISIBLE
+    cover = Cover("dialog", "Choose a date")
+    assert blocker(Sample(BOX, True, False, cover), Sample(BOX, True, False, cover)) == COVERED
+    # the first read cannot tell stillness; a box that moved between two frames is moving
+    assert blocker(Sample(BOX, True, True), None) == MOVING
+    assert blocker(Sample(BOX, True, True), Sample((12, 20, 100, 30), True, True)) == MOVING
+    assert blocker(Sample(BOX, True, True), Sample(BOX, True, True)) is None
+
+
+def test_wait_bound_is_its_own_or_the_deadline_minus_a_margin() -> None:
+    assert WaitBound.of(100.0, None) == WaitBound(100.0 + ACTIONABILITY_WAIT, False)
+    assert WaitBound.of(100.0, 200.0) == WaitBound(100.0 + ACTIONABILITY_WAIT, False)
+    assert WaitBound.of(100.0, 102.0) == WaitBound(102.0 - DEADLINE_MARGIN, True)
+    assert WaitBound.of(100.0, 100.1) == WaitBound(100.0, True)
+
+
+def test_errors_name_the_cover_and_are_retryable() -> None:
+    cover = Cover("alertdialog", "Cookie consent")
+    last = Sample(BOX, True, False, cover)
+    err = not_actionable("click e3", COVERED, last, 5.02, WaitBound(5.0, False), ref="e3").error
+    assert (err.id, err.retryable) == ("ACTION_TIMEOUT", True)
+    assert 'covered by alertdialog "Cookie consent"' in err.message
+    assert err.details == {
+        "ref": "e3",
+        "reason": "covered",
+        "waited_s": 5.02,
+        "covered_by": {"role": "alertdialog", "name": "Cookie consent"},
+    }
+    err = not_actionable("click", COVERED, last, 1.7, WaitBound(1.7, True), selector="#b").error
+    assert (err.id, err.retryable) == ("TIMEOUT", True)
+    assert err.details is not None
+    assert err.details["selector"] == "#b"
+    err = not_actionable("click", MOVING, Sample(BOX, True, True), 5, WaitBound(5, False)).error
+    assert "kept moving" in err.message
+    assert err.details is not None
+    assert "covered_by" not in err.details
+    assert Cover.from_js(["", "Close"]) == Cover("generic", "Close")
+    assert Cover.from_js(None) is None
+    assert Cover("generic", "").describe() == "generic"
+
+
+def test_arrow_keys_step_over_enabled_options() -> None:
+    enabled = [0, 1, 3, 4]
+    assert arrow_keys(enabled, 0, 4) == ["ArrowDown"] * 3
+    assert arrow_keys(enabled, 4, 1) == ["ArrowUp"] * 2
+    assert arrow_keys(enabled, -1, 3) == ["Home", "ArrowDown", "ArrowDown"]
+    assert arrow_keys(enabled, 2, 0) == ["Home"]
+    assert arrow_keys(enabled, 3, 3) == []
+
+
+def test_wheel_into_brings_a_row_into_the_client_area() -> None:
+    client = (0.0, 100.0, 80.0, 60.0)  # rows 100..160 are visible
+    assert wheel_into((0, 120, 80, 17), client) == 0
+    assert wheel_into((0, 200, 80, 17), client) < 0  # below: scroll down
+    assert wheel_into((0, 40, 80, 17), client) > 0  # above: scroll up
+    assert wheel_into((0, 90000, 80, 17), client) == -1200
+
+
+def test_a_running_geometry_animation_is_moving_even_with_equal_boxes() -> None:
+    still = Sample(BOX, True, True)
+    assert blocker(Sample(BOX, True, True, None, True), still) == MOVING
