@@ -585,19 +585,29 @@ class SessionBrowser:
         self._focus_view()
 
     def wheel(self, x: float, y: float, dx: int, dy: int) -> None:
+        # One gesture per call (begin, update, end): a wheel without phases is latched by
+        # Chromium to the scroller its sequence first hit for as long as wheels keep coming
+        # (~500 ms apart at most), so one that landed while a new document was not yet
+        # hit-testable kept every later step of a scroll-into-view going nowhere.
         target = self._target()
         pos = QPointF(x, y)
-        event = QWheelEvent(
-            pos,
-            QPointF(target.mapToGlobal(pos)),
-            QPoint(0, 0),
-            QPoint(dx, dy),
-            Qt.MouseButton.NoButton,
-            Qt.KeyboardModifier.NoModifier,
-            Qt.ScrollPhase.NoScrollPhase,
-            False,
-        )
-        QApplication.sendEvent(target, event)
+        glob = QPointF(target.mapToGlobal(pos))
+        for phase, delta in (
+            (Qt.ScrollPhase.ScrollBegin, QPoint(0, 0)),
+            (Qt.ScrollPhase.ScrollUpdate, QPoint(dx, dy)),
+            (Qt.ScrollPhase.ScrollEnd, QPoint(0, 0)),
+        ):
+            event = QWheelEvent(
+                pos,
+                glob,
+                QPoint(0, 0),
+                delta,
+                Qt.MouseButton.NoButton,
+                Qt.KeyboardModifier.NoModifier,
+                phase,
+                False,
+            )
+            QApplication.sendEvent(target, event)
 
     def key(self, name: str, ctrl: bool = False) -> None:
         self._focus_view()
