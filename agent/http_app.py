@@ -20,6 +20,7 @@ from quart_trio import QuartTrio
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
 from bridge_protocol import ApiError, ErrorId, SvcError, failure, success
+from bridge_protocol.throttle import LogThrottle
 
 from .api import decode_body
 from .context import AgentContext
@@ -50,20 +51,75 @@ def _host_name(host_header: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
+SAFE_METHODS = frozenset({"GET", "HEAD"})
+# What a request from the agent's own origin or from no page at all carries (a browser that
+# navigates by typing sends `none`); every page of another origin, same-site ones included
+# (127.0.0.1:8000 is same-site with the agent), sends something else.
+ALLOWED_FETCH_SITES = frozenset({"none", "same-origin"})
+
+
+def _own_origins(port: int) -> frozenset[str]:
+    return frozenset(f"http://{host}:{port}" for host in ("127.0.0.1", "localhost", "[::1]"))
+
+
+def browser_refusal(headers: Any, port: int) -> ApiError | None:
+    """Why a request that a web page may have sent is refused, or None (docs/decisions.md,
+    "Browser origins"). Every page the user opens can reach the loopback API; a "simple"
+    cross-site request (a form post, `text/plain` fetch, `sendBeacon`) needs no preflight, so
+    the headers browsers add by themselves decide: `Origin` must be the agent's own origin and
+    `Sec-Fetch-Site` none or same-origin. A state-changing request then needs
+    `Content-Type: application/json` (no simple request can carry it), except an empty body
+    with no Content-Type from a client that is no browser (it sent neither header: curl,
+    scripts), which a browser cannot send cross-site without an `Origin`."""
+    origin = headers.get("Origin")
+    if origin is not None and origin.strip().lower() not in _own_origins(port):
+        return ApiError.of(
+            ErrorId.INVALID_REQUEST,
+            "requests from web pages are refused: the Origin is not the agent's own",
+            origin=origin[:200],
+        )
+    site = headers.get("Sec-Fetch-Site")
+    if site is not None and site.strip().lower() not in ALLOWED_FETCH_SITES:
+        return ApiError.of(
+            ErrorId.INVALID_REQUEST,
+            f"requests from web pages are refused (Sec-Fetch-Site: {site[:40]})",
+            sec_fetch_site=site[:40],
+        )
+    return None
+
+
+def media_refusal(method: str, headers: Any) -> ApiError | None:
+    """415 for a state-changing request whose Content-Type is not JSON, before any body is
+    read; an absent Content-Type passes only with an empty body (checked in `read_body`)."""
+    if method in SAFE_METHODS:
+        return None
+    raw = headers.get("Content-Type")
+    if raw is None:
+        return None
+    media = raw.split(";", 1)[0].strip().lower()
+    if media == "application/json":
+        return None
+    return ApiError.of(
+        ErrorId.UNSUPPORTED_MEDIA_TYPE,
+        f"request bodies must be application/json, not {media or 'unspecified'}",
+        content_type=media or None,
+    )
+
+
 async def read_body(type_: type[T], *, required: bool = False) -> T:
-    """The request body decoded into `type_`; an empty body counts as `{}`."""
+    """The request body decoded into `type_`; an empty body counts as `{}`. The media type was
+    checked before the body was read (`media_refusal`); a body needs one."""
     data = await request.get_data(cache=False)
     assert isinstance(data, bytes)
     if not data.strip():
         if required:
             raise SvcError.of(ErrorId.VALIDATION_FAILED, "a JSON object body is required")
         return decode_body(b"{}", type_)
-    media = request.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
-    if media != "application/json":
+    if "Content-Type" not in request.headers:
         raise SvcError.of(
             ErrorId.UNSUPPORTED_MEDIA_TYPE,
-            f"request bodies must be application/json, not {media or 'unspecified'}",
-            content_type=media or None,
+            "request bodies must be application/json, not unspecified",
+            content_type=None,
         )
     return decode_body(data, type_)
 
@@ -84,6 +140,8 @@ def create_app(ctx: AgentContext) -> Quart:
     app.logger.disabled = True
     logging.getLogger("quart.app").disabled = True
 
+    refusals = LogThrottle()
+
     @app.before_request
     async def _transport() -> Response | None:
         g.request_id = "req_" + uuid.uuid4().hex
@@ -96,6 +154,25 @@ def create_app(ctx: AgentContext) -> Quart:
                     host=request.headers.get("Host"),
                 )
             )
+        refused = browser_refusal(request.headers, ctx.config.port)
+        if refused is not None:
+            if refusals.allow(trio.current_time()):
+                unlogged = refusals.take_suppressed()
+                ctx.logs.write(
+                    "http.refused",
+                    f"refused {request.method} {request.path} from a web page",
+                    level="warning",
+                    data={
+                        **(refused.details or {}),
+                        "method": request.method,
+                        "path": request.path[:200],
+                        **({"unlogged_before": unlogged} if unlogged else {}),
+                    },
+                )
+            return error_response(refused)
+        refused = media_refusal(request.method, request.headers)
+        if refused is not None:
+            return error_response(refused)
         length = request.content_length
         if length is not None and length > MAX_BODY:
             return error_response(

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bridge_protocol.throttle import LogThrottle
+
 from .logic.dialogs import (
     Answer,
     Dialog,
     DialogKind,
-    LogThrottle,
     Responder,
     kind_of_confirm,
     log_message,

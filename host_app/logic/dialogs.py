@@ -102,32 +102,6 @@ def report(dialog: Dialog, answer: Answer) -> PageEvent:
     return PageEvent("dialog", clip(dialog.message), details)
 
 
-class LogThrottle:
-    """Bounds a session's `page.dialog` records: a page can raise thousands of dialogs a second
-    (each answered at once), and each would be a log line. At most `limit` records per `window`
-    seconds; the rest are counted and said in the next record written."""
-
-    def __init__(self, limit: int = 20, window: float = 1.0) -> None:
-        self.limit = limit
-        self.window = window
-        self._start = float("-inf")
-        self._count = 0
-        self.suppressed = 0
-
-    def allow(self, now: float) -> bool:
-        if now - self._start >= self.window:
-            self._start, self._count = now, 0
-        if self._count < self.limit:
-            self._count += 1
-            return True
-        self.suppressed += 1
-        return False
-
-    def take_suppressed(self) -> int:
-        n, self.suppressed = self.suppressed, 0
-        return n
-
-
 def log_message(dialog: Dialog, answer: Answer) -> str:
     """The session log line: says what happened without quoting the website's text."""
     return (

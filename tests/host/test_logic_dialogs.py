@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from bridge_protocol.throttle import LogThrottle
 from host_app.logic.dialogs import (
     BEFOREUNLOAD_TEXT,
     Answer,
     Dialog,
     DialogKind,
-    LogThrottle,
     Responder,
     clip,
     kind_of_confirm,
