@@ -6,7 +6,7 @@ import os
 import re
 from urllib.parse import urlsplit, urlunsplit
 
-from bridge_protocol import SvcError
+from bridge_protocol import SvcError, outputs
 
 from .api import validation_error
 from .context import AgentContext
@@ -55,9 +55,16 @@ def same_url(a: str, b: str) -> bool:
 
 def output_path(ctx: AgentContext, raw: str | None, default: str) -> str:
     """Absolute: a relative `raw` against the agent's working directory; absent: `default` under
-    {data_dir} (docs/decisions.md, "Browser operations")."""
-    if raw is None:
-        return str(ctx.config.data_dir / default)
-    if raw.endswith(("/", os.sep)):
+    {data_dir} (docs/decisions.md, "Browser operations"); refused by the one output policy
+    (bridge_protocol.outputs: regular files only, nothing under /proc, /sys, /dev)."""
+    if raw is not None and raw.endswith(("/", os.sep)):
         raise validation_error("output must name a file, not a directory", "output")
-    return os.path.abspath(os.path.join(os.getcwd(), raw))
+    path = (
+        str(ctx.config.data_dir / default)
+        if raw is None
+        else os.path.abspath(os.path.join(os.getcwd(), raw))
+    )
+    try:
+        return outputs.check(path)
+    except outputs.OutputPathError as exc:
+        raise validation_error(str(exc), "output") from None

@@ -51,8 +51,10 @@ from .logic.readiness import Probe, Ready
 from .logic.settings import AppSettings
 from .qt import (
     QApplication,
+    QBuffer,
     QCoreApplication,
     QEvent,
+    QIODevice,
     QMouseEvent,
     QObject,
     QPoint,
@@ -662,13 +664,13 @@ class SessionBrowser:
         return _spawn(self._grab(full_page, height))
 
     def save_image(self, image: Any, path: str, fmt: str, quality: int | None) -> int:
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
         if fmt == "jpeg":
             image = image.convertToFormat(image.Format.Format_RGB32)
-        if not image.save(str(target), QT_FORMAT[fmt], qt_quality(fmt, quality)):
-            raise SvcError.of(ErrorId.INTERNAL_ERROR, f"cannot write the {fmt} image to {path}")
-        return target.stat().st_size
+        buffer = QBuffer()
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        if not image.save(buffer, QT_FORMAT[fmt], qt_quality(fmt, quality)):
+            raise SvcError.of(ErrorId.INTERNAL_ERROR, f"cannot encode the {fmt} image")
+        return operations.write_file(path, buffer.data().data())
 
     def title(self) -> str:
         return self.page.title() if self.page is not None else ""

@@ -7,14 +7,12 @@ the coroutine at its current await; the `finally` blocks stop the browser work t
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
-from bridge_protocol import ApiError, ErrorId, SvcError
+from bridge_protocol import ApiError, ErrorId, SvcError, outputs
 from bridge_protocol.actions import (
     Action,
     Clear,
@@ -854,12 +852,12 @@ async def _after_actions(page: PageDriver, before: Ready, starts: int, deadline:
 
 
 def write_file(path: str, data: bytes) -> int:
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, target)
-    return len(data)
+    """`data` at a client's output path, by the one output policy (VALIDATION_FAILED naming
+    `output` when refused or when the write fails)."""
+    try:
+        return outputs.write_atomically(path, data)
+    except outputs.OutputPathError as exc:
+        raise _err(ErrorId.VALIDATION_FAILED, str(exc), field="output") from None
 
 
 async def capture(

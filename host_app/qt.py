@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from PyQt6.QtCore import (
+    QBuffer,
     QByteArray,
     QCoreApplication,
     QEvent,
     QEventLoop,
+    QIODevice,
     QObject,
     QPoint,
     QPointF,
@@ -72,6 +74,7 @@ from PyQt6.QtWidgets import (
 __all__ = [
     "QAction",
     "QApplication",
+    "QBuffer",
     "QByteArray",
     "QCheckBox",
     "QCloseEvent",
@@ -84,6 +87,7 @@ __all__ = [
     "QEventLoop",
     "QFormLayout",
     "QHBoxLayout",
+    "QIODevice",
     "QIcon",
     "QImage",
     "QInputDialog",

@@ -925,3 +925,48 @@ def test_selectors_outside_the_subset_never_reach_the_host(
     assert error["details"]["field"] == "actions[0].selector"
     assert why in error["message"]
     assert len(agent.host.requests) == before
+
+
+@pytest.mark.parametrize(
+    ("route", "extra"),
+    [
+        ("/v1/navigate", {"url": "p.test"}),
+        ("/v1/perform", {"actions": [{"action": "wait", "seconds": 0}]}),
+        ("/v1/capture", {}),
+        ("/v1/screenshot", {}),
+        ("/v1/captures", {"url": "p.test"}),
+    ],
+)
+def test_output_paths_that_are_not_regular_files_are_refused_before_any_browser_work(
+    agent: AgentProcess, fake: FakeBrowser, tmp_path: Path, route: str, extra: dict[str, Any]
+) -> None:
+    """Issue 12 point 2: one output policy (bridge_protocol.outputs) on every route with an
+    `output`; nothing reaches the host, and the store and the bridge are unharmed."""
+    sid = new_session(agent)
+    post(agent, "/v1/navigate", {"url": "p.test", "session_id": sid, "wait": 0})
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "link.html"
+    link.symlink_to(tmp_path / "elsewhere.html")
+    (tmp_path / "file").write_text("x")
+    bridge_fd = f"/proc/{agent.proc.pid if agent.proc else 0}/fd/1"
+    bad = {
+        str(tmp_path): "a directory",
+        str(fifo): "a FIFO",
+        str(link): "a symbolic link",
+        "/dev/null": "inside /dev",
+        "/proc/self/fd/1": "inside /proc",
+        bridge_fd: "inside /proc",
+        "/sys/kernel/x": "inside /sys",
+        str(tmp_path / "file" / "x.png"): "is not a folder",
+    }
+    for output, why in bad.items():
+        before = len(fake.names(sid))
+        body = {"session_id": sid, "output": output, "wait": 0, **extra}
+        e = err(agent, "POST", route, body)
+        assert (e["id"], e["details"]["field"]) == ("VALIDATION_FAILED", "output"), (output, e)
+        assert why in e["message"], (output, e)
+        assert len(fake.names(sid)) == before  # nothing was sent to the host
+    assert fifo.is_fifo()
+    assert link.is_symlink()
+    assert agent.ok("GET", "/v1/health")  # the agent and its bridge are fine
