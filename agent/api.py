@@ -391,3 +391,8 @@ def decode_body(raw: bytes, type_: type[T]) -> T:
         raise validation_error(text, field or None) from None
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:
         raise SvcError.of(ErrorId.INVALID_REQUEST, f"malformed JSON body: {exc}") from None
+    except RecursionError:
+        # msgspec bounds nesting by the interpreter's recursion limit and says so this way
+        raise SvcError.of(
+            ErrorId.INVALID_REQUEST, "malformed JSON body: nested too deeply"
+        ) from None

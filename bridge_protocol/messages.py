@@ -241,8 +241,12 @@ class _Classifier:
         self._unknown_tag = unknown_tag
 
     def __call__(self, payload: Payload, exc: Exception) -> BridgeProtocolError:
+        if isinstance(exc, RecursionError):
+            return MalformedJson(f"frame payload is nested too deeply: {exc}")
         try:
             value = msgspec.json.decode(payload)
+        except RecursionError as deep:
+            return MalformedJson(f"frame payload is nested too deeply: {deep}")
         except UnicodeDecodeError:
             return InvalidEncoding("frame payload is not valid UTF-8")
         except msgspec.DecodeError as generic:
@@ -280,7 +284,7 @@ def decode_host_inbound(payload: Payload) -> HostInbound:
     """Decode a frame the host received (a request or a cancellation)."""
     try:
         return _host_typed.decode(payload)
-    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise _host_classify(payload, exc) from None
 
 
@@ -288,7 +292,7 @@ def decode_agent_inbound(payload: Payload) -> Response:
     """Decode a frame the agent received (a response)."""
     try:
         message = _agent_typed.decode(payload)
-    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise _agent_classify(payload, exc) from None
     if type(message) is ErrorResponse:
         problem = check_api_error(message.error)

@@ -98,7 +98,21 @@ junk_frames = st.builds(lambda h, body: h + body, small_header, st.binary(max_si
 json_like = st.sampled_from(
     [b"{}", b"[]", b'{"version":4}', b'{"version":4,"id":"1","op":"x"}', b'"s"', b"\xff", b"{"]
 )
-junk_json_frames = json_like.map(bp.encode_frame)
+# Nesting far past the interpreter's recursion limit, in every place a frame can hold it.
+deep_json = st.builds(
+    lambda depth, opener, prefix: prefix + opener * depth,
+    st.integers(500, 200_000),
+    st.sampled_from([b"[", b"{", b'{"a":', b"[{"]),
+    st.sampled_from(
+        [
+            b"",
+            b'{"version":4,"id":"1","status":"ok","data":',
+            b'{"version":4,"id":"1","op":"browser_action","command":',
+            b'{"version":4,"id":"1","status":"error","error":',
+        ]
+    ),
+)
+junk_json_frames = (json_like | deep_json).map(bp.encode_frame)
 streams = st.lists(st.binary(max_size=40) | junk_frames | junk_json_frames, max_size=12).map(
     b"".join
 )
@@ -316,3 +330,18 @@ def test_a_bad_frame_does_not_hide_the_good_one_after_it() -> None:
     event = host.next_event()
     assert isinstance(event, bp.ActionRequest)
     assert event.id == "2"
+
+
+@pytest.mark.parametrize("closed", [False, True])
+@pytest.mark.parametrize(
+    "prefix",
+    [b"", b'{"version":4,"id":"1","status":"ok","data":', b'{"version":4,"id":"1","op":"capture",'],
+)
+def test_deep_nesting_is_a_protocol_error_on_both_ends(prefix: bytes, closed: bool) -> None:
+    depth = 100_000
+    payload = prefix + b"[" * depth + (b"]" * depth + b"}" if closed and prefix else b"")
+    for decode in (bp.decode_host_inbound, bp.decode_agent_inbound):
+        with pytest.raises(bp.BridgeProtocolError):
+            decode(payload)
+    _feed_all(bp.HostConnection(), [bp.encode_frame(payload)])
+    _feed_all(bp.AgentConnection(), [bp.encode_frame(payload)])
