@@ -15,7 +15,7 @@ import pytest
 
 from tests.host.obs_pages import observation_of
 
-from .download_pages import NOTES, REPORT, ROUTES
+from .download_pages import NOTES, REPORT, ROUTES, SLOW_STALL
 from .hostproc import HostApp
 from .routes import Routes
 
@@ -158,10 +158,14 @@ def test_a_download_still_running_at_the_deadline_fails_within_it(
     )
     assert time.monotonic() - start < 3  # the operation answered within its own deadline
     seen: list[dict[str, Any]] = []
-    until = time.monotonic() + 10  # reported in the next observation once Chromium announced it
+    # reported in the next observation once Chromium announced it; on a loaded machine Chromium
+    # may announce it only after the operation answered: then it runs on like a download a
+    # person started, and fails when the server drops it after its stall
+    until = time.monotonic() + SLOW_STALL + 10
     while not seen and time.monotonic() < until:
         seen = downloads(observation_of(host.ok("POST", "/v1/observe", {"session_id": session})))
     [d] = seen
     assert d["state"] == "failed"
-    assert d["reason"] == "did not finish within the operation's deadline"
+    if d["reason"] != "did not finish within the operation's deadline":
+        assert time.monotonic() - start > SLOW_STALL, d
     assert not (folder(host, session) / "slow").exists()
