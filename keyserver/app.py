@@ -14,6 +14,7 @@ full exception goes to the log.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass
@@ -22,9 +23,10 @@ from urllib.parse import parse_qs, quote
 
 import msgspec
 
-from .auth import NONCE_TTL_MS, AuthError, AuthRequest, authorize
+from .auth import NONCE_TTL_MS, AuthError, AuthRequest, credentials
 from .keys import X25519, InvalidKeyId, KeyId, kbx_for_kex, parse_kid, parse_signing_kid
 from .sigchain import (
+    MAX_INT,
     USER_TYPE,
     StatementError,
     b64decode,
@@ -93,6 +95,11 @@ class Request:
     _receive: Receive
 
     async def body(self, limit: int) -> bytes:
+        """The body, read as it arrives and refused as soon as it passes `limit` (a declared
+        Content-Length over the limit is refused before anything is read)."""
+        declared = self.headers.get("content-length", "")
+        if declared.isascii() and declared.isdigit() and int(declared) > limit:
+            raise HTTPError(413, f"request body is larger than {limit} bytes")
         chunks = bytearray()
         while True:
             message = await self._receive()
@@ -124,7 +131,7 @@ def _int_param(query: dict[str, list[str]], name: str, default: int, minimum: in
     if not values or values[0] == "":
         return default
     text = values[0]
-    if not text.isascii() or not text.isdigit() or int(text) < minimum:
+    if not text.isascii() or not text.isdigit() or not minimum <= int(text) <= MAX_INT:
         raise HTTPError(400, f"invalid {name}")
     return int(text)
 
@@ -251,7 +258,10 @@ class KeyServerApp:
 
     # Vault
 
-    async def _authorized_vault(self, request: Request, kid: str, body: bytes) -> KeyId:
+    async def _authorized_vault(self, request: Request, kid: str) -> tuple[KeyId, bytes]:
+        """The authorized key and the request's body. The headers and query are checked before
+        the body is read, so an unsigned request is refused without buffering anything; the
+        body is then read within the route's bound and the signature over it verified."""
         try:
             parse_signing_kid(kid)
         except InvalidKeyId as exc:
@@ -261,24 +271,28 @@ class KeyServerApp:
             url=self.public_url + request.raw_target,
             query=request.query_string,
             authorization=request.headers.get("authorization"),
-            body=body,
+            body=b"",
         )
+        now = self.now_ms()
         try:
-            key = authorize(
-                auth,
-                kid,
-                self.now_ms(),
-                lambda nonce, now: self.store.claim_nonce(nonce, now, NONCE_TTL_MS),
+            claimed = credentials(auth, kid, now)
+        except AuthError as exc:
+            raise HTTPError(403, str(exc)) from None
+        body = await request.body(MAX_VAULT_BODY)
+        try:
+            key = claimed.verify(
+                dataclasses.replace(auth, body=body),
+                lambda nonce, at: self.store.claim_nonce(nonce, at, NONCE_TTL_MS),
+                now,
             )
         except AuthError as exc:
             raise HTTPError(403, str(exc)) from None
         if self.store.vault_state(kid) == VaultState.DELETED:
             raise HTTPError(404, "vault was deleted")
-        return key
+        return key, body
 
     async def vault_get(self, request: Request, kid: str) -> Response:
-        body = await request.body(MAX_VAULT_BODY)
-        await self._authorized_vault(request, kid, body)
+        _, _body = await self._authorized_vault(request, kid)
         query = request.query()
         idx = _int_param(query, "idx", 0, 0)
         limit = min(_int_param(query, "limit", MAX_VAULT_LIST, 1), MAX_VAULT_LIST)
@@ -292,8 +306,7 @@ class KeyServerApp:
         return _ok(_ENCODER.encode(out))
 
     async def vault_post(self, request: Request, kid: str) -> Response:
-        body = await request.body(MAX_VAULT_BODY)
-        await self._authorized_vault(request, kid, body)
+        _, body = await self._authorized_vault(request, kid)
         if not body:
             raise HTTPError(400, "no body data")
         try:
@@ -311,8 +324,7 @@ class KeyServerApp:
         return _ok()
 
     async def vault_delete(self, request: Request, kid: str) -> Response:
-        body = await request.body(MAX_VAULT_BODY)
-        await self._authorized_vault(request, kid, body)
+        _, _body = await self._authorized_vault(request, kid)
         if not self.store.vault_delete(kid):
             raise HTTPError(404, "vault not found")
         return _ok()
@@ -346,6 +358,8 @@ class KeyServerApp:
         self._parse_kid(kid, "statement not found")
         if not seq.isascii() or not seq.isdigit():
             raise HTTPError(404, "statement not found")
+        if int(seq) > MAX_INT:
+            raise HTTPError(400, "invalid seq: out of range")
         st = self.store.statement(kid, int(seq))
         if st is None:
             raise HTTPError(404, "statement not found")

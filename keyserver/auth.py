@@ -54,8 +54,31 @@ def _query_value(query: dict[str, list[str]], name: str) -> str:
     return values[0] if values else ""
 
 
-def authorize(req: AuthRequest, path_kid: str, now_ms: int, claim_nonce: ClaimNonce) -> KeyId:
-    """Check the request; return the authorized key or raise AuthError."""
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    """What the headers and query of a request claim, checked before its body is read: only a
+    signature over the body (and the nonce's first use) is left to check."""
+
+    kid: KeyId
+    signature: bytes
+    nonce: str
+
+    def verify(self, req: AuthRequest, claim_nonce: ClaimNonce, now_ms: int) -> KeyId:
+        """The authorized key, once the signature over `req` (its body included) holds and the
+        nonce was not used before; AuthError otherwise."""
+        message = f"{req.method},{req.url},{content_hash(req.body)}".encode()
+        if not verify_detached(self.kid, self.signature, message):
+            raise AuthError("invalid signature")
+        # Last, so that a request rejected for another reason does not burn its nonce.
+        if not claim_nonce(self.nonce, now_ms):
+            raise AuthError("nonce collision, the nonce was already used")
+        return self.kid
+
+
+def credentials(req: AuthRequest, path_kid: str, now_ms: int) -> Credentials:
+    """Everything that can be checked without the body (header shape, kid, signature encoding,
+    nonce, timestamp window), so that a request with no valid claim is refused before a byte of
+    its body is buffered; AuthError otherwise. `req.body` is not read."""
     if not req.authorization:
         raise AuthError("missing Authorization header")
     fields = req.authorization.split(":")
@@ -72,9 +95,6 @@ def authorize(req: AuthRequest, path_kid: str, now_ms: int, claim_nonce: ClaimNo
         signature = b64decode(header_sig)
     except ValueError:
         raise AuthError("invalid signature encoding, expected base64") from None
-    message = f"{req.method},{req.url},{content_hash(req.body)}".encode()
-    if not verify_detached(kid, signature, message):
-        raise AuthError("invalid signature")
 
     query = parse_qs(req.query, keep_blank_values=True)
     nonce = _query_value(query, "nonce")
@@ -90,13 +110,14 @@ def authorize(req: AuthRequest, path_kid: str, now_ms: int, claim_nonce: ClaimNo
     ts_text = _query_value(query, "ts")
     if not ts_text:
         raise AuthError("timestamp (ts) is missing")
-    if not ts_text.isascii() or not ts_text.isdigit():
+    if not ts_text.isascii() or not ts_text.isdigit() or len(ts_text) > 19:
         raise AuthError("timestamp (ts) is invalid, expected Unix milliseconds")
     diff = abs(now_ms - int(ts_text))
     if diff > MAX_CLOCK_SKEW_MS:
         raise AuthError(f"timestamp is invalid, diff {diff}ms is more than 30 minutes")
+    return Credentials(kid, signature, nonce)
 
-    # Last, so that a request rejected for another reason does not burn its nonce.
-    if not claim_nonce(nonce, now_ms):
-        raise AuthError("nonce collision, the nonce was already used")
-    return kid
+
+def authorize(req: AuthRequest, path_kid: str, now_ms: int, claim_nonce: ClaimNonce) -> KeyId:
+    """Check the whole request; return the authorized key or raise AuthError."""
+    return credentials(req, path_kid, now_ms).verify(req, claim_nonce, now_ms)

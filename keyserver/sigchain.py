@@ -24,6 +24,8 @@ from .keys import InvalidKeyId, parse_signing_kid, verify_detached
 
 MAX_DATA_BYTES: Final = 16 * 1024
 REVOKE_TYPE: Final = "revoke"
+# The store keeps integers as SQLite INTEGER (signed 64-bit), as keys.pub keeps int64.
+MAX_INT: Final = 2**63 - 1
 USER_TYPE: Final = "user"
 
 
@@ -130,9 +132,9 @@ def parse_statement(raw: bytes) -> Statement:
         raise StatementError("invalid base64 in statement") from None
     if len(data) > MAX_DATA_BYTES:
         raise StatementError("too much data for sigchain statement (greater than 16KiB)")
-    if wire.seq < 1:
+    if not 1 <= wire.seq <= MAX_INT:
         raise StatementError("invalid statement seq")
-    if wire.ts < 0 or wire.revoke < 0:
+    if not (0 <= wire.ts <= MAX_INT and 0 <= wire.revoke <= MAX_INT):
         raise StatementError("invalid statement fields")
     if prev and len(prev) != 32:
         raise StatementError("invalid statement prev")
