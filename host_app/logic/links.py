@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from difflib import SequenceMatcher
-from urllib.parse import quote, unquote, urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-_SAFE_PATH = "/:@!$&'()*+,;=-._~"
-_SAFE_QUERY = _SAFE_PATH + "?"
 
 
 def normalize_url(url: str) -> str | None:
     """The normalized absolute HTTP(S) form of `url`, or None when it is not HTTP(S).
 
-    Scheme and host lower-cased, the default port dropped, an empty path made `/`, percent
-    escapes re-encoded one way (upper-case hex, unreserved characters decoded); query and
-    fragment kept.
+    Scheme and host lower-cased, the default port dropped, an empty path made `/`; in the path,
+    query and fragment, escapes of unreserved characters decoded and every other escape kept
+    with upper-case hex (RFC 3986 equivalence, section 6.2.2), and characters a URL cannot hold
+    (spaces, controls, non-ASCII) percent-encoded as UTF-8. Never an escape of a reserved
+    character decoded: `%2F`, `%3F`, `%26`, `%3D`, `%23` keep their meaning (data, not syntax).
     """
     try:
         parts = urlsplit(url.strip())
@@ -33,10 +34,34 @@ def normalize_url(url: str) -> str | None:
     if parts.username is not None:
         userinfo = parts.username + (f":{parts.password}" if parts.password is not None else "")
         netloc = f"{userinfo}@{netloc}"
-    path = quote(unquote(parts.path), safe=_SAFE_PATH) or "/"
-    query = quote(unquote(parts.query), safe=_SAFE_QUERY + "=&")
-    fragment = quote(unquote(parts.fragment), safe=_SAFE_QUERY + "=&#")
-    return urlunsplit((scheme, netloc, path, query, fragment))
+    path = _escapes(parts.path) or "/"
+    return urlunsplit((scheme, netloc, path, _escapes(parts.query), _escapes(parts.fragment)))
+
+
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+# what a path, query or fragment may hold literally (RFC 3986 pchar, "/", "?"; "#" only in a
+# fragment, where urlsplit leaves it) besides unreserved characters and escapes
+_LITERAL = frozenset("!$&'()*+,;=:@/?#[]")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+
+
+def _escapes(text: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        m = _ESCAPE.match(text, i) if c == "%" else None
+        if m is not None:
+            decoded = chr(int(m.group(1), 16))
+            out.append(decoded if decoded in _UNRESERVED else "%" + m.group(1).upper())
+            i += 3
+            continue
+        if c in _UNRESERVED or c in _LITERAL or c == "%":
+            out.append(c)  # a lone "%" stays, as browsers leave it
+        else:
+            out.append(quote(c, safe=""))
+        i += 1
+    return "".join(out)
 
 
 def same_document(a: str, b: str) -> bool:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import html
+import threading
 import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -105,3 +110,53 @@ def test_challenge_page_gets_time_to_continue(host: HostApp, site: Site, session
         {"url": site.url("/challenge-403"), "session_id": session, "wait": 0},
     )
     assert data["page"]["url"] == site.url("/table")
+
+
+class _Echo(BaseHTTPRequestHandler):
+    """Answers every GET with the request target it received, as the page's text."""
+
+    def do_GET(self) -> None:
+        body = f"<!doctype html><title>echo</title><pre id=t>{html.escape(self.path)}</pre>"
+        data = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def echo() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+# Issue 12: a URL's escapes of reserved characters reach the server as sent (they are data), in
+# the path and in the query; the fragment stays in the page's URL as sent.
+ROUND_TRIP = [
+    "/a%2Fb/c?asset=%2Fa.png%3Fkb%3D8%26cc%3Dpublic",
+    "/p%3Fq%23r?x=%3D%26%2B%20%25&y=a+b",
+    "/%40%3A%3B%2C%24%21%27%28%29%2A?k=%5B%5D%40%3A%2C%3B%24%21%27%28%29%2A",
+    "/caf%C3%A9?n=%E2%82%AC&raw=100%25",
+]
+
+
+@pytest.mark.parametrize("target", ROUND_TRIP)
+def test_reserved_escapes_reach_the_server_unchanged(
+    host: HostApp, session: str, echo: str, target: str
+) -> None:
+    url = f"{echo}{target}#frag%2Fment%3Fx"
+    data = host.ok("POST", "/v1/navigate", {"url": url, "session_id": session, "wait": 0})
+    html_text = Path(data["capture"]["output_path"]).read_text()
+    assert f'<pre id="t">{html.escape(target)}</pre>' in html_text, html_text[-400:]
+    assert data["page"]["url"] == url
