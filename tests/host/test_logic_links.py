@@ -34,10 +34,10 @@ def test_normalize(raw: str, normal: str | None) -> None:
 RESERVED = ":/?#[]@!$&'()*+,;="
 
 
-@pytest.mark.parametrize("char", list(RESERVED) + ["%", " ", '"', "<", ">", "\\", "^", "`"])
+@pytest.mark.parametrize("char", [*list(RESERVED), "%", " ", '"', "<", ">", "\\", "^", "`"])
 @pytest.mark.parametrize("part", ["path", "query", "fragment"])
 def test_reserved_escapes_keep_their_meaning(char: str, part: str) -> None:
-    esc = "%{:02X}".format(ord(char))
+    esc = f"%{ord(char):02X}"
     url = {
         "path": f"http://e.com/a{esc.lower()}b",
         "query": f"http://e.com/?k=a{esc.lower()}b&z=1",
