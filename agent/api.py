@@ -19,6 +19,11 @@ T = TypeVar("T")
 Seconds = Annotated[float, msgspec.Meta(gt=0, le=86400)]
 Settle = Annotated[float, msgspec.Meta(ge=0, le=86400)]
 NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
+# Session names are bounded like groups (spec 1 §5 gives groups 1-128 characters and names no
+# bound; an unbounded name made every session list carry it: issue 12).
+SessionName = Annotated[
+    str, msgspec.Meta(min_length=1, max_length=128, pattern=r"^[^\x00-\x1f\x7f]*$")
+]
 ImageMode = Literal["none", "all", "over_limit"]
 ImageLimit = Annotated[int, msgspec.Meta(ge=1, le=1_048_576)]
 Mode = Literal["semantic", "hybrid", "visual"]
@@ -52,7 +57,7 @@ Lifetime = InactivityLifetime | IndefiniteLifetime
 
 
 class SessionCreate(Body):
-    name: NonEmpty | None = None
+    name: SessionName | None = None
     group: str | None = None
     profile: NonEmpty | None = None
     proxy_alias: NonEmpty | None = None
@@ -63,7 +68,7 @@ class SessionCreate(Body):
 
 
 class SessionPatch(Body):
-    name: NonEmpty | msgspec.UnsetType = msgspec.UNSET
+    name: SessionName | msgspec.UnsetType = msgspec.UNSET
     proxy_alias: NonEmpty | msgspec.UnsetType | None = msgspec.UNSET
     adblock_enabled: bool | msgspec.UnsetType = msgspec.UNSET
     image_blocking_mode: ImageMode | msgspec.UnsetType = msgspec.UNSET

@@ -213,7 +213,10 @@ def create_app(ctx: AgentContext) -> Quart:
             )
         else:
             error = ApiError.of(ErrorId.INVALID_REQUEST, f"malformed HTTP request: {exc}")
-        return error_response(error)
+        response = error_response(error)
+        if isinstance(exc, MethodNotAllowed):
+            response.headers["Allow"] = ", ".join(allowed)  # RFC 9110: a 405 names them
+        return response
 
     @app.errorhandler(Exception)
     async def _unexpected(exc: Exception) -> Response:

@@ -16,6 +16,7 @@ import trio
 from hypercorn.config import Config as HypercornConfig
 from hypercorn.trio import serve as hypercorn_serve
 
+from . import http11
 from .bridge_client import BridgeClient
 from .config import AgentConfig, ConfigError
 from .http_app import closing_asgi, create_app
@@ -41,6 +42,7 @@ def _stdio_bridge(ctx_logs: list[LogWriter]) -> BridgeClient:
 
 
 def _hypercorn_config(config: AgentConfig) -> HypercornConfig:
+    http11.install()
     hc = HypercornConfig()
     hc.bind = [f"{config.host}:{config.port}"]
     hc.accesslog = None

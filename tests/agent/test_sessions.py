@@ -86,3 +86,16 @@ def test_free_plan_allows_one_session(make_agent: Callable[..., AgentProcess]) -
     assert status == 403
     assert error["id"] == "PRO_REQUIRED"
     assert error["details"] == {"feature": "additional_sessions", "plan": "free"}
+
+
+def test_session_names_are_bounded_like_groups(agent: AgentProcess) -> None:
+    """Issue 12: a 16 MiB name was accepted and carried by every session list."""
+    for bad in ("x" * 129, "a\x01b", "tab\there", "x" * 16 * 1024 * 1024):
+        r = agent.request("POST", "/v1/sessions", {"name": bad})
+        assert r.json()["error"]["id"] in ("VALIDATION_FAILED", "PAYLOAD_TOO_LARGE")
+        if len(bad) < 1000:
+            assert r.json()["error"]["details"]["field"] == "name"
+    sid = agent.ok("POST", "/v1/sessions", {"name": "é" * 128})["session"]["id"]
+    r = agent.request("PATCH", f"/v1/sessions/{sid}", {"name": "y" * 129})
+    assert r.json()["error"]["details"]["field"] == "name"
+    assert agent.ok("GET", f"/v1/sessions/{sid}")["session"]["name"] == "é" * 128

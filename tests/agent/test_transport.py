@@ -3,6 +3,7 @@ httpx would tidy up what we want to test."""
 
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -55,9 +56,13 @@ def test_unknown_path_and_wrong_method(agent: AgentProcess) -> None:
     status, error = agent.error("PUT", "/v1/sessions")
     assert (status, error["id"]) == (405, "METHOD_NOT_ALLOWED")
     assert error["details"]["allowed"] == ["GET", "POST"]
-    # No CORS preflight success either: OPTIONS is just another method that is not allowed.
-    status, error = agent.error("OPTIONS", "/v1/health", headers={"Origin": "http://evil.test"})
+    assert agent.request("PUT", "/v1/sessions").headers["Allow"] == "GET, POST"
+    # No CORS preflight success either: OPTIONS is just another method that is not allowed,
+    # and a preflight (it carries an Origin) is refused as a web page's request.
+    status, error = agent.error("OPTIONS", "/v1/health")
     assert (status, error["id"]) == (405, "METHOD_NOT_ALLOWED")
+    status, error = agent.error("OPTIONS", "/v1/health", headers={"Origin": "http://evil.test"})
+    assert (status, error["id"]) == (400, "INVALID_REQUEST")
 
 
 def test_malformed_json_and_wrong_media_type(agent: AgentProcess) -> None:
@@ -195,3 +200,45 @@ def test_no_static_files_route(agent: AgentProcess) -> None:
     for method in ("GET", "OPTIONS"):
         status, error = agent.error(method, "/static/x")
         assert (status, error["id"]) == (404, "ROUTE_NOT_FOUND")
+
+
+def _exchange(agent: AgentProcess, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", agent.port), timeout=5) as sock:
+        sock.sendall(request)
+        reply = b""
+        while chunk := sock.recv(65536):
+            reply += chunk
+    return reply
+
+
+def test_h2c_upgrades_and_http2_prefaces_are_not_honoured(agent: AgentProcess) -> None:
+    """Issue 12: the contract is one HTTP/1.1 request per connection."""
+    reply = _exchange(
+        agent,
+        b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+        b"Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n",
+    )
+    assert reply.startswith(b"HTTP/1.1 200"), reply[:200]
+    assert b"101" not in reply.split(b"\r\n", 1)[0]
+    reply = _exchange(agent, b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+    assert not reply.startswith(b"\x00"), reply[:50]  # no HTTP/2 SETTINGS frame
+    assert reply.startswith(b"HTTP/1.1 4"), reply[:200]
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"GET /v1/health HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n",
+        b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: x\r\n\r\n",
+        b"G@T /v1/health HTTP/1.1\r\n\r\n",
+    ],
+)
+def test_malformed_http_gets_the_envelope(agent: AgentProcess, request_bytes: bytes) -> None:
+    reply = _exchange(agent, request_bytes)
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith((b"HTTP/1.1 400", b"HTTP/1.1 413")), reply[:200]
+    envelope = json.loads(body)
+    assert envelope["status"] == "error"
+    assert envelope["error"]["id"] in ("INVALID_REQUEST", "PAYLOAD_TOO_LARGE")
+    assert f"x-request-id: {envelope['request_id']}".encode() in head.lower()
+    assert agent.ok("GET", "/v1/health")
