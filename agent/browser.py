@@ -839,11 +839,19 @@ class Browser:
             finished = True
         finally:
             if not finished:
+                # cancelled: by the client closing its connection, unless the agent is stopping
+                # (a signal, or the app gone with its bridge), which is then what the record says
+                engine_gone = self._ctx.bridge is not None and not self._ctx.bridge.connected
+                stopping = self._ctx.stopping.is_set() or engine_gone
                 store.finish_request(
                     rid,
-                    outcome="cancelled",
+                    outcome="failed" if stopping else "cancelled",
                     exit_code=EXIT_FAILED,
-                    result={"reason": "the client closed the connection"},
+                    result={
+                        "reason": "the agent stopped before the capture ended"
+                        if stopping
+                        else "the client closed the connection"
+                    },
                 )
 
     async def _capture_attempts(
@@ -871,7 +879,9 @@ class Browser:
             except SvcError as exc:
                 details = exc.error.details or {}
                 session_gone = details.get("reason") == "session_closed"
-                if not exc.error.retryable or attempt > body.retry or session_gone:
+                # the app went away: no engine is left to retry on (the agent is stopping)
+                engine_gone = self._ctx.bridge is not None and not self._ctx.bridge.connected
+                if not exc.error.retryable or attempt > body.retry or session_gone or engine_gone:
                     return None, exc.error, 0
                 emit(
                     "capture.retrying",

@@ -7,6 +7,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import trio
+
 from .config import AgentConfig
 from .logs import LogWriter
 from .scheduler import Scheduler
@@ -49,3 +51,5 @@ class AgentContext:
     started_at: float = field(default_factory=time.time)
     build: dict[str, Any] | None = None
     version: str = VERSION
+    # set when the agent begins to stop (a signal, or the app closed the bridge)
+    stopping: trio.Event = field(default_factory=trio.Event)

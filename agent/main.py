@@ -63,7 +63,7 @@ async def run(
     bridge = _stdio_bridge(logs_ref) if config.bridge == "stdio" else None  # 2
     scheduler = Scheduler(config.concurrency)
     ctx = build_services(config, store, logs, scheduler, bridge)
-    shutdown = trio.Event()
+    shutdown = ctx.stopping
     try:
         async with trio.open_nursery() as nursery:
             if bridge is not None:

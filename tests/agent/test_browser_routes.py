@@ -970,3 +970,38 @@ def test_output_paths_that_are_not_regular_files_are_refused_before_any_browser_
     assert fifo.is_fifo()
     assert link.is_symlink()
     assert agent.ok("GET", "/v1/health")  # the agent and its bridge are fine
+
+
+def test_a_capture_stream_cut_by_the_app_going_away_says_so(
+    make_agent: Callable[..., AgentProcess],
+) -> None:
+    """Issue 12: when the app dies mid-capture, the stream still ends with capture.failed
+    (BROWSER_UNAVAILABLE) and capture.finished, and history does not blame the client."""
+    agent, fake = fresh(make_agent)
+    fake.script["capture"] = lambda p: (120.0, {})  # the engine never answers
+    assert agent.proc is not None
+    lines: list[dict[str, Any]] = []
+    with agent.client.stream(
+        "POST", "/v1/captures", json={"url": "crash.test", "wait": 0, "retry": 3}
+    ) as response:
+        rid = response.headers["x-request-id"]
+        for raw in response.iter_lines():
+            if not raw:
+                continue
+            lines.append(json.loads(raw))
+            if lines[-1]["event"] == "capture.browser_requested":
+                # the app crashes: its end of the bridge goes away
+                host, agent.host = agent.host, None
+                assert host is not None
+                host.stop()
+                assert agent.proc.stdin is not None
+                agent.proc.stdin.close()
+    events = [line["event"] for line in lines]
+    assert events[-2:] == ["capture.failed", "capture.finished"], events
+    assert "capture.retrying" not in events  # no engine left to retry on
+    assert lines[-2]["data"]["id"] == "BROWSER_UNAVAILABLE"
+    assert lines[-1]["data"] == {"exit_code": 2}
+    assert agent.proc.wait(10) == 0  # the agent stops with its app
+    row, _ = store_row(agent, rid)
+    assert (row["outcome"], row["exit_code"]) == ("failed", 2)
+    assert "client" not in json.dumps(row)
