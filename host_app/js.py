@@ -71,3 +71,12 @@ def element(index: int, tag: str) -> str:
 
 def focus(index: int, tag: str) -> str:
     return f"{_FOCUS}({index},{json.dumps(tag)})"
+
+
+# The document as the isolated world serializes it: the fallback when toHtml() misses it.
+OUTER_HTML = (
+    "(function(){var d=document,t=d.doctype,"
+    "p=t?'<!DOCTYPE '+t.name+(t.publicId?' PUBLIC \"'+t.publicId+'\"':'')"
+    "+(t.systemId?(t.publicId?' ':' SYSTEM ')+'\"'+t.systemId+'\"':'')+'>':'';"
+    "return JSON.stringify(p+(d.documentElement?d.documentElement.outerHTML:''))})()"
+)

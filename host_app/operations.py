@@ -48,7 +48,7 @@ from .logic.actionability import (
 from .logic.downloads import Mark
 from .logic.images import MIME, check_bounds
 from .logic.links import best_link, normalize_url, same_document
-from .logic.readiness import Failed, Probe, Readiness, Ready, settle_restarts
+from .logic.readiness import Failed, Probe, Readiness, Ready, html_is_unread, settle_restarts
 
 PROBE_INTERVAL = 0.05
 SETTLE_PROBE_INTERVAL = 0.1
@@ -851,6 +851,33 @@ async def _after_actions(page: PageDriver, before: Ready, starts: int, deadline:
     return await current(page)
 
 
+HTML_REREAD = 0.05
+
+
+async def rendered_html(page: PageDriver, deadline: float) -> str:
+    """The rendered document's source for a capture. toHtml() has been seen to answer the bare
+    skeleton for a document that is there (busy pages, busy engine): that is never written;
+    the source is read again, then from the isolated world, until the deadline, then the
+    capture fails (spec 1 §4 rule 6: a non-empty rendered source, or an error)."""
+    html = await page.to_html()
+    tries = 0
+    while html_is_unread(html, (await page.probe()).length):
+        tries += 1
+        if page.loop.time() >= deadline - 0.5:
+            raise _err(
+                ErrorId.TIMEOUT,
+                "the rendered document could not be read before the deadline",
+                reason="empty_serialization",
+            )
+        await aio.sleep(page.loop, HTML_REREAD)
+        if tries % 2:
+            read = await page.run_js(js.OUTER_HTML)
+            html = read if isinstance(read, str) else ""
+        else:
+            html = await page.to_html()
+    return html
+
+
 def write_file(path: str, data: bytes) -> int:
     """`data` at a client's output path, by the one output policy (VALIDATION_FAILED naming
     `output` when refused or when the write fails)."""
@@ -883,7 +910,7 @@ async def capture(
         await run_actions(page, actions, deadline)
         ready = await _after_actions(page, ready, starts, deadline)
     ready = await settle(page, ready, wait, strict=strict, opts=opts)
-    html = await page.to_html()
+    html = await rendered_html(page, deadline)
     rendered_ms = int((time.monotonic() - t0) * 1000)
     p = await page.probe()
     result: dict[str, Any] = {

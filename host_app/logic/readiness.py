@@ -149,3 +149,21 @@ CHALLENGE_JS = (
     'script[src*="captcha-delivery"],#px-captcha\')})()'
 )
 CHALLENGE_STATUSES = (403, 429, 503)
+
+
+# What QWebEnginePage.toHtml() gives for a document it did not read (seen in captures of busy
+# pages while other sessions were busy too: issue 12): the bare skeleton, no attributes.
+_SKELETON = "<html><head></head><body></body></html>"
+# the rendered source may differ from the serialization a little (doctype, entities): only a
+# document this much longer than the skeleton proves the skeleton wrong
+_SKELETON_SLACK = 64
+
+
+def html_is_unread(html: str, rendered_length: int) -> bool:
+    """True when `html` is the empty skeleton although the page's own rendered source
+    (`documentElement.outerHTML.length`, read in the isolated world) is clearly longer: the
+    serialization missed the document, and a capture must not write it (spec 1 §4 rule 6)."""
+    return (
+        html.strip().replace("\n", "") in ("", _SKELETON)
+        and rendered_length > len(_SKELETON) + _SKELETON_SLACK
+    )

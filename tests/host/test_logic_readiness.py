@@ -103,3 +103,15 @@ def test_engine_error_page_is_a_failure() -> None:
     out = r.probe(err, 2.0)
     assert isinstance(out, Failed)
     assert out.error.id == "UPSTREAM_UNAVAILABLE"
+
+
+def test_an_unread_serialization_is_told_apart_from_an_empty_page() -> None:
+    """Issue 12: toHtml() answered the bare skeleton for a page that was there."""
+    from host_app.logic.readiness import html_is_unread
+
+    skeleton = "<html><head></head><body></body></html>"
+    assert html_is_unread(skeleton, 5_000)
+    assert html_is_unread("", 5_000)
+    assert not html_is_unread(skeleton, len(skeleton))  # the page really is empty
+    assert not html_is_unread(skeleton, len(skeleton) + 30)  # doctype and such
+    assert not html_is_unread("<html><head></head><body><p>x</p></body></html>", 5_000)
