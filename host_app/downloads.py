@@ -125,13 +125,20 @@ class SessionDownloads:
         event = report(download)
         self._browser.page_event(event, "page.download", log_message(download), **event.details)
 
-    async def settle(self, mark: Mark, deadline: float) -> None:
+    async def settle(self, mark: Mark, deadline: float, *, clicked: bool = False) -> None:
         """Wait for the downloads the operation started to complete or fail; what is still
-        running near the deadline is cancelled and reported failed."""
+        running near the deadline is cancelled and reported failed. `clicked`: the page saw a
+        click on an `<a download>` that it did not cancel, so a download is coming even if its
+        request has not reached the interceptor yet (a busy machine)."""
         loop = self._browser.loop
         until = deadline - DEADLINE_MARGIN
         announce = min(until, loop.time() + ANNOUNCE_WAIT)
-        while expects_download(mark, self.mark()) and loop.time() < announce:
+        while loop.time() < announce:
+            now = self.mark()
+            if not expects_download(mark, now) and not (
+                clicked and now.requested == mark.requested
+            ):
+                break
             await aio.sleep(loop, POLL)
         while self._started_since(mark) and loop.time() < until:
             await aio.sleep(loop, POLL)

@@ -52,16 +52,19 @@ INNER_HEIGHT = "JSON.stringify(innerHeight)"
 # cancel happened in the last second (its navigation is scheduled, not started)]. The counters are capturing, passive
 # listeners of the isolated world: invisible to the page, they change nothing in it.
 TICK = """(function(){var W=window,I=W.__svcTick;
-if(!I){I=W.__svcTick={f:0,p:false,m:0,u:0,k:0,s:[]};}
+if(!I){I=W.__svcTick={f:0,p:false,m:0,u:0,k:0,s:[],d:[]};}
 if(!I.p){I.p=true;requestAnimationFrame(function(){I.f++;I.p=false;});}
 function on(w,d){if(d>3)return;try{if(!w.__svcTickOn){w.__svcTickOn=1;var o={capture:true,passive:true};
  w.addEventListener('mousemove',function(){I.m++;},o);w.addEventListener('mouseup',function(){I.u++;},o);
  w.addEventListener('keyup',function(){I.k++;},o);
- w.addEventListener('submit',function(e){I.s.push([performance.now(),e]);if(I.s.length>4)I.s.shift();},o);}
+ w.addEventListener('submit',function(e){I.s.push([performance.now(),e]);if(I.s.length>4)I.s.shift();},o);
+ w.addEventListener('click',function(e){var t=e.target,a=t&&t.closest?t.closest('a[download]'):null;
+  if(a){I.d.push([performance.now(),e]);if(I.d.length>4)I.d.shift();}},o);}
  for(var i=0;i<w.frames.length&&i<50;i++)on(w.frames[i],d+1);}catch(e){}}
 on(W,0);var ps=0,now=performance.now();
 for(var j=0;j<I.s.length;j++)if(now-I.s[j][0]<1000&&!I.s[j][1].defaultPrevented)ps=1;
-return JSON.stringify([performance.timeOrigin,I.f,I.m,I.u,I.k,ps]);})()"""
+var pd=0;for(var q=0;q<I.d.length;q++)if(now-I.d[q][0]<2000&&!I.d[q][1].defaultPrevented)pd=1;
+return JSON.stringify([performance.timeOrigin,I.f,I.m,I.u,I.k,ps,pd]);})()"""
 
 
 def element(index: int, tag: str) -> str:

@@ -145,7 +145,7 @@ class Downloads(Protocol):
     """A session's downloads as an operation waits for them (host_app/downloads.py)."""
 
     def mark(self) -> Mark: ...
-    async def settle(self, mark: Mark, deadline: float) -> None: ...
+    async def settle(self, mark: Mark, deadline: float, *, clicked: bool = False) -> None: ...
 
 
 class PageDriver(Protocol):
@@ -428,11 +428,16 @@ class Tick:
     ups: int
     keys: int
     submitting: bool
+    # a click on an `<a download>` in the last 2 s that the page did not cancel: Chromium
+    # fetches it without a load, and announces the download only later
+    download_click: bool = False
 
     @classmethod
     def of(cls, v: Any) -> Tick:
-        if isinstance(v, list) and len(v) == 6:
-            return cls(float(v[0]), int(v[1]), int(v[2]), int(v[3]), int(v[4]), bool(v[5]))
+        if isinstance(v, list) and len(v) == 7:
+            return cls(
+                float(v[0]), int(v[1]), int(v[2]), int(v[3]), int(v[4]), bool(v[5]), bool(v[6])
+            )
         return cls(-1.0, 0, 0, 0, 0, False)
 
 
@@ -830,7 +835,7 @@ async def run_actions(page: PageDriver, actions: list[Action], deadline: float) 
     mark = page.downloads.mark()
     for action in actions:
         await run_action(page, action, deadline)
-    await page.downloads.settle(mark, deadline)
+    await page.downloads.settle(mark, deadline, clicked=(await tick(page)).download_click)
 
 
 # --- outputs ----------------------------------------------------------------------------------
