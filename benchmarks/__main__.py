@@ -18,6 +18,7 @@ MODULES = [
     "benchmarks.action_bench",
     "benchmarks.clients_bench",
     "benchmarks.keyserver_bench",
+    "benchmarks.soak_bench",
 ]
 
 
