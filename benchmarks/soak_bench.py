@@ -29,16 +29,28 @@ ROUNDS = 5
 SESSIONS = 10
 
 
+def _cmdline(pid: int) -> list[bytes]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return []
+
+
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _kind(pid: int, host: int) -> str:
     if pid == host:
         return "host"
-    try:
-        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return "gone"
+    cmd = _cmdline(pid)
     if b"--agent" in cmd:
         return "agent"
-    if b"--type=renderer" in cmd:
+    # renderers are forked by a zygote and keep its command line
+    if b"--type=renderer" in cmd or any(b"--type=zygote" in a for a in _cmdline(_parent(pid))):
         return "renderers"
     return "other"
 

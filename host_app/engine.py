@@ -34,7 +34,7 @@ from bridge_protocol.messages import (
 )
 from bridge_protocol.selectors import DomNode, build_tree
 
-from . import dialogs, js, observations, operations
+from . import dialogs, js, memory, observations, operations
 from .dialogs import DialogHost
 from .downloads import SessionDownloads
 from .logic import aio
@@ -43,6 +43,7 @@ from .logic.frames import MAX_DEPTH, HostFrame
 from .logic.images import QT_FORMAT, qt_quality
 from .logic.links import normalize_url
 from .logic.logfile import HostLog
+from .logic.memory import RendererMemory
 from .logic.notifications import NotificationQueue
 from .logic.page_events import PageEvent, PageEvents
 from .logic.page_stack import PageStack
@@ -226,6 +227,7 @@ class SessionBrowser:
         self.events = PageEvents()
         self.dialogs = DialogHost(self)
         self.downloads = SessionDownloads(self)
+        self.memory = RendererMemory()
 
     @property
     def view(self) -> QWebEngineView | None:
@@ -759,6 +761,7 @@ class Engine:
         self.selected_for_view: str | None = None
         self.tasks: set[aio.Task] = set()
         self.observations = observations.ObservationStore(observations.default_folder(data_dir))
+        self.collector = memory.RendererCollector(self.loop)
 
     # -- views -------------------------------------------------------------------------------
 
@@ -886,6 +889,7 @@ class Engine:
             task.throw(aio.Cancelled())
         for b in self.sessions.values():
             b.close()
+        self.collector.close()
         self.observations.clear()
 
     # -- the bridge handler ------------------------------------------------------------------
@@ -1053,6 +1057,42 @@ class Engine:
             ErrorId.INTERNAL_ERROR, "find runs in the agent over its retained observation"
         )
 
+    def _collect_when_due(self, b: SessionBrowser) -> None:
+        """After an operation: a garbage collection in the session's renderer when it grew by
+        the bound since the last one (host_app/memory.py); the next operation waits for it."""
+
+        async def collect() -> None:
+            await b.lock.acquire()
+            try:
+                page = b.page
+                if page is None or b.pages is None:
+                    return
+                before = memory.renderer_pss(page)[1]
+                if await self.collector.collect_if_due(page, b.memory):
+                    self.write_session_log(
+                        b.profile_id,
+                        "engine.memory",
+                        f"collected garbage in the renderer of {b.session_id}",
+                        session_id=b.session_id,
+                        pss_before_kib=before,
+                        pss_after_kib=memory.renderer_pss(page)[1],
+                    )
+            finally:
+                b.lock.release()
+
+        def finished(task: aio.Task) -> None:
+            self.tasks.discard(task)
+            if task.exception is not None and not isinstance(task.exception, aio.Cancelled):
+                self.write_log(
+                    "engine.memory",
+                    f"garbage collection in {b.session_id} failed: {task.exception!r}",
+                    session_id=b.session_id,
+                )
+
+        task = aio.Task(collect(), finished)
+        self.tasks.add(task)
+        task.start()
+
     def _run(
         self,
         b: SessionBrowser,
@@ -1072,6 +1112,7 @@ class Engine:
             timer.cancel()
             self.tasks.discard(task)
             exc = task.exception
+            self._collect_when_due(b)
             if exc is None:
                 responder.ok(task.result)
             elif isinstance(exc, SvcError):
