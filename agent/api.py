@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import msgspec
 
 from bridge_protocol import Action, ErrorId, SvcError
-from bridge_protocol.actions import NamedKey
+from bridge_protocol.actions import RefAction
 
 T = TypeVar("T")
 
@@ -305,56 +305,6 @@ class PageActionBody(Body):
     output: NonEmpty | None = None
     timeout: Seconds = 90.0
     wait: Settle = 1.0
-
-
-Ref = Annotated[str, msgspec.Meta(pattern=r"^e[0-9]+$")]
-Delta = Annotated[int, msgspec.Meta(ge=-10000, le=10000)]
-
-
-class _RefAction(msgspec.Struct, tag_field="action", forbid_unknown_fields=True, kw_only=True):
-    pass
-
-
-class RefClick(_RefAction, tag="click"):
-    ref: Ref
-    mouse_move: bool = True
-    scroll: bool = True
-
-
-class RefHover(_RefAction, tag="hover"):
-    ref: Ref
-    scroll: bool = True
-
-
-class RefType(_RefAction, tag="type"):
-    ref: Ref
-    text: NonEmpty
-
-
-class RefClear(_RefAction, tag="clear"):
-    ref: Ref
-
-
-class RefPress(_RefAction, tag="press"):
-    ref: Ref
-    key: NamedKey
-
-
-class RefSelect(_RefAction, tag="select"):
-    ref: Ref
-    value: str
-
-
-class RefScroll(_RefAction, tag="scroll"):
-    delta_x: Delta = 0
-    delta_y: Delta = 0
-
-
-class RefWait(_RefAction, tag="wait"):
-    seconds: Annotated[float, msgspec.Meta(ge=0, le=60)]
-
-
-RefAction = RefClick | RefHover | RefType | RefClear | RefPress | RefSelect | RefScroll | RefWait
 
 
 class ObservationActionsBody(Body):

@@ -95,3 +95,56 @@ class ClickLink(_Action, tag="click-link"):
 
 
 Action = Click | WaitFor | Type | Clear | Press | Select | Wait | ClickLink
+
+
+# --- ref actions (spec 1 §4 observation-scoped actions) -----------------------------------
+
+Ref = Annotated[str, msgspec.Meta(pattern=r"^e[0-9]+$")]
+Delta = Annotated[int, msgspec.Meta(ge=-10000, le=10000)]
+
+
+class _RefAction(msgspec.Struct, tag_field="action", forbid_unknown_fields=True, kw_only=True):
+    """An action of an observation batch (POST /v1/observations/{id}/actions): its target is a
+    ref of that observation, not a selector."""
+
+
+class RefClick(_RefAction, tag="click"):
+    ref: Ref
+    mouse_move: bool = True
+    scroll: bool = True
+
+
+class RefHover(_RefAction, tag="hover"):
+    ref: Ref
+    scroll: bool = True
+
+
+class RefType(_RefAction, tag="type"):
+    ref: Ref
+    text: NonEmpty
+
+
+class RefClear(_RefAction, tag="clear"):
+    ref: Ref
+
+
+class RefPress(_RefAction, tag="press"):
+    ref: Ref
+    key: NamedKey
+
+
+class RefSelect(_RefAction, tag="select"):
+    ref: Ref
+    value: str
+
+
+class RefScroll(_RefAction, tag="scroll"):
+    delta_x: Delta = 0
+    delta_y: Delta = 0
+
+
+class RefWait(_RefAction, tag="wait"):
+    seconds: Annotated[float, msgspec.Meta(ge=0, le=60)]
+
+
+RefAction = RefClick | RefHover | RefType | RefClear | RefPress | RefSelect | RefScroll | RefWait

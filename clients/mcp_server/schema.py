@@ -118,3 +118,39 @@ def _one_of(branches: list[dict[str, Any]], value: Any, path: str) -> None:
                 tags.append(f"{name}={prop['const']}")
     where = _where(path)
     raise Invalid(where, f"{where} must be an object with one of: {', '.join(tags)}")
+
+
+def tagged_union(
+    schema: dict[str, Any], tag_field: str, described: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The `oneOf` branches of a tagged msgspec union's JSON Schema (`msgspec.json.schema`) in the
+    subset above: references inlined, the tag a `const`, optional fields without their `null`
+    branch (a tool's arguments leave them out), titles dropped, `described` fields given their
+    description. So the tools accept exactly what the API's structs accept."""
+    defs = schema.get("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return inline(defs[node["$ref"].rsplit("/", 1)[1]])
+            branches = node.get("anyOf")
+            if isinstance(branches, list):
+                kept = [b for b in branches if b != {"type": "null"}]
+                if len(kept) == 1:
+                    rest = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
+                    return {**inline(kept[0]), **rest}
+            return {k: inline(v) for k, v in node.items() if k != "title"}
+        if isinstance(node, list):
+            return [inline(v) for v in node]
+        return node
+
+    out = []
+    for branch in schema["anyOf"]:
+        variant = inline(branch)
+        props = variant["properties"]
+        props[tag_field] = {"const": props[tag_field]["enum"][0]}
+        for name, text in described.items():
+            if name in props:
+                props[name] = {**props[name], "description": text}
+        out.append(variant)
+    return out

@@ -17,14 +17,15 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
+import msgspec
 import trio
 
-from bridge_protocol.actions import NAMED_KEYS
+from bridge_protocol.actions import Action, RefAction
 
 from ..agent_client import AgentError, AgentUnavailable, AsyncAgentClient, make_error
 from ..read import compose
 from ..urls import file_uri, path_of_file_uri
-from .schema import Invalid, validate
+from .schema import Invalid, tagged_union, validate
 
 # --- outcomes ------------------------------------------------------------------------------------
 
@@ -210,7 +211,6 @@ SELECTOR = _s(
     "or ~; comma lists. No pseudo-classes.",
     minLength=1,
 )
-KEYS = list(NAMED_KEYS)
 
 
 def _tagged(
@@ -219,99 +219,22 @@ def _tagged(
     return _obj({tag_field: {"const": tag}, **props}, (tag_field, *required))
 
 
-ACTION = {
-    "description": "One selector action; arrays run in order and stop at the first failure.",
-    "oneOf": [
-        _tagged(
-            "action",
-            "click",
-            {
-                "selector": SELECTOR,
-                "mouse_move": {"type": "boolean"},
-                "scroll": {"type": "boolean"},
-            },
-            ("selector",),
-        ),
-        _tagged(
-            "action",
-            "wait-for",
-            {"selector": SELECTOR, "timeout": {"type": "number", "exclusiveMinimum": 0}},
-            ("selector",),
-        ),
-        _tagged(
-            "action",
-            "type",
-            {"selector": SELECTOR, "text": _s("Text", minLength=1)},
-            ("selector", "text"),
-        ),
-        _tagged("action", "clear", {"selector": SELECTOR}, ("selector",)),
-        _tagged(
-            "action",
-            "press",
-            {"selector": SELECTOR, "key": {"type": "string", "enum": KEYS}},
-            ("selector", "key"),
-        ),
-        _tagged(
-            "action",
-            "select",
-            {"selector": SELECTOR, "value": {"type": "string"}},
-            ("selector", "value"),
-        ),
-        _tagged("action", "wait", {"seconds": {"type": "number", "minimum": 0}}, ("seconds",)),
-        _tagged(
-            "action",
-            "click-link",
-            {
-                "link": _s("The link's HTTP(S) URL.", minLength=1),
-                "match": _obj(
-                    {
-                        "type": {"const": "fuzzy-link"},
-                        "threshold": {"type": "number", "minimum": 0, "maximum": 1},
-                    },
-                    ("type", "threshold"),
-                ),
-                "mouse_move": {"type": "boolean"},
-                "scroll": {"type": "boolean"},
-            },
-            ("link", "match"),
-        ),
-    ],
+# The action unions are generated from the API's own structs (bridge_protocol.actions), so a
+# bound changed there changes here (tests/clients/test_mcp_schemas.py checks the drift).
+_ACTION_TEXT = {
+    "selector": SELECTOR["description"],
+    "text": "Text to type.",
+    "link": "The link's HTTP(S) URL.",
+    "ref": "Element ref from the observation, e1, e2, ...",
+    "seconds": "Seconds to wait.",
 }
-REF = _s("Element ref from the observation, e1, e2, ...", pattern="^e[0-9]+$")
-REF_ACTION = {
+ACTION: dict[str, Any] = {
+    "description": "One selector action; arrays run in order and stop at the first failure.",
+    "oneOf": tagged_union(msgspec.json.schema(Action), "action", _ACTION_TEXT),
+}
+REF_ACTION: dict[str, Any] = {
     "description": "One ref action of an observation batch.",
-    "oneOf": [
-        _tagged(
-            "action",
-            "click",
-            {"ref": REF, "mouse_move": {"type": "boolean"}, "scroll": {"type": "boolean"}},
-            ("ref",),
-        ),
-        _tagged("action", "hover", {"ref": REF, "scroll": {"type": "boolean"}}, ("ref",)),
-        _tagged("action", "type", {"ref": REF, "text": _s("Text", minLength=1)}, ("ref", "text")),
-        _tagged("action", "clear", {"ref": REF}, ("ref",)),
-        _tagged(
-            "action",
-            "press",
-            {"ref": REF, "key": {"type": "string", "enum": KEYS}},
-            ("ref", "key"),
-        ),
-        _tagged("action", "select", {"ref": REF, "value": {"type": "string"}}, ("ref", "value")),
-        _tagged(
-            "action",
-            "scroll",
-            {
-                "delta_x": {"type": "integer", "minimum": -10000, "maximum": 10000},
-                "delta_y": {"type": "integer", "minimum": -10000, "maximum": 10000},
-            },
-        ),
-        _tagged(
-            "action",
-            "wait",
-            {"seconds": {"type": "number", "minimum": 0, "maximum": 60}},
-            ("seconds",),
-        ),
-    ],
+    "oneOf": tagged_union(msgspec.json.schema(RefAction), "action", _ACTION_TEXT),
 }
 EMPTY = _obj({})
 
