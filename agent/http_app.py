@@ -11,37 +11,22 @@ import logging
 import traceback
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
-import msgspec
 import trio
 from quart import Quart, Response, g, request
 from quart_trio import QuartTrio
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
-from bridge_protocol import ApiError, ErrorId, SvcError, failure, success
+from bridge_protocol import ApiError, ErrorId, SvcError
 from bridge_protocol.throttle import LogThrottle
 
-from .api import decode_body
 from .context import AgentContext
+from .routes import register_all
+from .routes.toolkit import error_response
 
 MAX_BODY = 16 * 1024 * 1024
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
-T = TypeVar("T")
-
-_encoder = msgspec.json.Encoder()
-
-
-def json_response(payload: Any, status: int = 200) -> Response:
-    return Response(_encoder.encode(payload), status=status, content_type="application/json")
-
-
-def ok(data: dict[str, Any]) -> Response:
-    return json_response(success(g.request_id, data))
-
-
-def error_response(error: ApiError) -> Response:
-    return json_response(failure(g.request_id, error), status=error.http_status)
 
 
 def _host_name(host_header: str) -> str:
@@ -104,31 +89,6 @@ def media_refusal(method: str, headers: Any) -> ApiError | None:
         f"request bodies must be application/json, not {media or 'unspecified'}",
         content_type=media or None,
     )
-
-
-async def read_body(type_: type[T], *, required: bool = False) -> T:
-    """The request body decoded into `type_`; an empty body counts as `{}`. The media type was
-    checked before the body was read (`media_refusal`); a body needs one."""
-    data = await request.get_data(cache=False)
-    assert isinstance(data, bytes)
-    if not data.strip():
-        if required:
-            raise SvcError.of(ErrorId.VALIDATION_FAILED, "a JSON object body is required")
-        return decode_body(b"{}", type_)
-    if "Content-Type" not in request.headers:
-        raise SvcError.of(
-            ErrorId.UNSUPPORTED_MEDIA_TYPE,
-            "request bodies must be application/json, not unspecified",
-            content_type=None,
-        )
-    return decode_body(data, type_)
-
-
-class NoBody(msgspec.Struct, forbid_unknown_fields=True):
-    """For routes that take no body: nothing, or an empty object."""
-
-
-Handler = Callable[..., Awaitable[Response]]
 
 
 def create_app(ctx: AgentContext) -> Quart:
@@ -228,8 +188,6 @@ def create_app(ctx: AgentContext) -> Quart:
         )
         return error_response(ApiError.of(ErrorId.INTERNAL_ERROR, "unexpected internal failure"))
 
-    from .routes import register_all
-
     register_all(app, ctx)
     return app
 
@@ -254,7 +212,3 @@ def closing_asgi(app: Quart) -> Callable[..., Awaitable[None]]:
         await app(scope, receive, send_final_shielded)
 
     return asgi
-
-
-def add_route(app: Quart, method: str, path: str, handler: Handler) -> None:
-    app.add_url_rule(path, endpoint=f"{method} {path}", view_func=handler, methods=[method])

@@ -21,7 +21,7 @@ from ..api import (
 )
 from ..browser import Browser
 from ..context import AgentContext
-from ..http_app import add_route, ok, read_body
+from .toolkit import add_route, ok, read_body
 
 T = TypeVar("T")
 _MISSING = re.compile(r"missing required field `([^`]*)`(?: - at `\$([^`]*)`)?")

@@ -14,7 +14,7 @@ from ..api import (
 )
 from ..browser import Browser
 from ..context import AgentContext
-from ..http_app import add_route, ok, read_body
+from .toolkit import add_route, ok, read_body
 
 
 def register(app: Quart, ctx: AgentContext) -> None:

@@ -9,9 +9,9 @@ from quart import Quart, Response
 
 from ..api import ProfileCreate, ProfileExport, ProfileImport, ProfilePatch
 from ..context import AgentContext
-from ..http_app import NoBody, add_route, ok, read_body
 from ..profiles import Profiles
 from ..proxies import Proxies
+from .toolkit import NoBody, add_route, ok, read_body
 
 T = TypeVar("T")
 _MISSING = re.compile(r"missing required field `([^`]*)`(?: - at `\$([^`]*)`)?")

@@ -8,8 +8,8 @@ from quart import Quart, Response, request
 
 from ..api import ProxyCreate, ProxyExport, ProxyImport, ProxyPatch
 from ..context import AgentContext
-from ..http_app import NoBody, add_route, ok, read_body
 from ..proxies import AUTH_HEADER, Proxies
+from .toolkit import NoBody, add_route, ok, read_body
 
 
 def register(app: Quart, ctx: AgentContext) -> None:

@@ -6,7 +6,7 @@ from quart import Quart, Response
 
 from ..api import SessionCreate, SessionPatch, SessionsClose
 from ..context import AgentContext
-from ..http_app import NoBody, add_route, ok, read_body
+from .toolkit import NoBody, add_route, ok, read_body
 
 
 def register(app: Quart, ctx: AgentContext) -> None:

@@ -10,7 +10,7 @@ from quart import Quart, Response
 from bridge_protocol import ErrorId, SvcError
 
 from ..context import AgentContext
-from ..http_app import add_route, ok
+from .toolkit import add_route, ok
 
 
 def health_data(ctx: AgentContext) -> dict[str, Any]:

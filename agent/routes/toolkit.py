@@ -1,0 +1,59 @@
+"""What every route module uses: envelopes, the body reader, route registration. Routes import
+this, never agent.http_app (which imports the routes)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import msgspec
+from quart import Quart, Response, g, request
+
+from bridge_protocol import ApiError, ErrorId, SvcError, failure, success
+
+from ..api import decode_body
+
+T = TypeVar("T")
+
+_encoder = msgspec.json.Encoder()
+
+
+def json_response(payload: Any, status: int = 200) -> Response:
+    return Response(_encoder.encode(payload), status=status, content_type="application/json")
+
+
+def ok(data: dict[str, Any]) -> Response:
+    return json_response(success(g.request_id, data))
+
+
+def error_response(error: ApiError) -> Response:
+    return json_response(failure(g.request_id, error), status=error.http_status)
+
+
+async def read_body(type_: type[T], *, required: bool = False) -> T:
+    """The request body decoded into `type_`; an empty body counts as `{}`. The media type was
+    checked before the body was read (`media_refusal`); a body needs one."""
+    data = await request.get_data(cache=False)
+    assert isinstance(data, bytes)
+    if not data.strip():
+        if required:
+            raise SvcError.of(ErrorId.VALIDATION_FAILED, "a JSON object body is required")
+        return decode_body(b"{}", type_)
+    if "Content-Type" not in request.headers:
+        raise SvcError.of(
+            ErrorId.UNSUPPORTED_MEDIA_TYPE,
+            "request bodies must be application/json, not unspecified",
+            content_type=None,
+        )
+    return decode_body(data, type_)
+
+
+class NoBody(msgspec.Struct, forbid_unknown_fields=True):
+    """For routes that take no body: nothing, or an empty object."""
+
+
+Handler = Callable[..., Awaitable[Response]]
+
+
+def add_route(app: Quart, method: str, path: str, handler: Handler) -> None:
+    app.add_url_rule(path, endpoint=f"{method} {path}", view_func=handler, methods=[method])
