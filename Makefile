@@ -17,7 +17,7 @@ BENCH_DEBIAN_PACKAGES ?= chromium
 export QT_QPA_PLATFORM ?= offscreen
 export QTWEBENGINE_CHROMIUM_FLAGS ?= --no-sandbox --disable-gpu
 
-.PHONY: setup test lint typecheck pytest bench clean debian-deps demo run
+.PHONY: setup test test-fast lint typecheck pytest bench clean debian-deps demo run
 
 setup: $(STAMP) debian-deps
 
@@ -41,6 +41,10 @@ pytest: setup
 	$(BIN)/pytest
 
 test: setup lint pytest
+
+# The tests that start no process (no agent, app, key server or window): seconds, for the edit loop.
+test-fast: $(STAMP)
+	$(BIN)/pytest -m "not e2e"
 
 # glibc returns multi-megabyte blocks to the OS on every free, so that a run measures page faults
 # rather than codecs, and unevenly between paths; keeping freed memory in the heap applies to

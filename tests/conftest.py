@@ -85,3 +85,18 @@ def site() -> Iterator[Site]:
         yield s
     finally:
         s.stop()
+
+
+# Fixtures that start a process (the agent, the app, the key server): a test that uses one is an
+# end-to-end test whatever its module says, so `make test-fast` (-m "not e2e") leaves it out.
+# Real-window (gui) tests start Xvfb and the app: end to end too.
+PROCESS_FIXTURES = frozenset(
+    {"shared_agent", "agent", "make_agent", "pair", "host", "fresh", "server"}
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        uses = set(getattr(item, "fixturenames", ()))
+        if PROCESS_FIXTURES & uses or item.get_closest_marker("gui") is not None:
+            item.add_marker(pytest.mark.e2e)

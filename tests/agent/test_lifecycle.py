@@ -21,6 +21,8 @@ from agent.logs import append_line
 
 from .agentproc import SVC_APP, AgentProcess
 
+pytestmark = pytest.mark.e2e  # starts agent / key server processes
+
 
 def poll(predicate: Callable[[], bool], timeout: float = 10, step: float = 0.05) -> None:
     deadline = time.monotonic() + timeout

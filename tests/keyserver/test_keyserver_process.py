@@ -14,6 +14,8 @@ from .client import Key, sign_request
 from .conftest import Api
 from .process import KeyServerProcess, keyserver_command
 
+pytestmark = pytest.mark.e2e  # starts agent / key server processes
+
 PUBLIC_URL = "https://keys.example.test"
 
 
