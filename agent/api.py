@@ -13,6 +13,7 @@ import msgspec
 
 from bridge_protocol import Action, ErrorId, SvcError
 from bridge_protocol.actions import RefAction
+from bridge_protocol.session_ids import PATTERN as SESSION_ID_PATTERN
 
 T = TypeVar("T")
 
@@ -27,7 +28,7 @@ SessionName = Annotated[
 ImageMode = Literal["none", "all", "over_limit"]
 ImageLimit = Annotated[int, msgspec.Meta(ge=1, le=1_048_576)]
 Mode = Literal["semantic", "hybrid", "visual"]
-SessionIdField = Annotated[str, msgspec.Meta(pattern=r"^Session[1-9][0-9]*$")]
+SessionIdField = Annotated[str, msgspec.Meta(pattern=SESSION_ID_PATTERN)]
 
 
 class Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):

@@ -33,6 +33,7 @@ import trio
 from cryptography import x509
 
 from bridge_protocol import ErrorId, SvcError
+from bridge_protocol.session_ids import format_session_id
 from proxy import Upstream, geolocation, managed_username
 
 from . import transfers
@@ -456,7 +457,7 @@ class Proxies:
         key = name_key(row["alias"])
         with self._store.transaction() as db:
             detached = [
-                f"Session{r[0]}"
+                format_session_id(int(str(r[0])))
                 for r in db.execute(
                     "SELECT id FROM browser_profiles WHERE lower(proxy_alias)=? ORDER BY id", (key,)
                 ).fetchall()
@@ -492,7 +493,7 @@ class Proxies:
             "SELECT id FROM browser_profiles WHERE lower(proxy_alias)=? ORDER BY id",
             (name_key(row["alias"]),),
         )
-        settings["sticky_ids"] = {f"Session{r['id']}": _new_sticky() for r in sessions}
+        settings["sticky_ids"] = {format_session_id(r["id"]): _new_sticky() for r in sessions}
         self._save_settings(row["id"], settings)
         return self.get(row["alias"])
 
@@ -542,7 +543,7 @@ class Proxies:
         username = proxy["username"]
         settings = self.settings(proxy)
         if username is not None and managed(settings):
-            sticky = self.sticky_id(proxy["alias"], f"Session{session}")
+            sticky = self.sticky_id(proxy["alias"], format_session_id(session))
             username = managed_username(username, settings, sticky)
         return Upstream(
             host=proxy["upstream_host"],
@@ -557,7 +558,7 @@ class Proxies:
     async def location(self, session: dict[str, Any]) -> dict[str, str]:
         """The exit country and time zone of the session's proxy, looked up through it (cached
         30 minutes per session and upstream route)."""
-        session_id = f"Session{session['id']}"
+        session_id = format_session_id(session["id"])
         alias = session["proxy_alias"]
         if alias is None:
             raise SvcError.of(

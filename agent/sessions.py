@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -12,13 +11,13 @@ import msgspec
 import trio
 
 from bridge_protocol import ErrorId, SvcError
+from bridge_protocol.session_ids import format_session_id, session_number
 
 from .api import InactivityLifetime, IndefiniteLifetime, SessionCreate, SessionPatch
 from .config import AgentConfig
 from .logs import LogWriter
 from .store import Store, now_ms
 
-SESSION_ID = re.compile(r"^Session([1-9][0-9]{0,17})$")
 DEFAULT_INACTIVITY = 120
 BUILTIN_PROFILE = "Custom"
 # The built-in Custom profile: direct networking, adblock on, all images allowed.
@@ -47,10 +46,10 @@ def clean_group(raw: str) -> str:
 
 
 def parse_session_id(raw: str) -> int:
-    match = SESSION_ID.match(raw)
-    if match is None:
+    number = session_number(raw)
+    if number is None:
         raise not_found(raw)
-    return int(match.group(1))
+    return number
 
 
 def not_found(raw: str) -> SvcError:
@@ -114,11 +113,11 @@ class Sessions:
 
     def newest_id(self) -> str | None:
         row = self._store.query_one("SELECT id FROM browser_profiles ORDER BY id DESC LIMIT 1")
-        return None if row is None else f"Session{row['id']}"
+        return None if row is None else format_session_id(row["id"])
 
     def first_id(self) -> str | None:
         row = self._store.query_one("SELECT id FROM browser_profiles ORDER BY id LIMIT 1")
-        return None if row is None else f"Session{row['id']}"
+        return None if row is None else format_session_id(row["id"])
 
     def render(self, row: dict[str, Any]) -> dict[str, Any]:
         proxy = None
@@ -138,7 +137,7 @@ class Sessions:
         if row["lifetime_type"] == "inactivity":
             lifetime["timeout_seconds"] = row["lifetime_timeout"]
         return {
-            "id": f"Session{row['id']}",
+            "id": format_session_id(row["id"]),
             "name": row["name"],
             "profile": row["profile"],
             "profile_data_id": None,
@@ -224,9 +223,9 @@ class Sessions:
                 (name, name_key(name), sid),
             )
         row.update(id=sid, name=name, name_key=name_key(name))
-        self.touch(f"Session{sid}")
+        self.touch(format_session_id(sid))
         if proxy_alias is not None:
-            self._proxy_changed(f"Session{sid}", proxy_alias)
+            self._proxy_changed(format_session_id(sid), proxy_alias)
         self._logs.write("session.created", f"session Session{sid} created", profile_id=sid)
         return self.render(row)
 
@@ -309,15 +308,15 @@ class Sessions:
         )
         closed = []
         for r in rows:
-            closed.append(await self.delete(f"Session{r['id']}"))
+            closed.append(await self.delete(format_session_id(r["id"])))
         return group, closed
 
     # --- lifetime ------------------------------------------------------------------------------
 
     def touch(self, session_id: str) -> None:
-        match = SESSION_ID.match(session_id)
-        if match:
-            self._last_activity[int(match.group(1))] = trio.current_time()
+        number = session_number(session_id)
+        if number is not None:
+            self._last_activity[number] = trio.current_time()
 
     def ping(self, session_id: str) -> dict[str, Any]:
         row = self.get_row(session_id)
@@ -330,7 +329,7 @@ class Sessions:
         )
         out = []
         for r in rows:
-            session_id = f"Session{r['id']}"
+            session_id = format_session_id(r["id"])
             if self.hooks.busy(session_id):
                 # Work in progress is activity: the clock restarts when it ends.
                 self._last_activity[r["id"]] = now

@@ -33,6 +33,7 @@ from bridge_protocol.messages import (
     Screenshot,
 )
 from bridge_protocol.selectors import DomNode, build_tree
+from bridge_protocol.session_ids import session_number
 
 from . import dialogs, js, memory, observations, operations
 from .dialogs import DialogHost
@@ -728,11 +729,12 @@ _spawn = aio.spawn
 
 
 def profile_id_of(session_id: str) -> int:
-    if session_id.startswith("Session") and session_id[7:].isdigit():
-        n = int(session_id[7:])
-        if n > 0:
-            return n
-    raise SvcError.of(ErrorId.SESSION_NOT_FOUND, f"{session_id} is not a session id", id=session_id)
+    number = session_number(session_id)
+    if number is None:
+        raise SvcError.of(
+            ErrorId.SESSION_NOT_FOUND, f"{session_id} is not a session id", id=session_id
+        )
+    return number
 
 
 class Engine:

@@ -24,6 +24,8 @@ from typing import Any
 import h11
 import trio
 
+from bridge_protocol.session_ids import format_session_id
+
 from .auth import Upstream
 from .diagnostics import Diagnostics
 from .http import (
@@ -315,7 +317,7 @@ class _Relay:
                     await self._answer(502, "the session's proxy assignment cannot be read")
                     return
             if self.upstream is None:
-                await self._answer(502, f"Session{self.session} has no proxy assigned")
+                await self._answer(502, f"{format_session_id(self.session)} has no proxy assigned")
                 return
             if request.is_connect:
                 await self._tunnel(request, self.upstream)
@@ -355,7 +357,7 @@ class _Relay:
         self.owner.log(
             "proxy.upstream_failed",
             "warning",
-            f"Session{self.session} via proxy {upstream.alias}: {failure.source}",
+            f"{format_session_id(self.session)} via proxy {upstream.alias}: {failure.source}",
             self.session,
             {"proxy_alias": upstream.alias, "destination": request.target.authority},
         )

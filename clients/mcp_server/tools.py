@@ -21,6 +21,7 @@ import msgspec
 import trio
 
 from bridge_protocol.actions import Action, RefAction
+from bridge_protocol.session_ids import PATTERN as SESSION_ID_PATTERN
 
 from ..agent_client import AgentError, AgentUnavailable, AsyncAgentClient, make_error
 from ..read import compose
@@ -166,7 +167,7 @@ def _s(description: str, **kw: Any) -> dict[str, Any]:
     return {"type": "string", "description": description, **kw}
 
 
-SESSION_ID = _s("Existing session id, `Session<N>`.", pattern="^Session[1-9][0-9]*$")
+SESSION_ID = _s("Existing session id, `Session<N>`.", pattern=SESSION_ID_PATTERN)
 PAGE_ID = _s("Attached page id (`page_...`) from svc_page_attach.", minLength=1)
 OBSERVATION_ID = _s("Observation id (`obs_...`) from svc_observe or svc_navigate.", minLength=1)
 URL = _s(
