@@ -24,6 +24,7 @@ MAIN_WORLD = QWebEngineScript.ScriptWorldId.MainWorld
 COMMAND_ID = 987_654_321
 LOAD_WAIT = 5.0
 ANSWER_WAIT = 3.0
+SCRIPT_WAIT = 2.0
 POLL = 0.02
 
 # In the frontend's own page: catch the answer to our command (the embedder hands every
@@ -118,7 +119,8 @@ class RendererCollector:
                 fut.set_result(None)
 
         page.runJavaScript(code, MAIN_WORLD, done)
-        return fut
+        # bounded: the session's lock is held meanwhile, and an unanswered script must not keep it
+        return aio.within(self._loop, fut, SCRIPT_WAIT, None)
 
     def close(self) -> None:
         if self._profile is not None:

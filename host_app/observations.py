@@ -585,7 +585,7 @@ async def run_ref_actions(
             await revalidate(page, kept, obs_id, [int(action["ref"][1:])])
         await _ref_action(page, rp, action, deadline)
     await _after_batch(page, starts, deadline)
-    clicked = (await operations.tick(page)).download_click
+    clicked = await operations.download_clicked(page)
     await page.downloads.settle(mark, deadline, clicked=clicked)
     framed = {kept.locate(n)[0] for n in numbers} - {0}
     if framed:

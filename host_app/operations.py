@@ -445,6 +445,17 @@ async def tick(page: Renderer) -> Tick:
     return Tick.of(await page.run_js(js.TICK))
 
 
+DOWNLOAD_CLICK_READ = 0.5
+
+
+async def download_clicked(page: Renderer) -> bool:
+    """Whether the batch clicked an `<a download>` the page did not cancel. Bounded: after a
+    click that opened a popup this reads a page that may be replacing its first document, and
+    the engine may never answer a script sent to a frame that went away."""
+    read = aio.within(page.loop, page.run_js(js.TICK), DOWNLOAD_CLICK_READ, None)
+    return Tick.of(await read).download_click
+
+
 async def next_frame(page: Renderer) -> None:
     """Until the renderer has run one animation frame after this call (a requestAnimationFrame
     round trip in the isolated world): style, layout and rAF-aligned input of that frame are
@@ -835,7 +846,7 @@ async def run_actions(page: PageDriver, actions: list[Action], deadline: float) 
     mark = page.downloads.mark()
     for action in actions:
         await run_action(page, action, deadline)
-    await page.downloads.settle(mark, deadline, clicked=(await tick(page)).download_click)
+    await page.downloads.settle(mark, deadline, clicked=await download_clicked(page))
 
 
 # --- outputs ----------------------------------------------------------------------------------

@@ -162,6 +162,30 @@ def sleep(loop: Loop, seconds: float) -> Future[None]:
     return fut
 
 
+def within(loop: Loop, fut: Future[T], seconds: float, default: T) -> Future[T]:
+    """`fut`'s result, or `default` when it has none after `seconds` (for engine callbacks that
+    may never come, such as a script sent to a frame the page is just replacing)."""
+    out: Future[T] = Future()
+
+    def settle(value: T) -> None:
+        if not out.done():
+            out.set_result(value)
+
+    handle = loop.call_later(max(0.0, seconds), lambda: settle(default))
+
+    def done(f: Future[T]) -> None:
+        handle.cancel()
+        try:
+            value = f.result()
+        except BaseException as exc:
+            out.set_exception(exc)
+        else:
+            settle(value)
+
+    fut.add_done_callback(done)
+    return out
+
+
 class Lock:
     """FIFO lock for tasks (one operation at a time on a session's page)."""
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.httpserver import serving
 
 from .agentproc import AgentProcess
 
@@ -70,15 +71,8 @@ class _Pages(BaseHTTPRequestHandler):
 def attacker(agent: AgentProcess) -> Iterator[int]:
     """A server of the attacking page, aimed at the agent; its port."""
     handler = type("Pages", (_Pages,), {"page": ATTACK.replace("AGENT", agent.base_url).encode()})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield int(server.server_address[1])
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serving(handler) as base:
+        yield int(base.rsplit(":", 1)[1])
 
 
 def run_chromium(url: str, profile: Path) -> str:

@@ -7,10 +7,9 @@ filled by the docs' own JavaScript), code blocks with their lines, `svc read`'s 
 from __future__ import annotations
 
 import functools
-import threading
 import time
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ import pytest
 
 from clients.read import compose
 from tests.host.obs_pages import observation_of
+from tests.httpserver import serving
 
 from .hostproc import HostApp
 from .test_e2e_observations import act, texts
@@ -44,15 +44,8 @@ def docs() -> Iterator[str]:
     """A static HTTP server over /usr/share/doc (symlinks followed, as Debian's docs need)."""
     assert (PYDOC / "library" / "asyncio-task.html").is_file(), "python3-doc: run make setup"
     assert UNDERSCORE.is_file(), "libjs-underscore (a python3-doc dependency): run make setup"
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(DOC)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serving(functools.partial(_Quiet, directory=str(DOC))) as base:
+        yield base
 
 
 def navigate(host: HostApp, session: str, url: str) -> dict[str, Any]:

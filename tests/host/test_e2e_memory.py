@@ -5,11 +5,12 @@ asks for a collection once the renderer grew by the bound (host_app/memory.py)."
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
+
+from tests.httpserver import serving
 
 from .hostproc import HostApp
 
@@ -37,15 +38,8 @@ class _Big(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def big() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Big)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/big"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serving(_Big) as base:
+        yield f"{base}/big"
 
 
 def test_documents_left_behind_are_collected(host: HostApp, session: str, big: str) -> None:

@@ -198,3 +198,47 @@ def test_network_policy() -> None:
     assert p.block("https", main_frame=True, image=False)
     assert p.deferred_navigation
     assert not p.block("data", main_frame=False, image=True)
+
+
+def test_within_gives_the_default_when_no_answer_comes() -> None:
+    """aio.within: an engine callback that never comes does not hold an operation."""
+    from host_app.logic import aio
+
+    class Loop:
+        def __init__(self) -> None:
+            self.now = 0.0
+            self.timers: list[tuple[float, object]] = []
+
+        def call_later(self, delay: float, callback: object) -> aio.TimerHandle:
+            entry = (self.now + delay, callback)
+            self.timers.append(entry)
+            timers = self.timers
+
+            class Handle:
+                def cancel(self) -> None:
+                    if entry in timers:
+                        timers.remove(entry)
+
+            return Handle()
+
+        def time(self) -> float:
+            return self.now
+
+        def advance(self, seconds: float) -> None:
+            self.now += seconds
+            for at, cb in list(self.timers):
+                if at <= self.now:
+                    self.timers.remove((at, cb))
+                    cb()  # type: ignore[operator]
+
+    loop = Loop()
+    never: aio.Future[int | None] = aio.Future()
+    late = aio.within(loop, never, 0.5, None)
+    assert not late.done()
+    loop.advance(0.5)
+    assert late.result() is None
+    answered: aio.Future[int | None] = aio.Future()
+    quick = aio.within(loop, answered, 0.5, None)
+    answered.set_result(7)
+    assert quick.result() == 7
+    assert loop.timers == []  # the bound's timer is gone
