@@ -1061,7 +1061,10 @@ class Engine:
 
     def _collect_when_due(self, b: SessionBrowser) -> None:
         """After an operation: a garbage collection in the session's renderer when it grew by
-        the bound since the last one (host_app/memory.py); the next operation waits for it."""
+        the bound since the last one (host_app/memory.py); the next operation waits for it.
+        Measured only after operations that started a load."""
+        if not b.memory.loaded_since(b.load_starts):
+            return
 
         async def collect() -> None:
             await b.lock.acquire()
@@ -1069,15 +1072,15 @@ class Engine:
                 page = b.page
                 if page is None or b.pages is None:
                     return
-                before = memory.renderer_pss(page)[1]
-                if await self.collector.collect_if_due(page, b.memory):
+                made = await self.collector.collect_if_due(page, b.memory)
+                if made is not None:
                     self.write_session_log(
                         b.profile_id,
                         "engine.memory",
                         f"collected garbage in the renderer of {b.session_id}",
                         session_id=b.session_id,
-                        pss_before_kib=before,
-                        pss_after_kib=memory.renderer_pss(page)[1],
+                        pss_before_kib=made[0],
+                        pss_after_kib=made[1],
                     )
             finally:
                 b.lock.release()

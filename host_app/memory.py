@@ -67,15 +67,19 @@ class RendererCollector:
             self._profile = QWebEngineProfile()  # off the record
         return self._profile
 
-    async def collect_if_due(self, page: QWebEnginePage, memory: RendererMemory) -> bool:
+    async def collect_if_due(
+        self, page: QWebEnginePage, memory: RendererMemory
+    ) -> tuple[int, int] | None:
+        """PSS in KiB (before, after) of the collection made, or None when none was due (or
+        it could not be made)."""
         pid, before = renderer_pss(page)
         if not pid or not before or not memory.due(pid, before):
-            return False
+            return None
         if not await self.collect(page):
-            return False
-        _, after = renderer_pss(page)
-        memory.collected(before, after or before)
-        return True
+            return None
+        after = renderer_pss(page)[1] or before
+        memory.collected(before, after)
+        return before, after
 
     async def collect(self, page: QWebEnginePage) -> bool:
         view = QWebEngineView()

@@ -25,6 +25,15 @@ class RendererMemory:
     baseline: int | None = None
     threshold: int = GROWTH_KIB
     collections: int = 0
+    loads: int = -1  # the session's load starts at the last measurement
+
+    def loaded_since(self, load_starts: int) -> bool:
+        """Whether the session's page started a load since the last measurement (only new
+        documents leave old ones behind: without one, nothing is measured)."""
+        if load_starts == self.loads:
+            return False
+        self.loads = load_starts
+        return True
 
     def due(self, pid: int, pss: int) -> bool:
         """Whether a collection is due at `pss` of process `pid` (a new process starts over)."""

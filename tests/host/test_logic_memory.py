@@ -35,3 +35,11 @@ def test_pss_is_read_from_smaps_rollup() -> None:
     text = "00400000-7fff rw-p 00000000 00:00 0  [rollup]\nRss: 2048 kB\nPss: 1536 kB\n"
     assert pss_kib(text) == 1536
     assert pss_kib("") == 0
+
+
+def test_only_new_documents_are_measured() -> None:
+    m = RendererMemory()
+    assert m.loaded_since(0)
+    assert not m.loaded_since(0)
+    assert m.loaded_since(3)
+    assert not m.loaded_since(3)
