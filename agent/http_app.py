@@ -23,7 +23,7 @@ from bridge_protocol.throttle import LogThrottle
 
 from .context import AgentContext
 from .routes import register_all
-from .routes.toolkit import error_response
+from .routes.toolkit import error_response, unsupported_media
 
 MAX_BODY = 16 * 1024 * 1024
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
@@ -52,10 +52,7 @@ def browser_refusal(headers: Any, port: int) -> ApiError | None:
     "Browser origins"). Every page the user opens can reach the loopback API; a "simple"
     cross-site request (a form post, `text/plain` fetch, `sendBeacon`) needs no preflight, so
     the headers browsers add by themselves decide: `Origin` must be the agent's own origin and
-    `Sec-Fetch-Site` none or same-origin. A state-changing request then needs
-    `Content-Type: application/json` (no simple request can carry it), except an empty body
-    with no Content-Type from a client that is no browser (it sent neither header: curl,
-    scripts), which a browser cannot send cross-site without an `Origin`."""
+    `Sec-Fetch-Site` none or same-origin (the media-type rule is `media_refusal`)."""
     origin = headers.get("Origin")
     if origin is not None and origin.strip().lower() not in _own_origins(port):
         return ApiError.of(
@@ -75,20 +72,16 @@ def browser_refusal(headers: Any, port: int) -> ApiError | None:
 
 def media_refusal(method: str, headers: Any) -> ApiError | None:
     """415 for a state-changing request whose Content-Type is not JSON, before any body is
-    read; an absent Content-Type passes only with an empty body (checked in `read_body`)."""
+    read, even with an empty body (no simple cross-site request can say JSON); an absent
+    Content-Type passes only with an empty body (checked in `read_body`): curl and scripts send
+    that, and a browser cannot send it cross-site without an `Origin`."""
     if method in SAFE_METHODS:
         return None
     raw = headers.get("Content-Type")
     if raw is None:
         return None
     media = raw.split(";", 1)[0].strip().lower()
-    if media == "application/json":
-        return None
-    return ApiError.of(
-        ErrorId.UNSUPPORTED_MEDIA_TYPE,
-        f"request bodies must be application/json, not {media or 'unspecified'}",
-        content_type=media or None,
-    )
+    return None if media == "application/json" else unsupported_media(media)
 
 
 def create_app(ctx: AgentContext) -> Quart:

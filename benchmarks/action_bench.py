@@ -18,15 +18,14 @@ import asyncio
 import shutil
 import statistics
 import tempfile
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from bridge_protocol import observation as wire
 
 from .engine_bench import CHROMIUM, FLAGS, Svc
+from .local import page_handler, serving
 
 STEPS = 15
 OPTIONS = "".join(f"<option value=v{i}>Option {i}</option>" for i in range(20))
@@ -44,20 +43,6 @@ PAGE = (
 ).encode()
 
 KINDS = ("click", "type", "select", "hover")
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
 
 
 def _refs(obs: dict[str, Any]) -> dict[str, str]:
@@ -138,17 +123,13 @@ def main() -> None:
     if not Path(CHROMIUM).exists():
         print(f"action_bench: {CHROMIUM} is missing; skipped")
         return
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/actions"
     work = Path(tempfile.mkdtemp(prefix="svc-action-bench-"))
     try:
-        svc = bench_svc(url, work)
-        pw = asyncio.run(_pw(url))
+        with serving(page_handler(PAGE)) as base:
+            url = f"{base}/actions"
+            svc = bench_svc(url, work)
+            pw = asyncio.run(_pw(url))
     finally:
-        server.shutdown()
-        server.server_close()
         shutil.rmtree(work, ignore_errors=True)
 
     def ms(xs: list[float]) -> float:

@@ -21,11 +21,12 @@ import sys
 import tempfile
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import httpx
+
+from benchmarks.local import page_handler, process_tree, pss_mib, serving
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [
@@ -51,56 +52,10 @@ PAGE = (
 ).encode()
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def _tree(root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(ppid, []).append(int(entry))
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        out.append(pid)
-        todo.extend(children.get(pid, []))
-    return out
-
-
-def _pss_mib(pids: list[int]) -> float:
-    total = 0
-    for pid in pids:
-        try:
-            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-                if line.startswith("Pss:"):
-                    total += int(line.split()[1])
-        except OSError:
-            continue
-    return total / 1024
 
 
 # --- svc ------------------------------------------------------------------------------------
@@ -195,11 +150,11 @@ def bench_svc(url: str, work: Path) -> dict[str, Any]:
             t.join()
         throughput = CONCURRENT * ROUNDS / (time.perf_counter() - t0)
         time.sleep(1)
-        before = _pss_mib(_tree(svc.proc.pid))
+        before = pss_mib(process_tree(svc.proc.pid))
         for _ in range(EXTRA_SESSIONS):
             svc.capture(svc.session(), url, 0)
         time.sleep(2)
-        after = _pss_mib(_tree(svc.proc.pid))
+        after = pss_mib(process_tree(svc.proc.pid))
         return {
             "cold": cold,
             "warm": warm,
@@ -266,7 +221,7 @@ async def _pw(url: str, work: Path) -> dict[str, Any]:
 
         root = _chromium_root()
         await asyncio.sleep(1)
-        before = _pss_mib(_tree(root)) if root else 0.0
+        before = pss_mib(process_tree(root)) if root else 0.0
         extra = []
         for _ in range(EXTRA_SESSIONS):
             c = await browser.new_context(viewport={"width": 1920, "height": 947})
@@ -274,7 +229,7 @@ async def _pw(url: str, work: Path) -> dict[str, Any]:
             await capture(pg, "extra.html")
             extra.append(c)
         await asyncio.sleep(2)
-        after = _pss_mib(_tree(root)) if root else 0.0
+        after = pss_mib(process_tree(root)) if root else 0.0
         await browser.close()
         return {
             "cold": cold,
@@ -287,7 +242,7 @@ async def _pw(url: str, work: Path) -> dict[str, Any]:
 def _chromium_root() -> int | None:
     """The browser process Playwright launched (a child of this process's driver)."""
     me = os.getpid()
-    for pid in _tree(me):
+    for pid in process_tree(me):
         try:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except OSError:
@@ -303,17 +258,13 @@ def main() -> None:
             f"engine_bench: {CHROMIUM} is missing (make bench installs Debian's chromium); skipped"
         )
         return
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/page"
     work = Path(tempfile.mkdtemp(prefix="svc-engine-bench-"))
     try:
-        svc = bench_svc(url, work)
-        pw = asyncio.run(_pw(url, work))
+        with serving(page_handler(PAGE, no_store=True)) as base:
+            url = f"{base}/page"
+            svc = bench_svc(url, work)
+            pw = asyncio.run(_pw(url, work))
     finally:
-        server.shutdown()
-        server.server_close()
         shutil.rmtree(work, ignore_errors=True)
 
     def ms(xs: list[float]) -> float:

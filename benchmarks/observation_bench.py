@@ -23,15 +23,15 @@ import re
 import shutil
 import statistics
 import tempfile
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 from bridge_protocol import observation as wire
 
 from .engine_bench import CHROMIUM, FLAGS, Svc
+from .local import serving
 
 READS = 5
 INTERACTIVE = {
@@ -255,17 +255,12 @@ def main() -> None:
     if not Path(CHROMIUM).exists():
         print(f"observation_bench: {CHROMIUM} is missing; skipped")
         return
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
     work = Path(tempfile.mkdtemp(prefix="svc-observation-bench-"))
     try:
-        svc = bench_svc(base, work)
-        pw = asyncio.run(_pw(base))
+        with serving(_Handler) as base:
+            svc = bench_svc(base, work)
+            pw = asyncio.run(_pw(base))
     finally:
-        server.shutdown()
-        server.server_close()
         shutil.rmtree(work, ignore_errors=True)
     print(f"median of {READS} reads of a loaded page; bytes per observation; tokens = bytes / 4")
     print(

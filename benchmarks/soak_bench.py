@@ -15,12 +15,11 @@ import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
-from benchmarks.engine_bench import Svc, _Handler, _pss_mib, _tree
+from benchmarks.engine_bench import PAGE, Svc
+from benchmarks.local import page_handler, parent_of, process_tree, pss_mib, serving
 
 CAPTURES = int(os.environ.get("SOAK_CAPTURES", "1000"))
 STEP = 100
@@ -36,13 +35,6 @@ def _cmdline(pid: int) -> list[bytes]:
         return []
 
 
-def _parent(pid: int) -> int:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
 def _kind(pid: int, host: int) -> str:
     if pid == host:
         return "host"
@@ -50,17 +42,17 @@ def _kind(pid: int, host: int) -> str:
     if b"--agent" in cmd:
         return "agent"
     # renderers are forked by a zygote and keep its command line
-    if b"--type=renderer" in cmd or any(b"--type=zygote" in a for a in _cmdline(_parent(pid))):
+    if b"--type=renderer" in cmd or any(b"--type=zygote" in a for a in _cmdline(parent_of(pid))):
         return "renderers"
     return "other"
 
 
 def sample(host: int) -> dict[str, float]:
     out = {"host": 0.0, "agent": 0.0, "renderers": 0.0, "other": 0.0}
-    for pid in _tree(host):
+    for pid in process_tree(host):
         kind = _kind(pid, host)
         if kind in out:
-            out[kind] += _pss_mib([pid])
+            out[kind] += pss_mib([pid])
     out["total"] = sum(out.values())
     return out
 
@@ -84,10 +76,8 @@ def _row(label: str, s: dict[str, float]) -> str:
 
 
 def main() -> None:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}/page"
-    with tempfile.TemporaryDirectory() as tmp:
+    with serving(page_handler(PAGE, no_store=True)) as site, tempfile.TemporaryDirectory() as tmp:
+        base = f"{site}/page"
         svc = Svc(Path(tmp))
         try:
             header = f"{'':>14}{'host':>9}{'agent':>9}{'renderers':>11}{'other':>9}{'total':>9}"
@@ -128,7 +118,6 @@ def main() -> None:
                 print(_row(f"round {r}", sample(svc.proc.pid)), flush=True)
         finally:
             svc.close()
-            server.shutdown()
 
 
 if __name__ == "__main__":

@@ -40,12 +40,17 @@ async def read_body(type_: type[T], *, required: bool = False) -> T:
             raise SvcError.of(ErrorId.VALIDATION_FAILED, "a JSON object body is required")
         return decode_body(b"{}", type_)
     if "Content-Type" not in request.headers:
-        raise SvcError.of(
-            ErrorId.UNSUPPORTED_MEDIA_TYPE,
-            "request bodies must be application/json, not unspecified",
-            content_type=None,
-        )
+        raise SvcError(unsupported_media(""))
     return decode_body(data, type_)
+
+
+def unsupported_media(media: str) -> ApiError:
+    """UNSUPPORTED_MEDIA_TYPE for a body of media type `media` ("" when none was said)."""
+    return ApiError.of(
+        ErrorId.UNSUPPORTED_MEDIA_TYPE,
+        f"request bodies must be application/json, not {media or 'unspecified'}",
+        content_type=media or None,
+    )
 
 
 class NoBody(msgspec.Struct, forbid_unknown_fields=True):
