@@ -48,7 +48,15 @@ from .logic.actionability import (
 from .logic.downloads import Mark
 from .logic.images import MIME, check_bounds
 from .logic.links import best_link, normalize_url, same_document
-from .logic.readiness import Failed, Probe, Readiness, Ready, html_is_unread, settle_restarts
+from .logic.readiness import (
+    Failed,
+    Probe,
+    Readiness,
+    Ready,
+    html_is_unread,
+    is_skeleton,
+    settle_restarts,
+)
 
 PROBE_INTERVAL = 0.05
 SETTLE_PROBE_INTERVAL = 0.1
@@ -877,7 +885,8 @@ async def rendered_html(page: PageDriver, deadline: float) -> str:
     capture fails (spec 1 §4 rule 6: a non-empty rendered source, or an error)."""
     html = await page.to_html()
     tries = 0
-    while html_is_unread(html, (await page.probe()).length):
+    # the page is read only for a skeleton: an ordinary capture pays nothing
+    while is_skeleton(html) and html_is_unread(html, (await page.probe()).length):
         tries += 1
         if page.loop.time() >= deadline - 0.5:
             raise _err(

@@ -159,11 +159,13 @@ _SKELETON = "<html><head></head><body></body></html>"
 _SKELETON_SLACK = 64
 
 
+def is_skeleton(html: str) -> bool:
+    """`html` is empty or the bare skeleton (cheap: no page read needed to tell)."""
+    return html.strip().replace("\n", "") in ("", _SKELETON)
+
+
 def html_is_unread(html: str, rendered_length: int) -> bool:
     """True when `html` is the empty skeleton although the page's own rendered source
     (`documentElement.outerHTML.length`, read in the isolated world) is clearly longer: the
     serialization missed the document, and a capture must not write it (spec 1 §4 rule 6)."""
-    return (
-        html.strip().replace("\n", "") in ("", _SKELETON)
-        and rendered_length > len(_SKELETON) + _SKELETON_SLACK
-    )
+    return is_skeleton(html) and rendered_length > len(_SKELETON) + _SKELETON_SLACK
