@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import trio
 
+from bridge_protocol.answers import Answer
 from bridge_protocol.connection import AgentConnection
 from bridge_protocol.errors import ApiError, BridgeProtocolError, ErrorId, SvcError
 from bridge_protocol.framing import MAX_FRAME
-from bridge_protocol.messages import ErrorResponse, Operation
+from bridge_protocol.messages import Command, ErrorResponse, Operation, Params
+
+A = TypeVar("A", bound=Answer)
 
 READ_SIZE = 1 << 20
 
@@ -30,7 +33,7 @@ class _Waiter:
 
     def __init__(self) -> None:
         self.event = trio.Event()
-        self.result: dict[str, Any] | ApiError | None = None
+        self.result: Answer | ApiError | None = None
 
 
 class BridgeClient:
@@ -69,10 +72,12 @@ class BridgeClient:
     def in_flight(self) -> int:
         return self._conn.in_flight
 
-    async def call(self, operation: Operation) -> dict[str, Any]:
+    async def call(self, operation: Command[A] | Params[A]) -> A:
+        """Send `operation` and return its answer, of the type its struct names."""
         if self._closed_reason is not None:
             raise self._unavailable()
-        request_id, frame = self._conn.send_request(operation)
+        # every Command and Params subclass is a member of Operation (tests/bridge checks ANSWERS)
+        request_id, frame = self._conn.send_request(cast(Operation, operation))
         waiter = _Waiter()
         self._waiters[request_id] = waiter
         try:
@@ -89,7 +94,7 @@ class BridgeClient:
             raise SvcError(result)
         if result is None:
             raise self._unavailable()
-        return result
+        return result  # type: ignore[return-value]
 
     async def _write(self, frame: bytes | bytearray, request_id: str) -> None:
         # A half-written frame would desynchronise the stream for every other request, so a

@@ -30,20 +30,27 @@ import trio
 
 from bridge_protocol import (
     Action,
+    Answer,
     ApiError,
     ApplySessionSettings,
+    AttachAnswer,
     AttachParams,
+    CaptureAnswer,
     CaptureParams,
     CloseSession,
+    Command,
     ErrorId,
     Navigate,
     Notifications,
+    Observation,
     ObservationAction,
     Observe,
-    Operation,
+    Params,
     Pause,
     Play,
     Screenshot,
+    ScreenshotAnswer,
+    SessionSettings,
     SvcError,
 )
 from proxy import authority_of_url
@@ -74,6 +81,7 @@ from .sessions import name_key
 from .urls import normalize_url, output_path, same_url
 
 T = TypeVar("T")
+A = TypeVar("A", bound=Answer)
 
 NOTIFICATIONS_RETAINED = 256
 TRUST = "untrusted_website_content"
@@ -84,66 +92,13 @@ OBSERVATION_ACTIONS_TIMEOUT = 90.0  # plus the batch's own wait seconds
 EXIT_OK, EXIT_TARGET_ERROR, EXIT_FAILED = 0, 1, 2
 
 
-# --- what the host answers (docs/bridge.md) ----------------------------------------------------
-
-
-class _PageAnswer(msgspec.Struct):
-    url: str | None = None
-    title: str | None = None
-    target_http_status: int | None = None
-
-
-class _Timings(msgspec.Struct):
-    page_ready_ms: float | None = None
-    rendered_ms: float | None = None
-    written_ms: float | None = None
-
-
-class _CaptureAnswer(_PageAnswer):
-    bytesize: Any = None  # required whenever a file was written; checked by the caller
-    traffic_bytes: int = 0
-    timings: _Timings = msgspec.field(default_factory=_Timings)
-
-
-class _ScreenshotAnswer(msgspec.Struct):
-    bytesize: int
-    format: str
-    mime_type: str
-    width: int
-    height: int
-    url: str | None = None
-
-
-class _Notification(msgspec.Struct):
-    session_id: str
-    origin: str
-    title: str
-    body: str
-    notification_id: str
-    persistent: bool
-    displayed_at: str
-
-
-class _NotificationsAnswer(msgspec.Struct):
-    notifications: list[_Notification] = []
-
-
-def _convert(answer: dict[str, Any], type_: type[T], what: str) -> T:
-    try:
-        return msgspec.convert(answer, type_)
-    except msgspec.ValidationError as exc:
-        raise SvcError.of(
-            ErrorId.INTERNAL_ERROR, f"engine bridge sent an invalid {what} answer: {exc}"
-        ) from None
-
-
-def _capture_answer(answer: dict[str, Any]) -> _CaptureAnswer:
-    result = _convert(answer, _CaptureAnswer, "capture")
-    if type(result.bytesize) is not int or result.bytesize < 0:
+def _written(answer: AttachAnswer | CaptureAnswer) -> int:
+    """The bytesize of an answer that must have written its capture."""
+    if answer.bytesize is None:
         raise SvcError.of(
             ErrorId.INTERNAL_ERROR, "engine bridge sent a capture answer without a bytesize"
         )
-    return result
+    return answer.bytesize
 
 
 # --- the registry ------------------------------------------------------------------------------
@@ -175,7 +130,7 @@ class Browser:
         self._current: dict[str, Page] = {}  # shorthand current page by session id
         self._last_session: str | None = None  # most recently selected shorthand session
         self._live_url: dict[str, str] = {}  # the session's page URL as the host last said
-        self._applied: dict[str, dict[str, Any]] = {}  # settings the host holds, per session
+        self._applied: dict[str, SessionSettings] = {}  # settings the host holds, per session
         self._observations = ObservationStore()
         self._notifications: OrderedDict[tuple[str, str, str], dict[str, Any]] = OrderedDict()
         self._sequence = itertools.count(1)
@@ -187,11 +142,11 @@ class Browser:
 
     # --- plumbing ------------------------------------------------------------------------------
 
-    async def _call(self, operation: Operation) -> dict[str, Any]:
+    async def _call(self, operation: Command[A] | Params[A]) -> A:
         bridge = self._ctx.bridge
         if bridge is None:
             raise SvcError.of(ErrorId.BROWSER_UNAVAILABLE, "no engine bridge in this process")
-        session_id = getattr(operation, "session_id", None)
+        session_id: str | None = getattr(operation, "session_id", None)
         if session_id is None:
             return await bridge.call(operation)
         self._in_engine[session_id] += 1
@@ -202,25 +157,25 @@ class Browser:
             if not self._in_engine[session_id]:
                 del self._in_engine[session_id]
 
-    async def _bounded_call(self, operation: Operation, seconds: float) -> dict[str, Any]:
+    async def _bounded_call(self, operation: Command[A] | Params[A], seconds: float) -> A:
         """A call outside the scheduler (control commands), ended with TIMEOUT after `seconds`."""
         with trio.move_on_after(seconds) as scope:
             return await self._call(operation)
         assert scope.cancelled_caught
         raise SvcError.of(ErrorId.TIMEOUT, f"the engine did not answer within {seconds:g} s")
 
-    def _settings(self, row: dict[str, Any]) -> dict[str, Any]:
+    def _settings(self, row: dict[str, Any]) -> SessionSettings:
         proxied = row["proxy_alias"] is not None
-        return {
-            "profile_id": row["id"],
-            "name": row["name"],
-            "group": row["group_name"],
-            "proxy_port": self._ctx.config.proxy_base_port + row["id"] - 1 if proxied else None,
-            "adblock_enabled": bool(row["adblock_enabled"]),
-            "image_blocking_mode": row["image_blocking_mode"],
-            "image_size_limit_kb": row["image_size_limit_kb"],
-            "network_paused": bool(row["network_paused"]),
-        }
+        return SessionSettings(
+            profile_id=row["id"],
+            name=row["name"],
+            group=row["group_name"],
+            proxy_port=self._ctx.config.proxy_base_port + row["id"] - 1 if proxied else None,
+            adblock_enabled=bool(row["adblock_enabled"]),
+            image_blocking_mode=row["image_blocking_mode"],
+            image_size_limit_kb=row["image_size_limit_kb"],
+            network_paused=bool(row["network_paused"]),
+        )
 
     async def _ensure_settings(self, session_id: str) -> None:
         settings = self._settings(self._ctx.sessions.get_row(session_id))
@@ -420,12 +375,14 @@ class Browser:
                 current=live,
             )
 
-    def _capture_data(self, page: Page, path: str, answer: _CaptureAnswer) -> dict[str, Any]:
+    def _capture_data(
+        self, page: Page, path: str, answer: AttachAnswer | CaptureAnswer
+    ) -> dict[str, Any]:
         return {
             "page": page.ref(),
             "capture": {
                 "output_path": path,
-                "bytesize": answer.bytesize,
+                "bytesize": _written(answer),
                 "target_http_status": answer.target_http_status,
             },
         }
@@ -441,7 +398,7 @@ class Browser:
         page.url = url
         self._last_session = session_id
 
-        async def work(deadline: float) -> _CaptureAnswer:
+        async def work(deadline: float) -> AttachAnswer:
             self._live_url[session_id] = url
             params = AttachParams(
                 session_id=session_id,
@@ -452,7 +409,7 @@ class Browser:
                 wait=body.wait,
             )
             try:
-                return _capture_answer(await self._call(params))
+                return await self._call(params)
             except SvcError as exc:
                 details = exc.error.details or {}
                 if isinstance(details.get("url"), str):
@@ -473,7 +430,7 @@ class Browser:
         time_limit: float,
         wait: float,
     ) -> dict[str, Any]:
-        async def work(deadline: float) -> _CaptureAnswer:
+        async def work(deadline: float) -> CaptureAnswer:
             if page.attached:
                 self._check_pinned(page)
             params = CaptureParams(
@@ -483,7 +440,7 @@ class Browser:
                 timeout=_remaining(deadline),
                 wait=wait,
             )
-            answer = _capture_answer(await self._call(params))
+            answer = await self._call(params)
             self._saw_url(page.session_id, answer.url, page)
             return answer
 
@@ -522,7 +479,7 @@ class Browser:
             assert isinstance(body, ScreenshotBody)
             page = self._select(body.session_id)
 
-        async def work(deadline: float) -> _ScreenshotAnswer:
+        async def work(deadline: float) -> ScreenshotAnswer:
             if page.attached:
                 self._check_pinned(page)
             command = Screenshot(
@@ -535,7 +492,7 @@ class Browser:
                 timeout=_remaining(deadline),
                 wait=body.wait,
             )
-            answer = _convert(await self._call(command), _ScreenshotAnswer, "screenshot")
+            answer = await self._call(command)
             self._saw_url(page.session_id, answer.url, page)
             return answer
 
@@ -554,15 +511,10 @@ class Browser:
 
     # --- observations --------------------------------------------------------------------------
 
-    def _retain(self, page: Page, observation: dict[str, Any]) -> dict[str, Any]:
-        observation_id = observation.get("id")
-        if not isinstance(observation_id, str) or not observation_id:
-            raise SvcError.of(
-                ErrorId.INTERNAL_ERROR, "engine bridge sent an observation without an id"
-            )
-        url = observation.get("url")
-        self._saw_url(page.session_id, url if isinstance(url, str) else None, page)
-        return self._observations.retain(observation_id, page, observation).answer()
+    def _retain(self, page: Page, observation: Observation) -> dict[str, Any]:
+        self._saw_url(page.session_id, observation.url, page)
+        kept = msgspec.to_builtins(observation)
+        return self._observations.retain(observation.id, page, kept).answer()
 
     def _observe_command(self, page: Page, mode: Mode, deadline: float, wait: float) -> Observe:
         return Observe(
@@ -620,7 +572,7 @@ class Browser:
                 wait=body.wait,
             )
             try:
-                moved = _convert(await self._call(command), _PageAnswer, "navigate")
+                moved = await self._call(command)
             except SvcError as exc:
                 details = exc.error.details or {}
                 if isinstance(details.get("url"), str):
@@ -649,7 +601,7 @@ class Browser:
             command = ObservationAction(
                 session_id=page.session_id,
                 observation_id=observation_id,
-                actions=[msgspec.to_builtins(a) for a in body.actions],
+                actions=list(body.actions),
                 mode=body.mode,
                 page_id=page.id if page.attached else None,
                 timeout=_remaining(deadline),
@@ -684,7 +636,7 @@ class Browser:
             create = SessionCreate(profile=body.profile, group=body.group, proxy_alias=body.proxy)
             session_id, navigate = await self._create_session(create), True
 
-        async def work(deadline: float) -> _CaptureAnswer:
+        async def work(deadline: float) -> AttachAnswer:
             if navigate:
                 self._live_url[session_id] = url
             params = AttachParams(
@@ -695,7 +647,7 @@ class Browser:
                 timeout=_remaining(deadline),
                 wait=body.wait,
             )
-            answer = _capture_answer(await self._call(params))
+            answer = await self._call(params)
             self._saw_url(session_id, answer.url)
             return answer
 
@@ -856,13 +808,13 @@ class Browser:
 
     async def _capture_attempts(
         self, plan: CapturePlan, emit: Callable[..., None]
-    ) -> tuple[_CaptureAnswer | None, ApiError | None, int]:
+    ) -> tuple[CaptureAnswer | None, ApiError | None, int]:
         """Attempt 1 and up to `retry` more after a retryable error, each with its own deadline
         (docs/decisions.md); returns (answer or None, last error or None, traffic bytes)."""
         body, session_id = plan.body, plan.session_id
         for attempt in itertools.count(1):
 
-            async def work(deadline: float, attempt: int = attempt) -> _CaptureAnswer:
+            async def work(deadline: float, attempt: int = attempt) -> CaptureAnswer:
                 emit("capture.browser_requested", {"session_id": session_id, "attempt": attempt})
                 params = CaptureParams(
                     session_id=session_id,
@@ -872,7 +824,7 @@ class Browser:
                     timeout=_remaining(deadline),
                     wait=body.wait,
                 )
-                return _capture_answer(await self._call(params))
+                return await self._call(params)
 
             try:
                 result = await self._run(session_id, "captures", body.timeout, work)
@@ -916,7 +868,7 @@ class Browser:
     async def notifications(self) -> dict[str, Any]:
         answer = await self._bounded_call(Notifications(), CONTROL_TIMEOUT)
         since = self._ctx.started_at
-        for note in _convert(answer, _NotificationsAnswer, "notifications").notifications:
+        for note in answer.notifications:
             key = (note.session_id, note.notification_id, note.displayed_at)
             if key in self._notifications:
                 continue
@@ -944,15 +896,18 @@ class Browser:
         """Pause and play answer at once, never queued behind the session's browser work."""
         with trio.move_on_after(CONTROL_TIMEOUT) as scope:
             await self._ensure_settings(session_id)
-            command = Pause(session_id=session_id) if paused else Play(session_id=session_id)
-            await self._call(command)
+            if paused:
+                await self._call(Pause(session_id=session_id))
+            else:
+                await self._call(Play(session_id=session_id))
         if scope.cancelled_caught:
             raise SvcError.of(
                 ErrorId.TIMEOUT, f"the engine did not answer within {CONTROL_TIMEOUT:g} s"
             )
         self._ctx.sessions.set_paused(session_id, paused)
-        if session_id in self._applied:
-            self._applied[session_id]["network_paused"] = paused
+        applied = self._applied.get(session_id)
+        if applied is not None:
+            self._applied[session_id] = msgspec.structs.replace(applied, network_paused=paused)
         self._ctx.sessions.touch(session_id)
         return {"session_id": session_id, "network_paused": paused}
 

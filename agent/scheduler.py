@@ -58,6 +58,7 @@ class Scheduler:
         self._queue.append(ticket)
         self._pump()
         timed_out = False
+        closed: str | None = None
         try:
             with scope:
                 await ticket.granted.wait()
@@ -71,7 +72,9 @@ class Scheduler:
                 with suppress(ValueError):
                     self._queue.remove(ticket)
             self._pump()
-        closed = self._closed_sessions.pop(ticket, None)
+            # here, not after: an operation that turned its cancellation into another error
+            # must not leave its ticket behind for ever
+            closed = self._closed_sessions.pop(ticket, None)
         if closed is not None:
             raise SvcError.of(
                 ErrorId.REQUEST_CANCELLED,

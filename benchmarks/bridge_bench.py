@@ -18,6 +18,14 @@ from bridge_protocol.testing import PipeHost
 PIPE_CHUNK = 1 << 16  # what one read of a Linux pipe returns at most by default
 
 
+class _PlainOk(msgspec.Struct, tag_field="status", tag="ok"):
+    """The same frame decoded in one typed pass, the baseline."""
+
+    version: int
+    id: str
+    data: bp.PageAnswer
+
+
 def _html(size: int) -> str:
     unit = '<div class="row"><a href="/item/42">Item ✓ 42</a><span>price 9.99</span></div>\n'
     return (unit * (size // len(unit.encode()) + 1))[: size // 2] + "x" * (size - size // 2)
@@ -41,11 +49,12 @@ def _rate(fn: Callable[[], Any], min_seconds: float, rounds: int = 3) -> float:
 
 
 def throughput(size: int, min_seconds: float = 1.0) -> None:
-    message = bp.OkResponse(version=4, id="1", data={"html": _html(size)})
+    message = bp.OkResponse(version=4, id="1", data=bp.PageAnswer(title=_html(size)))
     payload_bytes = len(msgspec.json.encode(message))
     framer = bp.MessageEncoder()
     plain_enc = msgspec.json.Encoder()
-    plain_dec = msgspec.json.Decoder(bp.OkResponse)
+    plain_dec = msgspec.json.Decoder(_PlainOk)
+    answer_dec = msgspec.json.Decoder(bp.PageAnswer)
 
     decoder = bp.FrameDecoder()  # long-lived, as on a real connection
 
@@ -53,7 +62,9 @@ def throughput(size: int, min_seconds: float = 1.0) -> None:
         decoder.feed(framer.frame(message))
         frame = decoder.next_frame()
         assert frame is not None
-        bp.decode_agent_inbound(frame)
+        received = bp.decode_agent_inbound(frame)
+        assert isinstance(received, bp.RawOkResponse)
+        answer_dec.decode(received.data)
 
     def bridge_piped() -> None:
         data = framer.frame(message)
@@ -62,7 +73,9 @@ def throughput(size: int, min_seconds: float = 1.0) -> None:
             decoder.feed(view[i : i + PIPE_CHUNK])
         frame = decoder.next_frame()
         assert frame is not None
-        bp.decode_agent_inbound(frame)
+        received = bp.decode_agent_inbound(frame)
+        assert isinstance(received, bp.RawOkResponse)
+        answer_dec.decode(received.data)
 
     def plain() -> None:
         plain_dec.decode(plain_enc.encode(message))
@@ -84,8 +97,8 @@ def throughput(size: int, min_seconds: float = 1.0) -> None:
 
 
 def latency(calls: int = 3000) -> None:
-    def answer(request: bp.HostRequest) -> tuple[float, dict[str, Any] | bp.ApiError]:
-        return 0.0, {"ok": True}
+    def answer(request: bp.HostRequest) -> tuple[float, bp.Answer | bp.ApiError]:
+        return 0.0, bp.PauseAnswer(network_paused=True)
 
     req_r, req_w = os.pipe()
     resp_r, resp_w = os.pipe()

@@ -16,9 +16,18 @@ from typing import Any
 
 import msgspec
 
-from .errors import ApiError, BridgeProtocolError, DuplicateId, FrameTooLarge, UnknownId
+from .answers import Answer
+from .errors import (
+    ApiError,
+    BridgeProtocolError,
+    DuplicateId,
+    FrameTooLarge,
+    MalformedMessage,
+    UnknownId,
+)
 from .framing import _HEADER, HEADER_SIZE, MAX_FRAME, FrameDecoder, encode_frame
 from .messages import (
+    ANSWERS,
     PROTOCOL_VERSION,
     ActionRequest,
     AttachRequest,
@@ -31,6 +40,11 @@ from .messages import (
     decode_host_inbound,
     make_request,
 )
+
+# One reusable decoder per answer type (msgspec's fast path), shared by every connection.
+_ANSWER_DECODERS: dict[type[Answer], msgspec.json.Decoder[Any]] = {
+    answer: msgspec.json.Decoder(answer) for answer in set(ANSWERS.values())
+}
 
 # Above this size (judged by the previous message) encoding goes straight into the frame buffer.
 _INTO_THRESHOLD = 1 << 16
@@ -72,6 +86,8 @@ class AgentConnection:
         # id -> cancelled? A cancelled id stays until the host's answer arrives, so that the
         # answer is recognised (and dropped) rather than reported as an unknown id.
         self._in_flight: dict[str, bool] = {}
+        # id -> the decoder of the answer that request expects
+        self._expects: dict[str, msgspec.json.Decoder[Any]] = {}
 
     @property
     def in_flight(self) -> int:
@@ -82,6 +98,7 @@ class AgentConnection:
         request_id = str(self._counter)
         frame = self._encoder.frame(make_request(request_id, operation))
         self._in_flight[request_id] = False
+        self._expects[request_id] = _ANSWER_DECODERS[ANSWERS[type(operation)]]
         return request_id, frame
 
     def send_cancel(self, request_id: str) -> bytes | bytearray | None:
@@ -94,11 +111,13 @@ class AgentConnection:
     def abandon(self, request_id: str) -> None:
         """Forget a request whose frame was never fully written."""
         self._in_flight.pop(request_id, None)
+        self._expects.pop(request_id, None)
 
     def receive_data(self, data: bytes | bytearray | memoryview) -> None:
         self._decoder.feed(data)
 
     def next_event(self) -> OkResponse | ErrorResponse | None:
+        """The next answer, a success decoded as the answer type of the request it answers."""
         while True:
             payload = self._decoder.next_frame()
             if payload is None:
@@ -109,15 +128,26 @@ class AgentConnection:
                 # A broken response still ends its request when its id could be read.
                 if exc.request_id is not None:
                     self._in_flight.pop(exc.request_id, None)
+                    self._expects.pop(exc.request_id, None)
                 raise
             cancelled = self._in_flight.pop(response.id, None)
-            if cancelled is None:
+            expects = self._expects.pop(response.id, None)
+            if cancelled is None or expects is None:
                 raise UnknownId(
                     f"response for id {response.id!r}, which is not in flight",
                     request_id=response.id,
                 )
-            if not cancelled:
+            if cancelled:
+                continue
+            if isinstance(response, ErrorResponse):
                 return response
+            try:
+                data = expects.decode(response.data)
+            except (msgspec.DecodeError, RecursionError) as exc:
+                raise MalformedMessage(
+                    f"malformed ok frame: invalid answer: {exc}", request_id=response.id
+                ) from None
+            return OkResponse(version=response.version, id=response.id, data=data)
 
 
 class HostConnection:
@@ -164,7 +194,7 @@ class HostConnection:
     def is_in_flight(self, request_id: str) -> bool:
         return request_id in self._in_flight
 
-    def send_ok(self, request_id: str, data: dict[str, Any]) -> bytes | bytearray | None:
+    def send_ok(self, request_id: str, data: Answer) -> bytes | bytearray | None:
         """The success frame, or None when the request is no longer in flight."""
         if not self._finish(request_id):
             return None

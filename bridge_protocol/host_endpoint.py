@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import Any
 
+from .answers import Answer
 from .connection import HostConnection
 from .errors import ApiError, BridgeProtocolError, ErrorId, SvcError
 from .framing import MAX_FRAME
@@ -38,7 +38,7 @@ class Responder:
     def pending(self) -> bool:
         return self._endpoint.connection.is_in_flight(self.request_id)
 
-    def ok(self, data: dict[str, Any]) -> None:
+    def ok(self, data: Answer) -> None:
         self._endpoint._send(self._endpoint.connection.send_ok(self.request_id, data))
         self._endpoint._work.pop(self.request_id, None)
 

@@ -11,11 +11,25 @@ Each direction has its own tagged union and one reusable typed decoder. Decoding
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Annotated, Any, Final, Generic, Literal, TypeVar, get_args
 
 import msgspec
 
-from .actions import Action
+from .actions import Action, RefAction
+from .answers import (
+    Answer,
+    AttachAnswer,
+    CaptureAnswer,
+    Done,
+    NotificationsAnswer,
+    Observation,
+    PageAnswer,
+    PauseAnswer,
+    PlayAnswer,
+    ScreenshotAnswer,
+)
 from .errors import (
     ApiError,
     BridgeProtocolError,
@@ -32,18 +46,46 @@ PROTOCOL_VERSION: Final = 4
 
 Seconds = Annotated[float, msgspec.Meta(gt=0, le=86400)]
 Settle = Annotated[float, msgspec.Meta(ge=0, le=86400)]
+A = TypeVar("A", bound=Answer)
 
 
-class _Command(
-    msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True, omit_defaults=True
+class Command(
+    msgspec.Struct,
+    Generic[A],
+    tag_field="type",
+    forbid_unknown_fields=True,
+    kw_only=True,
+    omit_defaults=True,
 ):
-    pass
+    """An engine command carried by browser_action; `A` is the type of its answer."""
+
+
+class Params(
+    msgspec.Struct, Generic[A], forbid_unknown_fields=True, kw_only=True, omit_defaults=True
+):
+    """The parameters of the capture and browser_attach operations; `A` is their answer."""
+
+
+ImageBlocking = Literal["none", "all", "over_limit"]
+
+
+class SessionSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """What the host needs of a session's settings (docs/bridge.md "apply-session-settings")."""
+
+    profile_id: Annotated[int, msgspec.Meta(ge=1)]
+    name: str
+    group: str | None = None
+    proxy_port: Annotated[int, msgspec.Meta(ge=1, le=65535)] | None = None
+    adblock_enabled: bool = True
+    image_blocking_mode: ImageBlocking = "none"
+    image_size_limit_kb: Annotated[int, msgspec.Meta(ge=0)] = 0
+    network_paused: bool = False
 
 
 # --- engine commands carried by browser_action -------------------------------------------------
 
 
-class Navigate(_Command, tag="navigate"):
+class Navigate(Command[PageAnswer], tag="navigate"):
     session_id: str
     url: str | None = None
     navigation: Literal["url", "back", "forward", "reload"] = "url"
@@ -52,15 +94,7 @@ class Navigate(_Command, tag="navigate"):
     wait: Settle = 1.0
 
 
-class Perform(_Command, tag="perform"):
-    session_id: str
-    actions: list[Action]
-    page_id: str | None = None
-    timeout: Seconds = 90.0
-    wait: Settle = 1.0
-
-
-class Screenshot(_Command, tag="screenshot"):
+class Screenshot(Command[ScreenshotAnswer], tag="screenshot"):
     session_id: str
     output_path: str
     format: Literal["png", "jpeg", "webp"] = "png"
@@ -71,7 +105,7 @@ class Screenshot(_Command, tag="screenshot"):
     wait: Settle = 1.0
 
 
-class Observe(_Command, tag="observe"):
+class Observe(Command[Observation], tag="observe"):
     session_id: str
     mode: Literal["semantic", "hybrid", "visual"] = "semantic"
     page_id: str | None = None
@@ -79,75 +113,56 @@ class Observe(_Command, tag="observe"):
     wait: Settle = 1.0
 
 
-class Pause(_Command, tag="pause"):
+class Pause(Command[PauseAnswer], tag="pause"):
     session_id: str
 
 
-class Play(_Command, tag="play"):
+class Play(Command[PlayAnswer], tag="play"):
     session_id: str
 
 
-class ApplySessionSettings(_Command, tag="apply-session-settings"):
+class ApplySessionSettings(Command[Done], tag="apply-session-settings"):
     session_id: str
-    settings: dict[str, Any]
+    settings: SessionSettings
 
 
-class CloseSession(_Command, tag="close-session"):
+class CloseSession(Command[Done], tag="close-session"):
     session_id: str
 
 
-class HostSettings(_Command, tag="host-settings"):
+class Notifications(Command[NotificationsAnswer], tag="notifications"):
     pass
 
 
-class Notifications(_Command, tag="notifications"):
-    pass
-
-
-class ObservationAction(_Command, tag="observation-actions"):
+class ObservationAction(Command[Observation], tag="observation-actions"):
     """Ref actions of POST /v1/observations/{id}/actions (validated by the agent); answers one new
     observation taken after the whole batch."""
 
     session_id: str
     observation_id: str
-    actions: list[dict[str, Any]]
+    actions: list[RefAction]
     mode: Literal["semantic", "hybrid", "visual"] = "semantic"
     page_id: str | None = None
     timeout: Seconds = 90.0
 
 
-class Find(_Command, tag="find"):
-    """Search of a retained observation; `observation` is the agent's stored copy."""
-
-    session_id: str
-    observation_id: str
-    observation: dict[str, Any]
-    query: str | None = None
-    role: str | None = None
-    limit: Annotated[int, msgspec.Meta(ge=1, le=100)] = 20
-    timeout: Seconds = 30.0
-
-
 EngineCommand = (
     Navigate
-    | Perform
     | Screenshot
     | Observe
     | Pause
     | Play
     | ApplySessionSettings
     | CloseSession
-    | HostSettings
     | Notifications
     | ObservationAction
-    | Find
 )
 
 
 # --- parameters of the other two operations ---------------------------------------------------
 
 
-class CaptureParams(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
+class CaptureParams(Params[CaptureAnswer], kw_only=True):
     session_id: str
     url: str | None = None
     output_path: str
@@ -156,7 +171,7 @@ class CaptureParams(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, om
     wait: Settle = 1.0
 
 
-class AttachParams(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
+class AttachParams(Params[AttachAnswer], kw_only=True):
     session_id: str
     url: str
     navigate: bool = True
@@ -200,13 +215,35 @@ Operation = CaptureParams | AttachParams | EngineCommand
 OPERATIONS: tuple[str, ...] = ("capture", "browser_attach", "browser_action")
 
 
+def _answer_of(operation: type[Command[Any]] | type[Params[Any]]) -> type[Answer]:
+    (answer,) = get_args(operation.__orig_bases__[0])  # type: ignore[union-attr]
+    if not (isinstance(answer, type) and issubclass(answer, Answer)):
+        raise TypeError(f"{operation.__name__} names no answer type")
+    return answer
+
+
+# The one table operation type -> answer type (the generic parameter of each operation struct).
+ANSWERS: Final[Mapping[type[Operation], type[Answer]]] = MappingProxyType(
+    {op: _answer_of(op) for op in (CaptureParams, AttachParams, *get_args(EngineCommand))}
+)
+
+
 class _Response(msgspec.Struct, tag_field="status", forbid_unknown_fields=True, kw_only=True):
     version: Version
     id: str
 
 
 class OkResponse(_Response, tag="ok"):
-    data: dict[str, Any]
+    """A success as the host sends it."""
+
+    data: Answer
+
+
+class RawOkResponse(_Response, tag="ok"):
+    """A success as the agent receives it: `data` is decoded later with the answer type of the
+    request it answers (`ANSWERS`), which only the agent's connection knows."""
+
+    data: msgspec.Raw
 
 
 class ErrorResponse(_Response, tag="error"):
@@ -214,6 +251,7 @@ class ErrorResponse(_Response, tag="error"):
 
 
 Response = OkResponse | ErrorResponse
+ReceivedResponse = RawOkResponse | ErrorResponse
 
 
 def make_request(request_id: str, operation: Operation) -> Request:
@@ -276,7 +314,7 @@ class _Classifier:
 
 _host_typed: msgspec.json.Decoder[HostInbound] = msgspec.json.Decoder(HostInbound)
 _host_classify = _Classifier("op", (*OPERATIONS, "cancel"), UnknownOperation)
-_agent_typed: msgspec.json.Decoder[Response] = msgspec.json.Decoder(Response)
+_agent_typed: msgspec.json.Decoder[ReceivedResponse] = msgspec.json.Decoder(ReceivedResponse)
 _agent_classify = _Classifier("status", ("ok", "error"), MalformedMessage)
 
 
@@ -288,8 +326,8 @@ def decode_host_inbound(payload: Payload) -> HostInbound:
         raise _host_classify(payload, exc) from None
 
 
-def decode_agent_inbound(payload: Payload) -> Response:
-    """Decode a frame the agent received (a response)."""
+def decode_agent_inbound(payload: Payload) -> ReceivedResponse:
+    """Decode a frame the agent received (a response; a success's `data` stays raw)."""
     try:
         message = _agent_typed.decode(payload)
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:

@@ -15,14 +15,14 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
 
+from .answers import Answer
 from .errors import ApiError, BridgeProtocolError
 from .framing import FrameDecoder
 from .host_endpoint import HostEndpoint, HostRequest, Responder
 from .messages import decode_agent_inbound
 
-Answer = Callable[[HostRequest], tuple[float, dict[str, Any] | ApiError]]
+Script = Callable[[HostRequest], tuple[float, Answer | ApiError]]
 
 
 class PipeHost:
@@ -30,7 +30,7 @@ class PipeHost:
         self,
         read_fd: int,
         write_fd: int,
-        answer: Answer,
+        answer: Script,
     ) -> None:
         self._read_fd = read_fd
         self._write_fd = write_fd

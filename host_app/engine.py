@@ -13,7 +13,20 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from bridge_protocol import ApiError, ErrorId, SvcError
+import msgspec
+
+from bridge_protocol import (
+    Answer,
+    ApiError,
+    Done,
+    ErrorId,
+    NotificationsAnswer,
+    PageAnswer,
+    PauseAnswer,
+    PlayAnswer,
+    SessionSettings,
+    SvcError,
+)
 from bridge_protocol.host_endpoint import CancelCallback, HostRequest, Responder
 from bridge_protocol.messages import (
     ActionRequest,
@@ -21,14 +34,11 @@ from bridge_protocol.messages import (
     AttachRequest,
     CaptureRequest,
     CloseSession,
-    Find,
-    HostSettings,
     Navigate,
     Notifications,
     ObservationAction,
     Observe,
     Pause,
-    Perform,
     Play,
     Screenshot,
 )
@@ -288,10 +298,10 @@ class SessionBrowser:
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    def activate(self, settings: dict[str, Any]) -> None:
+    def activate(self, settings: SessionSettings) -> None:
         if self.page is not None:
             return
-        proxy_port = settings.get("proxy_port")
+        proxy_port = settings.proxy_port
         try:
             self.storage.mkdir(parents=True, exist_ok=True)
             prefs_path = self.storage / "user_prefs.json"
@@ -755,7 +765,7 @@ class Engine:
         self.loop = QtLoop()
         self.qobject = QObject()
         self.sessions: dict[str, SessionBrowser] = {}
-        self.session_settings: dict[str, dict[str, Any]] = {}
+        self.session_settings: dict[str, SessionSettings] = {}
         self.notifications = NotificationQueue()
         self.visible_session: str | None = None
         self.on_session_changed: list[Callable[[str], None]] = []
@@ -842,19 +852,19 @@ class Engine:
             self.session_changed(b)
         return b
 
-    def apply_session_settings(self, session_id: str, settings: dict[str, Any]) -> dict[str, Any]:
+    def apply_session_settings(self, session_id: str, settings: SessionSettings) -> Done:
         profile_id_of(session_id)
         old = self.session_settings.get(session_id)
-        self.session_settings[session_id] = dict(settings)
+        self.session_settings[session_id] = settings
         b = self.sessions.get(session_id)
         if b is not None and b.active:
-            b.policy.image_blocking_mode = str(settings.get("image_blocking_mode", "none"))
-            if bool(settings.get("network_paused")) != b.paused:
-                if settings.get("network_paused"):
+            b.policy.image_blocking_mode = settings.image_blocking_mode
+            if settings.network_paused != b.paused:
+                if settings.network_paused:
                     b.pause()
                 else:
                     b.play()
-            if old is not None and old.get("proxy_port") != settings.get("proxy_port"):
+            if old is not None and old.proxy_port != settings.proxy_port:
                 hist = b.page.history() if b.page is not None else None
                 # "empty": no page, popup or history (spec 1 §4 Sessions)
                 empty = b.stack.popups == 0 and (
@@ -869,13 +879,13 @@ class Engine:
                     b.close()
                     self.browser(session_id)
         self.session_changed_id(session_id)
-        return {}
+        return Done()
 
     def session_changed_id(self, session_id: str) -> None:
         for cb in self.on_session_changed:
             cb(session_id)
 
-    def close_session(self, session_id: str) -> dict[str, Any]:
+    def close_session(self, session_id: str) -> Done:
         b = self.sessions.pop(session_id, None)
         self.session_settings.pop(session_id, None)
         if b is None:
@@ -884,7 +894,7 @@ class Engine:
         b.drop_data()
         self.observations.drop_session(session_id)
         self.session_changed_id(session_id)
-        return {}
+        return Done()
 
     def shutdown(self) -> None:
         for task in list(self.tasks):
@@ -903,8 +913,8 @@ class Engine:
             cb = self.browser(p.session_id)
             deadline = self.loop.time() + p.timeout
 
-            async def do_capture() -> dict[str, Any]:
-                return await operations.capture(
+            async def do_capture() -> Answer:
+                return await operations.capture_file(
                     cb,
                     url=p.url,
                     actions=list(p.actions),
@@ -920,7 +930,7 @@ class Engine:
             ab = self.browser(a.session_id)
             deadline = self.loop.time() + a.timeout
 
-            async def do_attach() -> dict[str, Any]:
+            async def do_attach() -> Answer:
                 return await operations.capture(
                     ab,
                     url=a.url,
@@ -941,11 +951,8 @@ class Engine:
         self, request: ActionRequest, responder: Responder, opts: operations.Options
     ) -> CancelCallback | None:
         c = request.command
-        if isinstance(c, HostSettings):
-            responder.ok(self.settings.for_agent())
-            return None
         if isinstance(c, Notifications):
-            responder.ok({"notifications": self.notifications.snapshot()})
+            responder.ok(NotificationsAnswer(notifications=self.notifications.snapshot()))
             return None
         if isinstance(c, ApplySessionSettings):
             responder.ok(self.apply_session_settings(c.session_id, c.settings))
@@ -958,25 +965,25 @@ class Engine:
                 raise SvcError.of(
                     ErrorId.BROWSER_CREATION_FAILED, f"no settings for {c.session_id}"
                 )
-            self.session_settings[c.session_id]["network_paused"] = isinstance(c, Pause)
+            paused = isinstance(c, Pause)
+            self.session_settings[c.session_id] = msgspec.structs.replace(
+                self.session_settings[c.session_id], network_paused=paused
+            )
             b = self.sessions.get(c.session_id)
-            reloaded = False
-            if isinstance(c, Pause):
+            if paused:
                 if b is not None:
                     b.pause()
-            elif b is not None:
-                reloaded = b.play()
-            data: dict[str, Any] = {"network_paused": isinstance(c, Pause)}
-            if isinstance(c, Play):
-                data["reloaded"] = reloaded
-            responder.ok(data)
+                responder.ok(PauseAnswer(network_paused=True))
+            else:
+                reloaded = b.play() if b is not None else False
+                responder.ok(PlayAnswer(network_paused=False, reloaded=reloaded))
             self.session_changed_id(c.session_id)
             return None
         if isinstance(c, Navigate):
             b = self.browser(c.session_id)
             nav = c
 
-            async def do_navigate() -> dict[str, Any]:
+            async def do_navigate() -> Answer:
                 ready = await operations.navigate(
                     b, nav.navigation, nav.url, strict=True, opts=opts
                 )
@@ -984,24 +991,11 @@ class Engine:
                 return _page_data(ready)
 
             return self._run(b, c.timeout, do_navigate, responder)
-        if isinstance(c, Perform):
-            pb = self.browser(c.session_id)
-            perform = c
-            deadline = self.loop.time() + c.timeout
-
-            async def do_perform() -> dict[str, Any]:
-                pb.selected()
-                await operations.run_actions(pb, list(perform.actions), deadline)
-                ready = await operations.current(pb)
-                ready = await operations.settle(pb, ready, perform.wait, strict=False, opts=opts)
-                return _page_data(ready)
-
-            return self._run(pb, c.timeout, do_perform, responder)
         if isinstance(c, Screenshot):
             sb = self.browser(c.session_id)
             shot = c
 
-            async def do_screenshot() -> dict[str, Any]:
+            async def do_screenshot() -> Answer:
                 sb.selected()
                 return await operations.screenshot(
                     sb,
@@ -1014,13 +1008,11 @@ class Engine:
                 )
 
             return self._run(sb, c.timeout, do_screenshot, responder)
-        if isinstance(c, Observe | ObservationAction | Find):
-            return self._observation_command(c, responder, opts)
-        raise SvcError.of(ErrorId.INTERNAL_ERROR, f"unknown engine command {type(c).__name__}")
+        return self._observation_command(c, responder, opts)
 
     def _observation_command(
         self,
-        c: Observe | ObservationAction | Find,
+        c: Observe | ObservationAction,
         responder: Responder,
         opts: operations.Options,
     ) -> CancelCallback | None:
@@ -1028,7 +1020,7 @@ class Engine:
             ob = self.browser(c.session_id)
             observe = c
 
-            async def do_observe() -> dict[str, Any]:
+            async def do_observe() -> Answer:
                 ob.selected()
                 ready = await operations.current(ob)
                 await operations.settle(ob, ready, observe.wait, strict=False, opts=opts)
@@ -1037,27 +1029,23 @@ class Engine:
                 )
 
             return self._run(ob, c.timeout, do_observe, responder)
-        if isinstance(c, ObservationAction):
-            ab = self.browser(c.session_id)
-            act = c
-            deadline = self.loop.time() + c.timeout
+        ab = self.browser(c.session_id)
+        act = c
+        deadline = self.loop.time() + c.timeout
 
-            async def do_actions() -> dict[str, Any]:
-                ab.selected()
-                await observations.run_ref_actions(
-                    ab,
-                    self.observations,
-                    session_id=act.session_id,
-                    obs_id=act.observation_id,
-                    actions=act.actions,
-                    deadline=deadline,
-                )
-                return await observations.observe(ab, self.observations, act.session_id, act.mode)
+        async def do_actions() -> Answer:
+            ab.selected()
+            await observations.run_ref_actions(
+                ab,
+                self.observations,
+                session_id=act.session_id,
+                obs_id=act.observation_id,
+                actions=[msgspec.to_builtins(a) for a in act.actions],
+                deadline=deadline,
+            )
+            return await observations.observe(ab, self.observations, act.session_id, act.mode)
 
-            return self._run(ab, c.timeout, do_actions, responder)
-        raise SvcError.of(
-            ErrorId.INTERNAL_ERROR, "find runs in the agent over its retained observation"
-        )
+        return self._run(ab, c.timeout, do_actions, responder)
 
     def _collect_when_due(self, b: SessionBrowser) -> None:
         """After an operation: a garbage collection in the session's renderer when it grew by
@@ -1102,10 +1090,10 @@ class Engine:
         self,
         b: SessionBrowser,
         timeout: float,
-        op: Callable[[], Coroutine[Any, None, dict[str, Any]]],
+        op: Callable[[], Coroutine[Any, None, Answer]],
         responder: Responder,
     ) -> CancelCallback:
-        async def locked() -> dict[str, Any]:
+        async def locked() -> Answer:
             dialogs.agent_started()  # before the lock: the operation may not wait on a person
             await b.lock.acquire()
             try:
@@ -1148,12 +1136,12 @@ class Engine:
         return lambda: task.throw(aio.Cancelled())
 
 
-def _page_data(ready: Ready) -> dict[str, Any]:
-    return {
-        "url": normalize_url(ready.url) or ready.url,
-        "title": ready.title,
-        "target_http_status": ready.status,
-    }
+def _page_data(ready: Ready) -> PageAnswer:
+    return PageAnswer(
+        url=normalize_url(ready.url) or ready.url,
+        title=ready.title,
+        target_http_status=ready.status,
+    )
 
 
 def engine_application_name() -> None:

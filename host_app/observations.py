@@ -23,7 +23,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from bridge_protocol import ErrorId, SvcError
+import msgspec
+
+from bridge_protocol import ErrorId, Observation, SvcError
 from bridge_protocol import observation as wire
 from bridge_protocol.selectors import DomNode
 
@@ -252,7 +254,7 @@ def _now() -> str:
 
 async def observe(
     page: ObsDriver, store: ObservationStore, session_id: str, mode: str
-) -> dict[str, Any]:
+) -> Observation:
     """Read the page now; keep the locators; add the viewport PNG for hybrid and visual."""
     captured_at = _now()
     tree = page.frame_tree()
@@ -298,7 +300,7 @@ async def observe(
             "scale_y": h / vh,
         }
     store.add(obs_id, kept)
-    return obs
+    return msgspec.convert(obs, Observation)
 
 
 def _check_sigs(v: dict[str, Any], kept: Kept, obs_id: str, numbers: list[int]) -> None:

@@ -12,7 +12,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bridge_protocol import ApiError, ErrorId, SvcError, outputs
+from bridge_protocol import (
+    ApiError,
+    AttachAnswer,
+    CaptureAnswer,
+    ErrorId,
+    ScreenshotAnswer,
+    SvcError,
+    Timings,
+    outputs,
+)
 from bridge_protocol.actions import (
     Action,
     Clear,
@@ -24,6 +33,7 @@ from bridge_protocol.actions import (
     Wait,
     WaitFor,
 )
+from bridge_protocol.answers import ImageFormat
 from bridge_protocol.selectors import (
     DomNode,
     SelectorError,
@@ -923,7 +933,7 @@ async def capture(
     opts: Options,
     navigate_first: bool = True,
     strict: bool = False,
-) -> dict[str, Any]:
+) -> AttachAnswer:
     t0 = time.monotonic()
     if url is not None and navigate_first:
         ready = await navigate(page, "url", url, strict=strict, opts=opts)
@@ -938,33 +948,67 @@ async def capture(
     html = await rendered_html(page, deadline)
     rendered_ms = int((time.monotonic() - t0) * 1000)
     p = await page.probe()
-    result: dict[str, Any] = {
-        "url": p.href,
-        "title": p.title,
-        "target_http_status": page.last_status,
-        "traffic_bytes": await page.traffic_bytes(),
-    }
+    traffic = await page.traffic_bytes()
+    bytesize = None
     if output_path is not None:
-        result["bytesize"] = write_file(output_path, html.encode("utf-8"))
-        result["output_path"] = output_path
-    result["timings"] = {
-        "page_ready_ms": page_ready_ms,
-        "rendered_ms": rendered_ms,
-        "written_ms": int((time.monotonic() - t0) * 1000),
-    }
-    return result
+        bytesize = write_file(output_path, html.encode("utf-8"))
+    return AttachAnswer(
+        url=p.href,
+        title=p.title,
+        target_http_status=page.last_status,
+        traffic_bytes=traffic,
+        bytesize=bytesize,
+        output_path=output_path,
+        timings=Timings(
+            page_ready_ms=page_ready_ms,
+            rendered_ms=rendered_ms,
+            written_ms=int((time.monotonic() - t0) * 1000),
+        ),
+    )
+
+
+async def capture_file(
+    page: PageDriver,
+    *,
+    url: str | None,
+    actions: list[Action],
+    wait: float,
+    output_path: str,
+    deadline: float,
+    opts: Options,
+) -> CaptureAnswer:
+    """The capture operation: `capture`, with the file it must write."""
+    a = await capture(
+        page,
+        url=url,
+        actions=actions,
+        wait=wait,
+        output_path=output_path,
+        deadline=deadline,
+        opts=opts,
+    )
+    assert a.bytesize is not None
+    return CaptureAnswer(
+        url=a.url,
+        title=a.title,
+        target_http_status=a.target_http_status,
+        traffic_bytes=a.traffic_bytes,
+        bytesize=a.bytesize,
+        output_path=output_path,
+        timings=a.timings,
+    )
 
 
 async def screenshot(
     page: PageDriver,
     *,
     output_path: str,
-    fmt: str,
+    fmt: ImageFormat,
     quality: int | None,
     full_page: bool,
     wait: float,
     opts: Options,
-) -> dict[str, Any]:
+) -> ScreenshotAnswer:
     ready = await current(page)
     await settle(page, ready, wait, strict=False, opts=opts)
     vw, vh, dw, dh = await page.document_size()
@@ -974,12 +1018,12 @@ async def screenshot(
     image = await page.grab(full_page, max(vh, dh) if full_page else vh)
     size = page.save_image(image, output_path, fmt, quality)
     p = await page.probe()
-    return {
-        "url": p.href,
-        "output_path": output_path,
-        "bytesize": size,
-        "format": fmt,
-        "mime_type": MIME[fmt],
-        "width": int(image.width()),
-        "height": int(image.height()),
-    }
+    return ScreenshotAnswer(
+        url=p.href,
+        output_path=output_path,
+        bytesize=size,
+        format=fmt,
+        mime_type=MIME[fmt],
+        width=int(image.width()),
+        height=int(image.height()),
+    )

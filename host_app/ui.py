@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bridge_protocol import SessionSettings
+
 from .config import HostConfig
 from .engine import Engine, SessionBrowser
 from .logic.settings import PLANS, SIZE_PRESETS, AppSettings, SettingsStore
@@ -61,11 +63,11 @@ def app_icon() -> QIcon:
     return QIcon(pix)
 
 
-def session_line(session_id: str, settings: dict[str, Any], paused: bool) -> str:
+def session_line(session_id: str, settings: SessionSettings, paused: bool) -> str:
     """The session list's text: name, id, group, proxy, paused (plain, testable)."""
-    name = settings.get("name") or session_id
-    group = settings.get("group") or "-"
-    port = settings.get("proxy_port")
+    name = settings.name or session_id
+    group = settings.group or "-"
+    port = settings.proxy_port
     proxy = f"proxy :{port}" if port else "direct"
     state = "paused" if paused else "active"
     return f"{name}  ({session_id})  group {group}  {proxy}  {state}"
@@ -165,7 +167,7 @@ class BrowserWindow(HidingWindow):
         for sid in ids:
             b = self.engine.sessions.get(sid)
             settings = self.engine.session_settings[sid]
-            paused = b.paused if b is not None else bool(settings.get("network_paused"))
+            paused = b.paused if b is not None else settings.network_paused
             item = QListWidgetItem(session_line(sid, settings, paused))
             item.setData(Qt.ItemDataRole.UserRole, sid)
             self.sessions.addItem(item)

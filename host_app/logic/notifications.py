@@ -4,27 +4,16 @@ from __future__ import annotations
 
 import collections
 import itertools
-from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
-from typing import Any
+
+from bridge_protocol import Notification
 
 MAX_NOTIFICATIONS = 256
 
 
-@dataclass(frozen=True, slots=True)
-class ShownNotification:
-    session_id: str
-    origin: str
-    title: str
-    body: str
-    notification_id: str
-    persistent: bool
-    displayed_at: str
-
-
 class NotificationQueue:
     def __init__(self, limit: int = MAX_NOTIFICATIONS) -> None:
-        self._items: collections.deque[ShownNotification] = collections.deque(maxlen=limit)
+        self._items: collections.deque[Notification] = collections.deque(maxlen=limit)
         self._ids = itertools.count(1)
 
     def add(
@@ -38,11 +27,11 @@ class NotificationQueue:
         tag: str = "",
         persistent: bool = False,
         now: datetime | None = None,
-    ) -> ShownNotification | None:
+    ) -> Notification | None:
         if not enabled:
             return None
         when = (now or datetime.now(UTC)).astimezone(UTC)
-        item = ShownNotification(
+        item = Notification(
             session_id=session_id,
             origin=origin,
             title=title,
@@ -54,5 +43,5 @@ class NotificationQueue:
         self._items.append(item)
         return item
 
-    def snapshot(self) -> list[dict[str, Any]]:
-        return [asdict(n) for n in self._items]
+    def snapshot(self) -> list[Notification]:
+        return list(self._items)

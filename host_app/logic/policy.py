@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from bridge_protocol import SessionSettings
 
 PASS_SCHEMES = ("data", "blob", "about", "chrome", "qrc", "devtools")
 
@@ -15,11 +16,8 @@ class NetworkPolicy:
     deferred_navigation: bool = False
 
     @classmethod
-    def from_settings(cls, settings: dict[str, Any]) -> NetworkPolicy:
-        return cls(
-            paused=bool(settings.get("network_paused", False)),
-            image_blocking_mode=str(settings.get("image_blocking_mode", "none")),
-        )
+    def from_settings(cls, settings: SessionSettings) -> NetworkPolicy:
+        return cls(paused=settings.network_paused, image_blocking_mode=settings.image_blocking_mode)
 
     def block(self, scheme: str, *, main_frame: bool, image: bool) -> bool:
         """Should this request be blocked? Records a main-frame navigation deferred by pause."""

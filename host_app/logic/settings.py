@@ -38,19 +38,6 @@ class AppSettings:
     def background_dimensions(self) -> tuple[int, int]:
         return SIZE_PRESETS.get(self.background_size, SIZE_PRESETS[DEFAULT_SIZE])
 
-    def for_agent(self) -> dict[str, Any]:
-        """The `host-settings` answer of docs/bridge.md."""
-        w, h = self.background_dimensions
-        return {
-            "follow_browser_commands": self.follow_browser_commands,
-            "wait_for_bot_challenge": self.wait_for_bot_challenge,
-            "send_notifications": self.send_notifications,
-            "adblock_enabled": self.adblock_enabled,
-            "background_browser_size": {"width": w, "height": h},
-            "default_profile": self.default_profile,
-            "plan": self.plan,
-        }
-
     def with_changes(self, **changes: Any) -> AppSettings:
         return _clean(replace(self, **changes))
 

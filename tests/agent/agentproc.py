@@ -31,9 +31,11 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def default_answer(request: bp.HostRequest) -> tuple[float, dict[str, Any] | bp.ApiError]:
-    """A host that says yes: an empty success for every engine command."""
-    return 0.0, {}
+def default_answer(request: bp.HostRequest) -> tuple[float, bp.Answer | bp.ApiError]:
+    """A host that says yes: a stateless success for every engine command."""
+    from .fakebrowser import FakeBrowser, op_of  # it imports this module
+
+    return 0.0, FakeBrowser().default(*op_of(request))
 
 
 class AgentProcess:

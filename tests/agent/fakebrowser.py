@@ -22,12 +22,11 @@ import bridge_protocol as bp
 
 from .agentproc import AgentProcess
 
-Answer = tuple[float, dict[str, Any] | bp.ApiError]
+Answer = tuple[float, bp.Answer | bp.ApiError]
 NEEDS_SETTINGS = {
     "capture",
     "browser_attach",
     "navigate",
-    "perform",
     "screenshot",
     "observe",
     "pause",
@@ -64,10 +63,10 @@ def error(error_id: bp.ErrorId, message: str = "scripted", **details: Any) -> bp
 class FakeBrowser:
     def __init__(self) -> None:
         self.urls: dict[str, str] = {}
-        self.settings: dict[str, dict[str, Any]] = {}
+        self.settings: dict[str, bp.SessionSettings] = {}
         self.ops: list[Op] = []
         self.script: dict[str, Callable[[Any], Answer | None]] = {}
-        self.notifications: list[dict[str, Any]] = []
+        self.notifications: list[bp.Notification] = []
         self.sleep_waits = False
         self.status = 200
         self._observations = itertools.count(1)
@@ -105,72 +104,80 @@ class FakeBrowser:
         delay = float(getattr(params, "wait", 0.0)) if self.sleep_waits else 0.0
         return delay, self.default(name, params)
 
-    def page(self, sid: str) -> dict[str, Any]:
-        return {"url": self.urls.get(sid, "about:blank"), "title": "Fake"}
-
-    def observation(self, sid: str, mode: str) -> dict[str, Any]:
+    def observation(self, sid: str, mode: str) -> bp.Observation:
         n = next(self._observations)
-        return {
-            "id": f"obs_{n}",
-            "seq": 1,
-            "at": "2026-05-01T12:00:00.123Z",
-            "url": self.urls.get(sid, "about:blank"),
-            "title": "Fake",
-            **({"mode": mode} if mode != "semantic" else {}),
-            "vp": [0, 0, 1920, 947],
-            "doc": [1920, 947],
-            "content": [["text", "hello"]],  # the wire form of docs/observations.md
-            "elements": [["e1", "button", "Go"], ["e2", "link", "Top", "#"]],
-            "truncated": False,
-        }
+        return bp.Observation(
+            id=f"obs_{n}",
+            seq=1,
+            at="2026-05-01T12:00:00.123Z",
+            url=self.urls.get(sid, "about:blank"),
+            title="Fake",
+            mode=None if mode == "semantic" else mode,  # type: ignore[arg-type]
+            vp=[0, 0, 1920, 947],
+            doc=[1920, 947],
+            content=[["text", "hello"]],  # the wire form of docs/observations.md
+            elements=[["e1", "button", "Go"], ["e2", "link", "Top", "#"]],
+            truncated=False,
+        )
 
-    def default(self, name: str, p: Any) -> dict[str, Any]:
+    def default(self, name: str, p: Any) -> bp.Answer:
         sid = getattr(p, "session_id", "")
+        url = self.urls.get(sid, "about:blank")
+        timings = bp.Timings(page_ready_ms=10, rendered_ms=11, written_ms=12)
         if name == "apply-session-settings":
             self.settings[sid] = p.settings
-            return {}
-        if name in ("capture", "browser_attach"):
-            if p.url is not None and getattr(p, "navigate", True):
-                self.urls[sid] = p.url
-            out = self.page(sid) | {"target_http_status": self.status, "traffic_bytes": 1000}
-            if p.output_path is not None:
-                out |= {"bytesize": 4321, "output_path": p.output_path}
-            out["timings"] = {"page_ready_ms": 10.0, "rendered_ms": 11.0, "written_ms": 12.0}
-            return out
+            return bp.Done()
+        if name == "capture":
+            if p.url is not None:
+                url = self.urls[sid] = p.url
+            return bp.CaptureAnswer(
+                url=url,
+                title="Fake",
+                target_http_status=self.status,
+                traffic_bytes=1000,
+                bytesize=4321,
+                output_path=p.output_path,
+                timings=timings,
+            )
+        if name == "browser_attach":
+            if p.navigate:
+                url = self.urls[sid] = p.url
+            written = p.output_path is not None
+            return bp.AttachAnswer(
+                url=url,
+                title="Fake",
+                target_http_status=self.status,
+                traffic_bytes=1000,
+                bytesize=4321 if written else None,
+                output_path=p.output_path,
+                timings=timings,
+            )
         if name == "navigate":
             if p.url is not None:
-                self.urls[sid] = p.url
-            return self.page(sid) | {"target_http_status": self.status}
-        if name == "perform":
-            return self.page(sid) | {"target_http_status": self.status}
+                url = self.urls[sid] = p.url
+            return bp.PageAnswer(url=url, title="Fake", target_http_status=self.status)
         if name == "screenshot":
-            height = 3000 if p.full_page else 947
-            return {
-                "url": self.urls.get(sid, "about:blank"),
-                "output_path": p.output_path,
-                "bytesize": 2048,
-                "format": p.format,
-                "mime_type": f"image/{p.format}",
-                "width": 1920,
-                "height": height,
-            }
+            return bp.ScreenshotAnswer(
+                url=url,
+                output_path=p.output_path,
+                bytesize=2048,
+                format=p.format,
+                mime_type=f"image/{p.format}",
+                width=1920,
+                height=3000 if p.full_page else 947,
+            )
         if name in ("observe", "observation-actions"):
             return self.observation(sid, p.mode)
-        if name == "find":
-            return {
-                "content": [],
-                "elements": [{"ref": "e1"}],
-                "total_matches": 1,
-                "truncated": False,
-            }
-        if name in ("pause", "play"):
-            return {"network_paused": name == "pause", "reloaded": False}
+        if name == "pause":
+            return bp.PauseAnswer(network_paused=True)
+        if name == "play":
+            return bp.PlayAnswer(network_paused=False, reloaded=False)
         if name == "notifications":
-            return {"notifications": list(self.notifications)}
+            return bp.NotificationsAnswer(notifications=list(self.notifications))
         if name == "close-session":
             self.settings.pop(sid, None)
             self.urls.pop(sid, None)
-        return {}
+        return bp.Done()
 
 
 def until(condition: Callable[[], object], timeout: float = 5.0, what: str = "condition") -> None:

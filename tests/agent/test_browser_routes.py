@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 import bridge_protocol as bp
@@ -92,7 +93,7 @@ def test_shorthand_without_a_session_creates_one_then_reuses_it(
     }
     # Settings first, then the navigation (docs/bridge.md).
     assert fake.names("Session1") == ["apply-session-settings", "browser_attach"]
-    assert fake.settings["Session1"] == {
+    assert msgspec.to_builtins(fake.settings["Session1"]) == {
         "profile_id": 1,
         "name": "Session1",
         "group": None,
@@ -314,9 +315,9 @@ def test_capture_takes_the_returned_url_as_authoritative(
 
 def test_malformed_host_answer_is_an_internal_error(agent: AgentProcess, fake: FakeBrowser) -> None:
     sid = new_session(agent)
-    fake.script["capture"] = lambda p: (0.0, {"url": "https://x.test/"})  # no bytesize
+    fake.script["capture"] = lambda p: (0.0, bp.PageAnswer(url="https://x.test/"))  # no bytesize
     assert err(agent, "POST", "/v1/capture", {"session_id": sid})["id"] == "INTERNAL_ERROR"
-    fake.script["observe"] = lambda p: (0.0, {"title": "no id"})
+    fake.script["observe"] = lambda p: (0.0, bp.PageAnswer(title="no id"))
     assert err(agent, "POST", "/v1/observe", {"session_id": sid})["id"] == "INTERNAL_ERROR"
 
 
@@ -326,7 +327,7 @@ def test_running_work_past_its_deadline_is_a_timeout(
     sid = new_session(agent)
     assert agent.host is not None
     cancels = agent.host.cancels_received
-    fake.script["capture"] = lambda p: (5.0, {})
+    fake.script["capture"] = lambda p: (5.0, bp.Done())
     error_ = err(agent, "POST", "/v1/capture", {"session_id": sid, "timeout": 0.3})
     assert error_["id"] == "TIMEOUT"
     until(lambda: agent.host is not None and agent.host.cancels_received > cancels, what="cancel")
@@ -448,7 +449,7 @@ def test_observation_actions_and_find(agent: AgentProcess, fake: FakeBrowser) ->
     assert data["page"] == observed["page"]
     sent = fake.named("observation-actions", sid)[-1].params
     assert (sent.observation_id, sent.mode) == (oid, "hybrid")
-    assert sent.actions == [
+    assert msgspec.to_builtins(sent.actions) == [
         {"action": "click", "ref": "e1", "mouse_move": True, "scroll": True},
         {"action": "scroll", "delta_x": 0, "delta_y": -500},
         {"action": "wait", "seconds": 0.0},
@@ -786,7 +787,10 @@ def test_notifications(agent: AgentProcess, fake: FakeBrowser) -> None:
             "displayed_at": when.isoformat().replace("+00:00", "Z"),
         }
 
-    fake.notifications = [note(0, datetime(2000, 1, 1, tzinfo=UTC)), note(1, now), note(2, now)]
+    fake.notifications = [
+        bp.Notification(**note(n, when))
+        for n, when in ((0, datetime(2000, 1, 1, tzinfo=UTC)), (1, now), (2, now))
+    ]
     data = agent.ok("GET", "/v1/notifications")
     assert data["trust"] == "untrusted_website_content"
     entries = data["notifications"]
@@ -799,7 +803,7 @@ def test_notifications(agent: AgentProcess, fake: FakeBrowser) -> None:
         "trust": "untrusted_website_content",
     }
     # Reading does not remove; new entries get later sequence numbers; at most 256 are kept.
-    fake.notifications = [note(n, now) for n in range(1, 301)]
+    fake.notifications = [bp.Notification(**note(n, now)) for n in range(1, 301)]
     entries = agent.ok("GET", "/v1/notifications")["notifications"]
     assert len(entries) == 256
     assert entries[-1]["notification_id"] == "n300"
@@ -830,8 +834,8 @@ def test_pause_play_and_settings(agent: AgentProcess, fake: FakeBrowser) -> None
     agent.ok("PATCH", f"/v1/sessions/{sid}", {"adblock_enabled": False, "name": "Renamed"})
     post(agent, "/v1/capture", {"session_id": sid})
     assert fake.names(sid)[-2:] == ["apply-session-settings", "capture"]
-    assert fake.settings[sid]["adblock_enabled"] is False
-    assert fake.settings[sid]["name"] == "Renamed"
+    assert fake.settings[sid].adblock_enabled is False
+    assert fake.settings[sid].name == "Renamed"
     assert fake.names(sid).count("apply-session-settings") == 2
 
 
@@ -877,13 +881,13 @@ def test_proxied_sessions_and_pages_pinned_to_their_proxy(
     post(agent, "/v1/navigate", {"url": "px.test", "session_id": sid, "proxy": "PinProxy"})
     assert agent.ok("GET", f"/v1/sessions/{sid}")["session"]["proxy_alias"] == "pinproxy"
     base = agent.ok("GET", "/v1/health")["browser_proxy_port"]
-    assert fake.settings[sid]["proxy_port"] == base + number - 1
+    assert fake.settings[sid].proxy_port == base + number - 1
     attached, _ = post(agent, "/v1/pages", {"url": "px.test", "session_id": sid})
     page_id = attached["page"]["id"]
     agent.ok("PATCH", f"/v1/sessions/{sid}", {"proxy_alias": None})
     error_ = err(agent, "POST", f"/v1/pages/{page_id}/screenshot", {})
     assert (error_["id"], error_["details"]["field"]) == ("PAGE_MISMATCH", "proxy")
-    assert fake.settings[sid]["proxy_port"] is None  # the settings changed: sent again first
+    assert fake.settings[sid].proxy_port is None  # the settings changed: sent again first
 
 
 def test_without_an_engine_bridge_browser_work_is_unavailable(
@@ -978,7 +982,7 @@ def test_a_capture_stream_cut_by_the_app_going_away_says_so(
     """Issue 12: when the app dies mid-capture, the stream still ends with capture.failed
     (BROWSER_UNAVAILABLE) and capture.finished, and history does not blame the client."""
     agent, fake = fresh(make_agent)
-    fake.script["capture"] = lambda p: (120.0, {})  # the engine never answers
+    fake.script["capture"] = lambda p: (120.0, bp.Done())  # the engine never answers
     assert agent.proc is not None
     lines: list[dict[str, Any]] = []
     with agent.client.stream(

@@ -17,6 +17,7 @@ import apsw
 import httpx
 import pytest
 
+import bridge_protocol as bp
 from agent.logs import append_line
 
 from .agentproc import SVC_APP, AgentProcess
@@ -51,7 +52,7 @@ def test_sigterm_cancels_work_closes_the_store_and_exits_within_two_seconds(
 ) -> None:
     agent = make_agent()
     assert agent.host is not None
-    agent.host.answer = lambda request: (30.0, {})
+    agent.host.answer = lambda request: (30.0, bp.Done())
     sid = agent.ok("POST", "/v1/sessions")["session"]["id"]
     outcome: list[object] = []
 
@@ -220,7 +221,7 @@ def test_a_control_job_past_its_deadline_makes_health_unhealthy(
     assert agent.host is not None
     sid = agent.ok("POST", "/v1/sessions")["session"]["id"]
     # Closing a session is a control job that waits for the host; the host takes 3 s.
-    agent.host.answer = lambda request: (3.0, {})
+    agent.host.answer = lambda request: (3.0, bp.Done())
     done: list[int] = []
     closer = threading.Thread(
         target=lambda: done.append(agent.request("DELETE", f"/v1/sessions/{sid}").status_code)

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .agentproc import AgentProcess
+from .agentproc import AgentProcess, default_answer
 from .fakebrowser import Call, FakeBrowser, active_count, new_session, until
 
 
@@ -235,7 +235,7 @@ def test_session_close_ends_running_and_queued_work(slow: FakeBrowser, agent: Ag
 def test_work_in_progress_keeps_a_short_lived_session_open(make_agent) -> None:  # type: ignore[no-untyped-def]
     agent = make_agent()
     assert agent.host is not None
-    agent.host.answer = lambda request: (3.0, {})  # every bridge command takes 3 s
+    agent.host.answer = lambda request: (3.0, default_answer(request)[1])  # each takes 3 s
     sid = agent.ok(
         "POST", "/v1/sessions", {"lifetime": {"type": "inactivity", "timeout_seconds": 1}}
     )["session"]["id"]

@@ -317,3 +317,28 @@ async def test_the_limit_is_the_number_of_slots(
         ops = [await h.submit(f"s{i}", f"s{i}", 1.0) for i in range(limit + 1)]
         assert (h.scheduler.running, h.scheduler.queued) == (limit, 1)
     assert [op.started_at for op in ops] == [0.0] * limit + [1.0]
+
+
+async def test_a_closed_operation_that_raised_something_else_leaves_nothing_behind(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    scheduler = Scheduler(limit=2)
+
+    async def raises_its_own_error() -> None:
+        async with scheduler.slot("a", trio.current_time() + 10):
+            try:
+                await trio.sleep(5)
+            except trio.Cancelled:
+                raise RuntimeError("turned the cancellation into its own error") from None
+
+    raised = []
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(raises_its_own_error)
+            await trio.testing.wait_all_tasks_blocked()
+            assert scheduler.close_session("a") == 1
+    except* RuntimeError as group:
+        raised.append(group)
+    assert raised
+    assert not scheduler._closed_sessions
+    assert not scheduler.has_work("a")

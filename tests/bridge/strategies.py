@@ -63,6 +63,28 @@ actions: st.SearchStrategy[bp.Action] = st.one_of(
 )
 
 session_ids = st.integers(1, 10**6).map(lambda n: f"Session{n}")
+refs = st.integers(1, 10**5).map(lambda n: f"e{n}")
+ref_actions: st.SearchStrategy[bp.RefAction] = st.one_of(
+    st.builds(bp.RefClick, ref=refs, mouse_move=st.booleans(), scroll=st.booleans()),
+    st.builds(bp.RefHover, ref=refs),
+    st.builds(bp.RefType, ref=refs, text=st.text(min_size=1, max_size=20)),
+    st.builds(bp.RefClear, ref=refs),
+    st.builds(bp.RefPress, ref=refs, key=st.sampled_from(bp.NAMED_KEYS)),
+    st.builds(bp.RefSelect, ref=refs, value=texts),
+    st.builds(bp.RefScroll, delta_x=st.integers(-10000, 10000), delta_y=st.integers(-10000, 10000)),
+    st.builds(bp.RefWait, seconds=st.floats(min_value=0, max_value=60)),
+)
+session_settings = st.builds(
+    bp.SessionSettings,
+    profile_id=st.integers(1, 10**6),
+    name=texts,
+    group=st.none() | texts,
+    proxy_port=st.none() | st.integers(1, 65535),
+    adblock_enabled=st.booleans(),
+    image_blocking_mode=st.sampled_from(["none", "all", "over_limit"]),
+    image_size_limit_kb=st.integers(0, 10**6),
+    network_paused=st.booleans(),
+)
 
 commands: st.SearchStrategy[bp.EngineCommand] = st.one_of(
     st.builds(
@@ -73,12 +95,6 @@ commands: st.SearchStrategy[bp.EngineCommand] = st.one_of(
         page_id=st.none() | ids,
         timeout=seconds,
         wait=settle,
-    ),
-    st.builds(
-        bp.Perform,
-        session_id=session_ids,
-        actions=st.lists(actions, min_size=1, max_size=4),
-        timeout=seconds,
     ),
     st.builds(
         bp.Screenshot,
@@ -93,10 +109,16 @@ commands: st.SearchStrategy[bp.EngineCommand] = st.one_of(
     ),
     st.builds(bp.Pause, session_id=session_ids),
     st.builds(bp.Play, session_id=session_ids),
-    st.builds(bp.ApplySessionSettings, session_id=session_ids, settings=json_objects),
+    st.builds(bp.ApplySessionSettings, session_id=session_ids, settings=session_settings),
     st.builds(bp.CloseSession, session_id=session_ids),
-    st.builds(bp.HostSettings),
     st.builds(bp.Notifications),
+    st.builds(
+        bp.ObservationAction,
+        session_id=session_ids,
+        observation_id=ids,
+        actions=st.lists(ref_actions, min_size=1, max_size=4),
+        mode=st.sampled_from(["semantic", "hybrid", "visual"]),
+    ),
 )
 
 operations: st.SearchStrategy[bp.Operation] = st.one_of(
@@ -128,6 +150,103 @@ api_errors = st.builds(
     texts,
     st.dictionaries(st.from_regex(r"[a-z_]{1,10}", fullmatch=True), json_values, max_size=3),
 )
-responses = st.builds(bp.OkResponse, version=st.just(4), id=ids, data=json_objects) | st.builds(
+# --- answers: one strategy per answer type (bp.ANSWERS) ------------------------------------------
+
+counts = st.integers(0, 2**40)
+urls = st.none() | texts
+statuses = st.none() | st.integers(100, 599)
+timings = st.builds(bp.Timings, page_ready_ms=counts, rendered_ms=counts, written_ms=counts)
+wire_items = st.lists(
+    st.integers(-1, 50) | st.lists(json_scalars | st.lists(texts, max_size=3), max_size=5),
+    max_size=6,
+)
+ANSWER_STRATEGIES: dict[type[bp.Answer], st.SearchStrategy[Any]] = {
+    bp.Done: st.builds(bp.Done),
+    bp.PageAnswer: st.builds(bp.PageAnswer, url=urls, title=urls, target_http_status=statuses),
+    bp.CaptureAnswer: st.builds(
+        bp.CaptureAnswer,
+        url=urls,
+        title=urls,
+        target_http_status=statuses,
+        traffic_bytes=counts,
+        bytesize=counts,
+        output_path=texts,
+        timings=timings,
+    ),
+    bp.AttachAnswer: st.builds(
+        bp.AttachAnswer,
+        url=urls,
+        title=urls,
+        target_http_status=statuses,
+        traffic_bytes=counts,
+        bytesize=st.none() | counts,
+        output_path=st.none() | texts,
+        timings=timings,
+    ),
+    bp.ScreenshotAnswer: st.builds(
+        bp.ScreenshotAnswer,
+        url=urls,
+        output_path=texts,
+        bytesize=counts,
+        format=st.sampled_from(["png", "jpeg", "webp"]),
+        mime_type=texts,
+        width=counts,
+        height=counts,
+    ),
+    bp.Observation: st.builds(
+        bp.Observation,
+        id=ids,
+        seq=st.integers(1, 10**6),
+        at=texts,
+        url=urls,
+        title=urls,
+        mode=st.none() | st.sampled_from(["semantic", "hybrid", "visual"]),
+        vp=st.lists(st.integers(0, 10**5), min_size=4, max_size=4),
+        doc=st.lists(st.integers(0, 10**5), min_size=2, max_size=2),
+        contexts=st.lists(texts, max_size=3),
+        content=wire_items,
+        elements=wire_items,
+        omitted_node_count=counts,
+        clipped_text_count=counts,
+        truncated=st.booleans(),
+        image=st.none()
+        | st.builds(
+            bp.ObservationImage,
+            output_path=texts,
+            bytesize=counts,
+            width=counts,
+            height=counts,
+            scale_x=st.floats(0.1, 10),
+            scale_y=st.floats(0.1, 10),
+        ),
+    ),
+    bp.PauseAnswer: st.builds(bp.PauseAnswer, network_paused=st.booleans()),
+    bp.PlayAnswer: st.builds(bp.PlayAnswer, network_paused=st.booleans(), reloaded=st.booleans()),
+    bp.NotificationsAnswer: st.builds(
+        bp.NotificationsAnswer,
+        notifications=st.lists(
+            st.builds(
+                bp.Notification,
+                session_id=session_ids,
+                origin=texts,
+                title=texts,
+                body=texts,
+                notification_id=ids,
+                persistent=st.booleans(),
+                displayed_at=texts,
+            ),
+            max_size=3,
+        ),
+    ),
+}
+answers: st.SearchStrategy[bp.Answer] = st.one_of(list(ANSWER_STRATEGIES.values()))
+
+
+def answer_for(operation: bp.Operation) -> st.SearchStrategy[bp.Answer]:
+    """Answers of the type `operation` expects."""
+    return ANSWER_STRATEGIES[bp.ANSWERS[type(operation)]]
+
+
+responses = st.builds(bp.OkResponse, version=st.just(4), id=ids, data=answers) | st.builds(
     bp.ErrorResponse, version=st.just(4), id=ids, error=api_errors
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, get_args
 
 import msgspec
 import pytest
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import bridge_protocol as bp
 
-from .strategies import host_inbound, operations, responses
+from .strategies import ANSWER_STRATEGIES, answer_for, host_inbound, operations, responses
 
 ENC = bp.MessageEncoder()
 
@@ -45,11 +45,51 @@ def test_every_response_round_trips(message: Any) -> None:
     decoder = bp.FrameDecoder()
     decoder.feed(frame_of(message))
     (payload,) = decode_all(decoder)
-    assert bp.decode_agent_inbound(payload) == message
+    received = bp.decode_agent_inbound(payload)
+    if isinstance(message, bp.ErrorResponse):
+        assert received == message
+        return
+    assert isinstance(received, bp.RawOkResponse)
+    assert (received.version, received.id) == (message.version, message.id)
+    assert msgspec.json.decode(received.data, type=type(message.data)) == message.data
 
 
-@given(st.lists(operations, min_size=1, max_size=5))
-def test_requests_and_answers_round_trip_through_both_connections(ops: list[Any]) -> None:
+def test_every_operation_names_its_answer_type() -> None:
+    """The one table: every operation struct there is, each with the answer type it names, and
+    each answer type has a strategy (so the round trips below cover it)."""
+    everything = {*bp.Command.__subclasses__(), *bp.Params.__subclasses__()}
+    assert set(bp.ANSWERS) == everything
+    assert set(bp.ANSWERS) == {*get_args(bp.EngineCommand), bp.CaptureParams, bp.AttachParams}
+    assert set(bp.ANSWERS.values()) == set(ANSWER_STRATEGIES)
+    assert bp.ANSWERS[bp.Navigate] is bp.PageAnswer
+    assert bp.ANSWERS[bp.CaptureParams] is bp.CaptureAnswer
+    assert bp.ANSWERS[bp.ObservationAction] is bp.Observation
+
+
+@given(operations, st.data())
+def test_an_answer_of_another_type_fails_its_request_only(op: Any, data: st.DataObject) -> None:
+    agent = bp.AgentConnection()
+    rid, _ = agent.send_request(op)
+    expected = bp.ANSWERS[type(op)]
+    wrong = data.draw(st.one_of([s for t, s in ANSWER_STRATEGIES.items() if t is not expected]))
+    try:
+        msgspec.json.decode(msgspec.json.encode(wrong), type=expected)
+    except msgspec.ValidationError:
+        pass
+    else:
+        return  # this one happens to be a valid answer of the expected type too
+    agent.receive_data(frame_of(bp.OkResponse(version=4, id=rid, data=wrong)))
+    with pytest.raises(bp.MalformedMessage) as info:
+        agent.next_event()
+    assert info.value.request_id == rid
+    assert not info.value.fatal
+    assert agent.in_flight == 0
+
+
+@given(st.lists(operations, min_size=1, max_size=5), st.data())
+def test_requests_and_answers_round_trip_through_both_connections(
+    ops: list[Any], data: st.DataObject
+) -> None:
     agent, host = bp.AgentConnection(), bp.HostConnection()
     sent = []
     for op in ops:
@@ -60,16 +100,21 @@ def test_requests_and_answers_round_trip_through_both_connections(ops: list[Any]
     while (event := host.next_event()) is not None:
         received.append(event)
     assert [r.id for r in received] == sent
+    given_answers = []
     for request, op in zip(received, ops, strict=True):
         assert bp.make_request(request.id, op) == request
-        answer_frame = host.send_ok(request.id, {"echo": request.id})
+        given_answers.append(data.draw(answer_for(op)))
+        answer_frame = host.send_ok(request.id, given_answers[-1])
         assert answer_frame is not None
         agent.receive_data(answer_frame)
     answers = []
     while (answer := agent.next_event()) is not None:
         assert isinstance(answer, bp.OkResponse)
         answers.append(answer)
-    assert [a.data["echo"] for a in answers] == sent
+    assert [a.id for a in answers] == sent
+    # each answer decoded straight from its frame as the type its operation names
+    assert [a.data for a in answers] == given_answers
+    assert [type(a.data) for a in answers] == [bp.ANSWERS[type(op)] for op in ops]
     assert agent.in_flight == host.in_flight == 0
 
 
@@ -202,7 +247,9 @@ def test_swapped_response_id_is_rejected(other: str) -> None:
     rid, _ = agent.send_request(bp.Pause(session_id="Session1"))
     if other == rid:
         return
-    agent.receive_data(frame_of(bp.OkResponse(version=4, id=other, data={})))
+    agent.receive_data(
+        frame_of(bp.OkResponse(version=4, id=other, data=bp.PauseAnswer(network_paused=True)))
+    )
     with pytest.raises(bp.UnknownId):
         agent.next_event()
     assert agent.in_flight == 1
@@ -224,7 +271,7 @@ def test_cancel_crossing_the_answer_is_not_an_error() -> None:
     host = bp.HostConnection()
     host.receive_data(frame_of(bp.make_request("9", bp.Pause(session_id="Session1"))))
     assert host.next_event() is not None
-    assert host.send_ok("9", {}) is not None
+    assert host.send_ok("9", bp.PauseAnswer(network_paused=True)) is not None
     host.receive_data(frame_of(bp.Cancel(version=4, id="9")))
     assert host.next_event() is None
 

@@ -7,7 +7,6 @@ import os
 import random
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any
 
 import pytest
 import trio
@@ -16,7 +15,7 @@ import bridge_protocol as bp
 from agent.bridge_client import BridgeClient
 from bridge_protocol.testing import PipeHost
 
-Answer = Callable[[bp.HostRequest], tuple[float, dict[str, Any] | bp.ApiError]]
+Answer = Callable[[bp.HostRequest], tuple[float, bp.Answer | bp.ApiError]]
 
 
 def _number(request: bp.HostRequest) -> int:
@@ -26,14 +25,14 @@ def _number(request: bp.HostRequest) -> int:
     return int(request.command.url.rsplit("/", 1)[1])
 
 
-def echo_answer(request: bp.HostRequest) -> tuple[float, dict[str, Any] | bp.ApiError]:
+def echo_answer(request: bp.HostRequest) -> tuple[float, bp.Answer | bp.ApiError]:
     n = _number(request)
     delay = 0.0 if n % 3 == 0 else (n % 5) / 1000
     if n % 10 == 1:  # never answered in time: the test cancels every one of them
         delay = 60.0
     if n % 7 == 0:
         return delay, bp.ApiError.of(bp.ErrorId.TIMEOUT, f"timed out {n}", n=n)
-    return delay, {"n": n, "echo": "x" * (n % 50)}
+    return delay, bp.PageAnswer(url=str(n), title="x" * (n % 50))
 
 
 @contextmanager
@@ -96,8 +95,8 @@ async def test_ten_thousand_requests_many_in_flight_some_cancelled() -> None:
                         assert exc.error.details == {"n": n}, "answered with another's error"
                         outcomes[n] = "error"
                         return
-                    assert data["n"] == n, "answered with another's data"
-                    assert data["echo"] == "x" * (n % 50)
+                    assert data.url == str(n), "answered with another's data"
+                    assert data.title == "x" * (n % 50)
                     outcomes[n] = "ok"
                     return
                 assert scope.cancelled_caught
@@ -126,8 +125,8 @@ async def test_ten_thousand_requests_many_in_flight_some_cancelled() -> None:
 
 
 async def test_cancellation_reaches_the_host_and_stops_the_work() -> None:
-    def slow(request: bp.HostRequest) -> tuple[float, dict[str, Any] | bp.ApiError]:
-        return 30.0, {"n": _number(request)}
+    def slow(request: bp.HostRequest) -> tuple[float, bp.Answer | bp.ApiError]:
+        return 30.0, bp.PageAnswer(url=str(_number(request)))
 
     async with bridge(slow) as (client, host):
         with trio.move_on_after(0.05) as scope:
@@ -137,8 +136,25 @@ async def test_cancellation_reaches_the_host_and_stops_the_work() -> None:
         assert host.endpoint.in_flight == 0
 
 
+async def test_answers_arrive_typed_and_a_wrong_type_fails_only_its_call() -> None:
+    def answer(request: bp.HostRequest) -> tuple[float, bp.Answer | bp.ApiError]:
+        if isinstance(request, bp.ActionRequest) and isinstance(request.command, bp.Pause):
+            return 0.0, bp.PlayAnswer(network_paused=False, reloaded=True)  # not a PauseAnswer
+        return 0.0, bp.PageAnswer(url="https://site.test/", title="T", target_http_status=200)
+
+    async with bridge(answer) as (client, _):
+        page = await client.call(navigate(1))
+        assert page == bp.PageAnswer(url="https://site.test/", title="T", target_http_status=200)
+        with pytest.raises(bp.SvcError) as info:
+            await client.call(bp.Pause(session_id="Session1"))
+        assert info.value.error.id == "INTERNAL_ERROR"
+        assert "invalid answer" in info.value.error.message
+        assert client.connected
+        assert (await client.call(navigate(2))).title == "T"
+
+
 async def test_error_answers_arrive_unchanged() -> None:
-    def fail(request: bp.HostRequest) -> tuple[float, dict[str, Any] | bp.ApiError]:
+    def fail(request: bp.HostRequest) -> tuple[float, bp.Answer | bp.ApiError]:
         return 0.0, bp.ApiError.of(
             bp.ErrorId.UPSTREAM_UNAVAILABLE,
             "404 at target",
@@ -158,7 +174,7 @@ async def test_error_answers_arrive_unchanged() -> None:
 
 
 async def test_handler_exception_becomes_internal_error() -> None:
-    def boom(request: bp.HostRequest) -> tuple[float, dict[str, Any] | bp.ApiError]:
+    def boom(request: bp.HostRequest) -> tuple[float, bp.Answer | bp.ApiError]:
         raise RuntimeError("kaboom")
 
     async with bridge(boom) as (client, _):
@@ -228,18 +244,22 @@ def test_host_answers_a_bad_request_by_id_and_keeps_serving() -> None:
     errors: list[bp.BridgeProtocolError] = []
     endpoint = bp.HostEndpoint(
         lambda b: written.append(bytes(b)),
-        lambda req, responder: responder.ok({"id": req.id}),
+        lambda req, responder: responder.ok(bp.PlayAnswer(network_paused=False, reloaded=True)),
         on_protocol_error=errors.append,
     )
-    endpoint.data_received(bp.encode_frame(b'{"version":4,"id":"5","op":"teleport"}'))
-    ok = bp.MessageEncoder().frame(bp.make_request("6", bp.Play(session_id="Session1")))
-    endpoint.data_received(ok)
     agent = bp.AgentConnection()
-    agent._in_flight.update({"5": False, "6": False})  # as if the agent had sent both
+    bad, _ = agent.send_request(bp.Play(session_id="Session1"))
+    good, ok = agent.send_request(bp.Play(session_id="Session1"))
+    # the first frame is replaced on the way by one whose operation does not exist
+    endpoint.data_received(
+        bp.encode_frame(b'{"version":4,"id":"%s","op":"teleport"}' % bad.encode())
+    )
+    endpoint.data_received(ok)
     agent.receive_data(b"".join(written))
     first, second = agent.next_event(), agent.next_event()
     assert isinstance(first, bp.ErrorResponse)
     assert first.error.id == "INTERNAL_ERROR"
     assert isinstance(second, bp.OkResponse)
-    assert second.data == {"id": "6"}
+    assert second.id == good
+    assert second.data == bp.PlayAnswer(network_paused=False, reloaded=True)
     assert isinstance(errors[0], bp.UnknownOperation)

@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+import bridge_protocol as bp
+
 from .routes import Routes, html
 
 pytestmark = pytest.mark.gui
@@ -95,7 +97,9 @@ def run(data_dir: Path, person_url: str, background_url: str) -> dict[str, Any]:
     settings = SettingsStore(data_dir / "app-settings.json").load()
     engine = Engine(data_dir, settings, headless=False, log=HostLog(data_dir / "Logs"))
     for sid in ("Session1", "Session2"):
-        engine.apply_session_settings(sid, {})
+        engine.apply_session_settings(
+            sid, bp.SessionSettings(profile_id=int(sid.removeprefix("Session")), name=sid)
+        )
     window = BrowserWindow(engine)
     window.show()
     window.select("Session1")

@@ -116,7 +116,7 @@ def test_settings_roundtrip_and_defaults(tmp_path: Path) -> None:
     store = SettingsStore(tmp_path / "s.json")
     s = store.load()
     assert s == AppSettings()
-    assert s.for_agent()["background_browser_size"] == {"width": 1920, "height": 947}
+    assert s.background_dimensions == (1920, 947)
     assert s.follow_browser_commands
     assert s.wait_for_bot_challenge
     assert not s.send_notifications
@@ -136,8 +136,8 @@ def test_notifications_only_when_on_and_bounded() -> None:
     for i in range(5):
         q.add(enabled=True, session_id="Session1", origin="o", title=f"t{i}", body="b", now=when)
     items = q.snapshot()
-    assert [n["title"] for n in items] == ["t2", "t3", "t4"]
-    assert items[0]["displayed_at"] == "2026-01-02T03:04:05.678Z"
+    assert [n.title for n in items] == ["t2", "t3", "t4"]
+    assert items[0].displayed_at == "2026-01-02T03:04:05.678Z"
 
 
 def test_screenshot_bounds() -> None:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import bridge_protocol as bp
+
 pytestmark = pytest.mark.gui
 
 
@@ -49,7 +51,9 @@ def check(tmp_path: Path) -> None:
     ui.actions["Quit"].trigger()
     assert quits == [1]
 
-    engine.session_settings["Session3"] = {"name": "Shop", "group": "g1", "proxy_port": 17402}
+    engine.session_settings["Session3"] = bp.SessionSettings(
+        profile_id=3, name="Shop", group="g1", proxy_port=17402
+    )
     ui.browser.refresh()
     item = ui.browser.sessions.item(0)
     assert item is not None

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+import bridge_protocol as bp
+
 pytestmark = pytest.mark.gui
 
 PAGES = {
@@ -105,7 +107,7 @@ def check(tmp_path: Path) -> None:
         )
         b.mouse_click(x, y, True)
 
-    engine.session_settings["Session1"] = {}
+    engine.session_settings["Session1"] = bp.SessionSettings(profile_id=1, name="Session1")
     window.select("Session1")
     ui.show_browser()
     b = engine.sessions["Session1"]
