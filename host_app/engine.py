@@ -865,21 +865,61 @@ class Engine:
                 else:
                     b.play()
             if old is not None and old.proxy_port != settings.proxy_port:
-                hist = b.page.history() if b.page is not None else None
-                # "empty": no page, popup or history (spec 1 §4 Sessions)
-                empty = b.stack.popups == 0 and (
-                    hist is None
-                    or (
-                        hist.count() <= 1
-                        and b.page is not None
-                        and (b.page.url().toString() in ("", "about:blank"))
-                    )
-                )
-                if empty:
-                    b.close()
-                    self.browser(session_id)
+                self._renew_when_idle(b)
         self.session_changed_id(session_id)
         return Done()
+
+    def _renew_when_idle(self, b: SessionBrowser) -> None:
+        """A proxy change takes a new profile, so a new page; only an empty browser is renewed
+        (spec 1 §4 Sessions). Never under a running operation: the settings come outside the
+        session's scheduler slot too (pause, play), and a page replaced under a capture left it
+        reading a blank page or waiting on a navigation that had gone (issue 12, the empty
+        capture). Queued on the session's lock, an operation sent after these settings still
+        runs on the renewed browser."""
+        if not b.lock.locked:
+            self._renew_if_empty(b)
+            return
+
+        async def renew() -> None:
+            await b.lock.acquire()
+            try:
+                self._renew_if_empty(b)
+            finally:
+                b.lock.release()
+
+        def finished(task: aio.Task) -> None:
+            self.tasks.discard(task)
+            if task.exception is not None and not isinstance(task.exception, aio.Cancelled):
+                self.write_log(
+                    "engine.settings",
+                    f"renewing the browser of {b.session_id} failed: {task.exception!r}",
+                    session_id=b.session_id,
+                )
+
+        task = aio.Task(renew(), finished)
+        self.tasks.add(task)
+        task.start()
+
+    def _renew_if_empty(self, b: SessionBrowser) -> None:
+        settings = self.session_settings.get(b.session_id)
+        # the session closed, or the settings moved back, while an operation ran
+        if self.sessions.get(b.session_id) is not b or settings is None or not b.active:
+            return
+        if b.proxy_port == settings.proxy_port:
+            return
+        hist = b.page.history() if b.page is not None else None
+        # "empty": no page, popup or history (spec 1 §4 Sessions)
+        empty = b.stack.popups == 0 and (
+            hist is None
+            or (
+                hist.count() <= 1
+                and b.page is not None
+                and (b.page.url().toString() in ("", "about:blank"))
+            )
+        )
+        if empty:
+            b.close()
+            self.browser(b.session_id)
 
     def session_changed_id(self, session_id: str) -> None:
         for cb in self.on_session_changed:

@@ -4,11 +4,14 @@ the agent's profile proxy listener to a local upstream proxy (Basic auth), then 
 from __future__ import annotations
 
 import base64
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
+from ..httpserver import serving
 from ..proxy.servers import Origin, UpstreamProxy
 from .hostproc import HostApp
 
@@ -80,5 +83,103 @@ def test_a_proxied_session_loads_through_the_upstream_with_stored_credentials(
         assert "407 Proxy Authentication Required" in error["details"]["source_error"]
         assert "wrong-password" not in str(error)
     finally:
+        host.client.delete(f"/v1/sessions/{sid}")
+        host.client.delete(f"/v1/proxies/{alias}")
+
+
+BUSY_PAGE = b"""<!doctype html><html><head><title>Busy</title></head><body><p id=box>busy</p>
+<script>setInterval(function(){fetch('/tick?'+Date.now()).then(function(r){return r.text()})
+.then(function(t){document.getElementById('box').textContent=t})},20);
+setTimeout(function(){var d=document.createElement('div');d.id='late';
+d.textContent='rendered late';document.body.appendChild(d)},300)</script></body></html>"""
+
+
+class _HeldPage(BaseHTTPRequestHandler):
+    """`/held` answers only once the test releases it (the navigation is pending until then);
+    its page fetches `/tick` every 20 ms for as long as it is open."""
+
+    requested = threading.Event()
+    release = threading.Event()
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/held"):
+            type(self).requested.set()
+            type(self).release.wait(30)
+            body, kind = BUSY_PAGE, "text/html"
+        else:
+            body, kind = b"tick", "text/plain"
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def test_a_proxy_change_during_the_first_capture_does_not_swap_the_page_it_reads(
+    host: HostApp, upstream: UpstreamProxy
+) -> None:
+    """Issue 12 ("empty capture"): settings that need a new browser context (a proxy change
+    while the browser is still empty) reached the host while the session's first capture was
+    loading (pause and play send the session's settings outside the scheduler's slot) and
+    replaced the page under that capture (which then timed out waiting on a blank page). The
+    renewal waits for the operation: the capture holds its document."""
+    alias = "e2eswap"
+    host.ok(
+        "POST",
+        "/v1/proxies",
+        {
+            "alias": alias,
+            "upstream_host": "127.0.0.1",
+            "upstream_port": upstream.port,
+            "username": USER,
+            "password": PASSWORD,
+        },
+    )
+    _HeldPage.requested.clear()
+    _HeldPage.release.clear()
+    sid = host.new_session()
+    result: dict[str, list[dict[str, object]]] = {}
+    try:
+        with serving(_HeldPage) as base:
+            body = {
+                "session_id": sid,
+                "url": f"{base}/held",
+                "actions": [{"action": "wait-for", "selector": "#late", "timeout": 10}],
+                "wait": 0.3,
+                "timeout": 10,
+                "retry": 0,
+            }
+            capture = threading.Thread(
+                target=lambda: result.update(lines=host.stream("/v1/captures", body))
+            )
+            capture.start()
+            try:
+                # the host's capture holds the session, its navigation pending
+                assert _HeldPage.requested.wait(20)
+                host.ok("PATCH", f"/v1/sessions/{sid}", {"proxy_alias": alias})
+                host.ok("POST", f"/v1/sessions/{sid}/play")  # sends the new settings now
+            finally:
+                _HeldPage.release.set()
+                capture.join(40)
+            assert not capture.is_alive()
+            end = result["lines"][-2]
+            assert end["event"] == "capture.completed", end
+            data = end["data"]
+            assert isinstance(data, dict)
+            html = Path(str(data["output_path"])).read_text(encoding="utf-8")
+            assert "rendered late" in html, html
+            assert data["bytesize"] == len(html.encode()) > 39
+
+            # once the capture ran, the browser is no longer empty: the proxy applies at its
+            # next activation (docs/decisions.md "Proxy preference"), the page stays usable
+            url = f"{base}/held?again"
+            again = host.ok("POST", "/v1/navigate", {"url": url, "session_id": sid, "wait": 0})
+            assert again["capture"]["target_http_status"] == 200
+            assert not any(s.target == url for s in upstream.seen)
+    finally:
+        _HeldPage.release.set()
         host.client.delete(f"/v1/sessions/{sid}")
         host.client.delete(f"/v1/proxies/{alias}")
