@@ -81,8 +81,8 @@ class ObservationImage(Answer, kw_only=True):
 
     output_path: str
     bytesize: Count
-    format: Literal["png"] = "png"
-    mime_type: Literal["image/png"] = "image/png"
+    format: Literal["png"]
+    mime_type: Literal["image/png"]
     width: Count
     height: Count
     scale_x: float

@@ -328,6 +328,8 @@ class Protocol:
             entry["title"] = tool.title
         entry["description"] = tool.description
         entry["inputSchema"] = tool.input_schema
+        if tool.output_schema is not None and at_least(revision, "2025-06-18"):
+            entry["outputSchema"] = tool.output_schema
         if at_least(revision, "2025-03-26"):
             entry["annotations"] = tool.annotations()
         return entry

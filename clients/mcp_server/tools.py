@@ -26,6 +26,7 @@ from bridge_protocol.session_ids import PATTERN as SESSION_ID_PATTERN
 from ..agent_client import AgentError, AgentUnavailable, AsyncAgentClient, make_error
 from ..read import compose
 from ..urls import file_uri, path_of_file_uri
+from . import outputs
 from .schema import Invalid, tagged_union, validate
 
 # --- outcomes ------------------------------------------------------------------------------------
@@ -252,6 +253,7 @@ class Tool:
     description: str
     input_schema: dict[str, Any]
     handler: Handler
+    output_schema: dict[str, Any] | None = None  # for results of a fixed shape (outputs.py)
     read_only: bool = False
     destructive: bool = False
     idempotent: bool = False
@@ -480,6 +482,7 @@ TOOLS: list[Tool] = [
         idempotent=True,
         open_world=False,
         launches=False,
+        output_schema=outputs.STATUS,
     ),
     Tool(
         "svc_notifications",
@@ -492,6 +495,7 @@ TOOLS: list[Tool] = [
         notifications,
         read_only=True,
         idempotent=True,
+        output_schema=outputs.NOTIFICATIONS,
     ),
     Tool(
         "svc_capture",
@@ -532,6 +536,7 @@ TOOLS: list[Tool] = [
             ("url",),
         ),
         capture,
+        output_schema=outputs.CAPTURE_RUN,
     ),
     Tool(
         "svc_page_attach",
@@ -554,6 +559,7 @@ TOOLS: list[Tool] = [
             ("url",),
         ),
         page_attach,
+        output_schema=outputs.CAPTURE,
     ),
     Tool(
         "svc_navigate",
@@ -582,6 +588,7 @@ TOOLS: list[Tool] = [
             }
         ),
         navigate,
+        output_schema=outputs.OBSERVATION,
     ),
     Tool(
         "svc_read",
@@ -642,6 +649,7 @@ TOOLS: list[Tool] = [
         ),
         page_action,
         destructive=True,
+        output_schema=outputs.CAPTURE,
     ),
     Tool(
         "svc_take_screenshot",
@@ -673,6 +681,7 @@ TOOLS: list[Tool] = [
         screenshot,
         read_only=True,
         open_world=False,
+        output_schema=outputs.SCREENSHOT,
     ),
     Tool(
         "svc_observe",
@@ -691,6 +700,7 @@ TOOLS: list[Tool] = [
         observe,
         read_only=True,
         open_world=False,
+        output_schema=outputs.OBSERVATION,
     ),
     Tool(
         "svc_find",
@@ -714,6 +724,7 @@ TOOLS: list[Tool] = [
         read_only=True,
         idempotent=True,
         open_world=False,
+        output_schema=outputs.FIND,
     ),
     Tool(
         "svc_action",
@@ -732,6 +743,7 @@ TOOLS: list[Tool] = [
         ),
         action,
         destructive=True,
+        output_schema=outputs.OBSERVATION,
     ),
     Tool(
         "svc_create_session",
@@ -760,6 +772,7 @@ TOOLS: list[Tool] = [
         ),
         create_session,
         open_world=False,
+        output_schema=outputs.SESSION,
     ),
     Tool(
         "svc_ping_session",
@@ -770,6 +783,7 @@ TOOLS: list[Tool] = [
         ping_session,
         idempotent=True,
         open_world=False,
+        output_schema=outputs.PING,
     ),
     Tool(
         "svc_list_sessions",
@@ -781,6 +795,7 @@ TOOLS: list[Tool] = [
         read_only=True,
         idempotent=True,
         open_world=False,
+        output_schema=outputs.SESSIONS,
     ),
     Tool(
         "svc_close_session_group",
@@ -792,6 +807,7 @@ TOOLS: list[Tool] = [
         destructive=True,
         idempotent=True,
         open_world=False,
+        output_schema=outputs.CLOSED_GROUP,
     ),
     Tool(
         "svc_list_proxies",
@@ -803,6 +819,7 @@ TOOLS: list[Tool] = [
         read_only=True,
         idempotent=True,
         open_world=False,
+        output_schema=outputs.PROXIES,
     ),
 ]
 

@@ -214,6 +214,8 @@ ANSWER_STRATEGIES: dict[type[bp.Answer], st.SearchStrategy[Any]] = {
             bp.ObservationImage,
             output_path=texts,
             bytesize=counts,
+            format=st.just("png"),
+            mime_type=st.just("image/png"),
             width=counts,
             height=counts,
             scale_x=st.floats(0.1, 10),

@@ -96,3 +96,49 @@ def test_timeout_and_wait_bounds_agree_with_the_bodies() -> None:
     batch = msgspec.json.schema(ObservationActionsBody)
     actions = batch["$defs"]["ObservationActionsBody"]["properties"]["actions"]
     assert (actions["minItems"], actions["maxItems"]) == (1, 32)
+
+
+# --- output schemas -------------------------------------------------------------------------------
+
+
+def test_output_schemas_are_valid_and_listed_only_from_2025_06_18() -> None:
+    """Each declared outputSchema is a valid JSON Schema; older protocol versions, which know no
+    outputSchema, never see one. What real results look like against them is checked by the
+    official SDK client in tests/clients/test_mcp_e2e.py (it validates every successful call)."""
+    import jsonschema  # type: ignore[import-untyped]
+
+    from clients.mcp_server.protocol import Protocol
+    from clients.mcp_server.tools import TOOLS
+
+    declared = {t.name: t.output_schema for t in TOOLS if t.output_schema is not None}
+    assert "svc_read" not in declared  # Markdown text with metadata: no fixed shape
+    assert len(declared) == 15
+    for schema in declared.values():
+        jsonschema.Draft202012Validator.check_schema(schema)
+    server = Protocol("svc-mcp", "0", TOOLS)
+    for tool in TOOLS:
+        modern = server.listing(tool, "2025-06-18")
+        assert ("outputSchema" in modern) == (tool.name in declared)
+        assert "outputSchema" not in server.listing(tool, "2025-03-26")
+
+
+def test_an_observation_result_matches_its_output_schema_and_a_broken_one_does_not() -> None:
+    import jsonschema
+
+    from clients.mcp_server import outputs
+
+    page = {"id": "page_1", "session_id": "Session1", "url": "https://example.test/"}
+    observation = {
+        "id": "obs_1",
+        "seq": 1,
+        "at": "2026-05-01T12:00:00.123Z",
+        "vp": [0, 0, 1920, 947],
+        "doc": [1920, 947],
+        "content": [["text", "hello"]],
+        "truncated": False,
+    }
+    jsonschema.validate({"page": page, "observation": observation}, outputs.OBSERVATION)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(
+            {"page": page, "observation": {**observation, "vp": [0, 0]}}, outputs.OBSERVATION
+        )
