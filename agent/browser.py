@@ -46,7 +46,7 @@ from bridge_protocol import (
     Screenshot,
     SvcError,
 )
-from proxy import authority_of_url
+from proxy import Diagnostics, authority_of_url
 
 from .api import (
     CaptureBody,
@@ -67,11 +67,17 @@ from .api import (
     SessionPatch,
     validation_error,
 )
-from .context import AgentContext
+from .bridge_client import BridgeClient
+from .config import AgentConfig
+from .context import AgentProcess
+from .logs import LogWriter
 from .observations import ObservationStore, Retained, find_in
 from .pages import Page, new_page_id
-from .sessions import name_key
+from .scheduler import Scheduler
+from .sessions import Sessions, name_key
+from .store import Store
 from .urls import normalize_url, output_path, same_url
+from .worker import ControlWorker
 
 T = TypeVar("T")
 
@@ -169,8 +175,28 @@ def _remaining(deadline: float) -> float:
 
 
 class Browser:
-    def __init__(self, ctx: AgentContext) -> None:
-        self._ctx = ctx
+    def __init__(
+        self,
+        *,
+        config: AgentConfig,
+        process: AgentProcess,
+        store: Store,
+        logs: LogWriter,
+        scheduler: Scheduler,
+        bridge: BridgeClient | None,
+        worker: ControlWorker,
+        sessions: Sessions,
+        diagnostics: Diagnostics,
+    ) -> None:
+        self._config = config
+        self._process = process
+        self._store = store
+        self._logs = logs
+        self._scheduler = scheduler
+        self._bridge = bridge
+        self._worker = worker
+        self._sessions = sessions
+        self._diagnostics = diagnostics  # the relay's failures, for proxy causes
         self._pages: dict[str, Page] = {}  # attached pages by id
         self._current: dict[str, Page] = {}  # shorthand current page by session id
         self._last_session: str | None = None  # most recently selected shorthand session
@@ -188,7 +214,7 @@ class Browser:
     # --- plumbing ------------------------------------------------------------------------------
 
     async def _call(self, operation: Operation) -> dict[str, Any]:
-        bridge = self._ctx.bridge
+        bridge = self._bridge
         if bridge is None:
             raise SvcError.of(ErrorId.BROWSER_UNAVAILABLE, "no engine bridge in this process")
         session_id = getattr(operation, "session_id", None)
@@ -215,7 +241,7 @@ class Browser:
             "profile_id": row["id"],
             "name": row["name"],
             "group": row["group_name"],
-            "proxy_port": self._ctx.config.proxy_base_port + row["id"] - 1 if proxied else None,
+            "proxy_port": self._config.proxy_base_port + row["id"] - 1 if proxied else None,
             "adblock_enabled": bool(row["adblock_enabled"]),
             "image_blocking_mode": row["image_blocking_mode"],
             "image_size_limit_kb": row["image_size_limit_kb"],
@@ -223,7 +249,7 @@ class Browser:
         }
 
     async def _ensure_settings(self, session_id: str) -> None:
-        settings = self._settings(self._ctx.sessions.get_row(session_id))
+        settings = self._settings(self._sessions.get_row(session_id))
         if self._applied.get(session_id) != settings:
             await self._call(ApplySessionSettings(session_id=session_id, settings=settings))
             self._applied[session_id] = settings
@@ -236,16 +262,15 @@ class Browser:
         work: Callable[[float], Awaitable[T]],
     ) -> T:
         """Run `work(deadline)` in the session's scheduler slot (spec 1 §4 rules 5-6)."""
-        ctx = self._ctx
         queued_at = trio.current_time()
         deadline = queued_at + time_limit
         started_at: float | None = None
         outcome = "cancelled"
-        ctx.sessions.touch(session_id)
+        self._sessions.touch(session_id)
         try:
-            async with ctx.scheduler.slot(session_id, deadline):
+            async with self._scheduler.slot(session_id, deadline):
                 started_at = trio.current_time()
-                ctx.sessions.touch(session_id)
+                self._sessions.touch(session_id)
                 await self._ensure_settings(session_id)
                 try:
                     result = await work(deadline)
@@ -256,9 +281,9 @@ class Browser:
             outcome = exc.error.id
             raise
         finally:
-            if ctx.config.performance_trace:
+            if self._config.performance_trace:
                 self._trace(operation, session_id, queued_at, started_at, outcome)
-            ctx.sessions.touch(session_id)
+            self._sessions.touch(session_id)
         return result
 
     def _with_proxy_cause(self, session_id: str, exc: SvcError, since: float) -> SvcError:
@@ -275,12 +300,12 @@ class Browser:
             return exc
         authority = authority_of_url(url)
         try:
-            row = self._ctx.sessions.get_row(session_id)
+            row = self._sessions.get_row(session_id)
         except SvcError:
             return exc
         if authority is None or row["proxy_alias"] is None:
             return exc
-        diagnostics = self._ctx.services["proxy_listeners"].diagnostics
+        diagnostics = self._diagnostics
         failure = diagnostics.latest(row["id"], row["proxy_alias"], authority, since=since)
         if failure is None:
             return exc
@@ -299,7 +324,7 @@ class Browser:
         end = trio.current_time()
         queue_ms = ((started if started is not None else end) - queued_at) * 1000
         execution_ms = (end - started) * 1000 if started is not None else 0.0
-        self._ctx.logs.write(
+        self._logs.write(
             "browser_timing",
             f"{operation} on {session_id}: queued {queue_ms:.1f} ms, ran {execution_ms:.1f} ms",
             data={
@@ -314,27 +339,27 @@ class Browser:
     # --- sessions and pages --------------------------------------------------------------------
 
     async def _create_session(self, body: SessionCreate) -> str:
-        sessions = self._ctx.sessions
+        sessions = self._sessions
 
         async def job() -> dict[str, Any]:
             return sessions.create(body)
 
-        created: dict[str, Any] = await self._ctx.services["worker"].run(job)
+        created: dict[str, Any] = await self._worker.run(job)
         return str(created["id"])
 
     async def _apply_proxy(self, session_id: str, alias: str | None) -> None:
         """Assign `alias` to an existing session (a no-op when it already has it)."""
         if alias is None:
             return
-        current = self._ctx.sessions.get_row(session_id)["proxy_alias"]
+        current = self._sessions.get_row(session_id)["proxy_alias"]
         if current is not None and name_key(current) == name_key(alias):
             return
-        sessions = self._ctx.sessions
+        sessions = self._sessions
 
         async def job() -> dict[str, Any]:
             return sessions.patch(session_id, SessionPatch(proxy_alias=alias))
 
-        await self._ctx.services["worker"].run(job)
+        await self._worker.run(job)
 
     async def _navigation_session(
         self, session_id: str | None, profile: str | None, proxy: str | None
@@ -343,12 +368,12 @@ class Browser:
         if session_id is not None:
             if profile is not None:
                 raise validation_error("profile cannot be combined with session_id", "profile")
-            self._ctx.sessions.get_row(session_id)
+            self._sessions.get_row(session_id)
             await self._apply_proxy(session_id, proxy)
             return session_id
         if profile is not None:
             return await self._create_session(SessionCreate(profile=profile, proxy_alias=proxy))
-        chosen = self._last_session or self._ctx.sessions.first_id()
+        chosen = self._last_session or self._sessions.first_id()
         if chosen is None:
             return await self._create_session(SessionCreate(proxy_alias=proxy))
         await self._apply_proxy(chosen, proxy)
@@ -364,7 +389,7 @@ class Browser:
     def _select(self, session_id: str | None) -> Page:
         """Shorthand rules 3-4: the explicit session's page, else the most recent one."""
         if session_id is not None:
-            self._ctx.sessions.get_row(session_id)
+            self._sessions.get_row(session_id)
             self._last_session = session_id
             return self._current_page(session_id)
         if self._last_session is None or self._last_session not in self._current:
@@ -397,7 +422,7 @@ class Browser:
 
     def _check_pinned(self, page: Page) -> None:
         """An attached page still is what it was attached as: same proxy, same document URL."""
-        row = self._ctx.sessions.get_row(page.session_id)
+        row = self._sessions.get_row(page.session_id)
         proxy = row["proxy_alias"]
         if (proxy and name_key(proxy)) != (page.proxy_alias and name_key(page.proxy_alias)):
             raise SvcError.of(
@@ -434,7 +459,7 @@ class Browser:
 
     async def navigate(self, body: NavigateBody, request_id: str) -> dict[str, Any]:
         url = normalize_url(body.url)
-        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
         session_id = await self._navigation_session(body.session_id, body.profile, body.proxy)
         # Rule 7: the navigation replaces the session's retry target at once.
         page = self._current_page(session_id)
@@ -491,7 +516,7 @@ class Browser:
         return self._capture_data(page, path, answer)
 
     async def perform(self, body: PerformBody, request_id: str) -> dict[str, Any]:
-        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
         page = self._select(body.session_id)
         return await self._capture_on(
             page,
@@ -503,7 +528,7 @@ class Browser:
         )
 
     async def capture(self, body: CaptureBody, request_id: str) -> dict[str, Any]:
-        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
         page = self._select(body.session_id)
         return await self._capture_on(
             page, "capture", path=path, actions=[], time_limit=body.timeout, wait=body.wait
@@ -515,7 +540,9 @@ class Browser:
         request_id: str,
         page_id: str | None = None,
     ) -> dict[str, Any]:
-        path = output_path(self._ctx, body.output, f"Screenshots/{request_id}.{body.format}")
+        path = output_path(
+            self._config.data_dir, body.output, f"Screenshots/{request_id}.{body.format}"
+        )
         if page_id is not None:
             page = self._attached(page_id)
         else:
@@ -672,12 +699,12 @@ class Browser:
 
     async def attach(self, body: PagesBody, request_id: str) -> dict[str, Any]:
         url = normalize_url(body.url)
-        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
         if body.session_id is not None:
             for name in ("profile", "group"):
                 if getattr(body, name) is not None:
                     raise validation_error(f"{name} cannot be combined with session_id", name)
-            self._ctx.sessions.get_row(body.session_id)
+            self._sessions.get_row(body.session_id)
             await self._apply_proxy(body.session_id, body.proxy)
             session_id, navigate = body.session_id, False
         else:
@@ -709,7 +736,7 @@ class Browser:
                 url=url,
                 page_url=live,
             )
-        proxy = self._ctx.sessions.get_row(session_id)["proxy_alias"]
+        proxy = self._sessions.get_row(session_id)["proxy_alias"]
         page = Page(new_page_id(), session_id, live, attached=True, proxy_alias=proxy)
         self._pages[page.id] = page
         return self._capture_data(page, path, answer)
@@ -717,7 +744,7 @@ class Browser:
     async def page_action(
         self, page_id: str, body: PageActionBody, request_id: str
     ) -> dict[str, Any]:
-        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
         page = self._attached(page_id)
         return await self._capture_on(
             page,
@@ -733,18 +760,18 @@ class Browser:
     async def captures_preflight(self, body: CapturesBody, request_id: str) -> CapturePlan:
         """Everything that can fail before the stream starts (answered as ordinary errors)."""
         url = normalize_url(body.url)
-        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
         if body.session_id is not None:
             for name in ("profile", "group"):
                 if getattr(body, name) is not None:
                     raise validation_error(f"{name} cannot be combined with session_id", name)
-            self._ctx.sessions.get_row(body.session_id)
+            self._sessions.get_row(body.session_id)
             await self._apply_proxy(body.session_id, body.proxy)
             session_id = body.session_id
         else:
             create = SessionCreate(profile=body.profile, group=body.group, proxy_alias=body.proxy)
             session_id = await self._create_session(create)
-        proxy = self._ctx.sessions.get_row(session_id)["proxy_alias"]
+        proxy = self._sessions.get_row(session_id)["proxy_alias"]
         return CapturePlan(request_id, session_id, url, path, body, proxy)
 
     async def captures_stream(
@@ -761,7 +788,7 @@ class Browser:
                 with scope:
                     await self._capture_events(plan, send)
             except Exception as exc:  # a bug: end this stream, never the app's nursery
-                self._ctx.logs.write(
+                self._logs.write(
                     "agent.internal_error",
                     f"capture {plan.request_id} failed: {exc!r}",
                     level="error",
@@ -784,7 +811,7 @@ class Browser:
     async def _capture_events(
         self, plan: CapturePlan, channel: trio.MemorySendChannel[bytes]
     ) -> None:
-        store = self._ctx.store
+        store = self._store
         rid, session_id = plan.request_id, plan.session_id
         encoder = msgspec.json.Encoder()
 
@@ -841,8 +868,8 @@ class Browser:
             if not finished:
                 # cancelled: by the client closing its connection, unless the agent is stopping
                 # (a signal, or the app gone with its bridge), which is then what the record says
-                engine_gone = self._ctx.bridge is not None and not self._ctx.bridge.connected
-                stopping = self._ctx.stopping.is_set() or engine_gone
+                engine_gone = self._bridge is not None and not self._bridge.connected
+                stopping = self._process.stopping.is_set() or engine_gone
                 store.finish_request(
                     rid,
                     outcome="failed" if stopping else "cancelled",
@@ -880,7 +907,7 @@ class Browser:
                 details = exc.error.details or {}
                 session_gone = details.get("reason") == "session_closed"
                 # the app went away: no engine is left to retry on (the agent is stopping)
-                engine_gone = self._ctx.bridge is not None and not self._ctx.bridge.connected
+                engine_gone = self._bridge is not None and not self._bridge.connected
                 if not exc.error.retryable or attempt > body.retry or session_gone or engine_gone:
                     return None, exc.error, 0
                 emit(
@@ -915,7 +942,7 @@ class Browser:
 
     async def notifications(self) -> dict[str, Any]:
         answer = await self._bounded_call(Notifications(), CONTROL_TIMEOUT)
-        since = self._ctx.started_at
+        since = self._process.started_at
         for note in _convert(answer, _NotificationsAnswer, "notifications").notifications:
             key = (note.session_id, note.notification_id, note.displayed_at)
             if key in self._notifications:
@@ -950,10 +977,10 @@ class Browser:
             raise SvcError.of(
                 ErrorId.TIMEOUT, f"the engine did not answer within {CONTROL_TIMEOUT:g} s"
             )
-        self._ctx.sessions.set_paused(session_id, paused)
+        self._sessions.set_paused(session_id, paused)
         if session_id in self._applied:
             self._applied[session_id]["network_paused"] = paused
-        self._ctx.sessions.touch(session_id)
+        self._sessions.touch(session_id)
         return {"session_id": session_id, "network_paused": paused}
 
     async def session_closed(self, session_id: str) -> None:
@@ -970,7 +997,7 @@ class Browser:
         try:
             await self._bounded_call(CloseSession(session_id=session_id), CONTROL_TIMEOUT)
         except SvcError as exc:
-            self._ctx.logs.write(
+            self._logs.write(
                 "session.close_failed",
                 f"the engine did not close {session_id}: {exc.error.message}",
                 level="info" if exc.error.id == ErrorId.BROWSER_UNAVAILABLE else "warning",

@@ -8,20 +8,16 @@ from typing import Any, TypeVar
 from quart import Quart, Response
 
 from ..api import ProfileCreate, ProfileExport, ProfileImport, ProfilePatch
-from ..context import AgentContext
 from ..profiles import Profiles
 from ..proxies import Proxies
+from ..worker import ControlWorker
 from .toolkit import NoBody, add_route, ok, read_body
 
 T = TypeVar("T")
 _MISSING = re.compile(r"missing required field `([^`]*)`(?: - at `\$([^`]*)`)?")
 
 
-def register(app: Quart, ctx: AgentContext) -> None:
-    profiles: Profiles = ctx.services["profiles"]
-    proxies: Proxies = ctx.services["proxies"]
-    worker = ctx.services["worker"]
-
+def register(app: Quart, profiles: Profiles, proxies: Proxies, worker: ControlWorker) -> None:
     async def list_profiles() -> Response:
         await read_body(NoBody)
         return ok({"profiles": profiles.list_all()})

@@ -7,15 +7,13 @@ from typing import Any
 from quart import Quart, Response, request
 
 from ..api import ProxyCreate, ProxyExport, ProxyImport, ProxyPatch
-from ..context import AgentContext
 from ..proxies import AUTH_HEADER, Proxies
+from ..sessions import Sessions
+from ..worker import ControlWorker
 from .toolkit import NoBody, add_route, ok, read_body
 
 
-def register(app: Quart, ctx: AgentContext) -> None:
-    proxies: Proxies = ctx.services["proxies"]
-    worker = ctx.services["worker"]
-
+def register(app: Quart, proxies: Proxies, sessions: Sessions, worker: ControlWorker) -> None:
     async def list_proxies() -> Response:
         await read_body(NoBody)
         return ok({"proxies": proxies.list_all()})
@@ -77,7 +75,7 @@ def register(app: Quart, ctx: AgentContext) -> None:
         return ok(await worker.run(job))
 
     async def location(id: str) -> Response:
-        session = ctx.sessions.get_row(id)
+        session = sessions.get_row(id)
         await read_body(NoBody)
         # Not a control-worker job: the lookup may take up to its 10 s timeout, and it only
         # reads the store (plus a sticky id generated at first use, as the relay does).

@@ -5,14 +5,13 @@ from __future__ import annotations
 from quart import Quart, Response
 
 from ..api import SessionCreate, SessionPatch, SessionsClose
-from ..context import AgentContext
+from ..browser import Browser
+from ..sessions import Sessions
+from ..worker import ControlWorker
 from .toolkit import NoBody, add_route, ok, read_body
 
 
-def register(app: Quart, ctx: AgentContext) -> None:
-    sessions = ctx.sessions
-    worker = ctx.services["worker"]
-
+def register(app: Quart, sessions: Sessions, worker: ControlWorker, browser: Browser) -> None:
     async def list_sessions() -> Response:
         return ok({"sessions": sessions.list_all()})
 
@@ -55,12 +54,12 @@ def register(app: Quart, ctx: AgentContext) -> None:
     async def pause(id: str) -> Response:
         sessions.get_row(id)
         await read_body(NoBody)
-        return ok(await ctx.services["browser"].set_network_paused(id, True))
+        return ok(await browser.set_network_paused(id, True))
 
     async def play(id: str) -> Response:
         sessions.get_row(id)
         await read_body(NoBody)
-        return ok(await ctx.services["browser"].set_network_paused(id, False))
+        return ok(await browser.set_network_paused(id, False))
 
     add_route(app, "GET", "/v1/sessions", list_sessions)
     add_route(app, "POST", "/v1/sessions", create)
