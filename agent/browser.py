@@ -73,6 +73,7 @@ from .context import AgentProcess
 from .logs import LogWriter
 from .observations import ObservationStore, Retained, find_in
 from .pages import Page, new_page_id
+from .records import SessionRecord
 from .scheduler import Scheduler
 from .sessions import Sessions, name_key
 from .store import Store
@@ -235,21 +236,21 @@ class Browser:
         assert scope.cancelled_caught
         raise SvcError.of(ErrorId.TIMEOUT, f"the engine did not answer within {seconds:g} s")
 
-    def _settings(self, row: dict[str, Any]) -> dict[str, Any]:
-        proxied = row["proxy_alias"] is not None
+    def _settings(self, session: SessionRecord) -> dict[str, Any]:
+        proxied = session.proxy_alias is not None
         return {
-            "profile_id": row["id"],
-            "name": row["name"],
-            "group": row["group_name"],
-            "proxy_port": self._config.proxy_base_port + row["id"] - 1 if proxied else None,
-            "adblock_enabled": bool(row["adblock_enabled"]),
-            "image_blocking_mode": row["image_blocking_mode"],
-            "image_size_limit_kb": row["image_size_limit_kb"],
-            "network_paused": bool(row["network_paused"]),
+            "profile_id": session.id,
+            "name": session.name,
+            "group": session.group_name,
+            "proxy_port": self._config.proxy_base_port + session.id - 1 if proxied else None,
+            "adblock_enabled": session.adblock_enabled,
+            "image_blocking_mode": session.image_blocking_mode,
+            "image_size_limit_kb": session.image_size_limit_kb,
+            "network_paused": session.network_paused,
         }
 
     async def _ensure_settings(self, session_id: str) -> None:
-        settings = self._settings(self._sessions.get_row(session_id))
+        settings = self._settings(self._sessions.get(session_id))
         if self._applied.get(session_id) != settings:
             await self._call(ApplySessionSettings(session_id=session_id, settings=settings))
             self._applied[session_id] = settings
@@ -300,13 +301,13 @@ class Browser:
             return exc
         authority = authority_of_url(url)
         try:
-            row = self._sessions.get_row(session_id)
+            session = self._sessions.get(session_id)
         except SvcError:
             return exc
-        if authority is None or row["proxy_alias"] is None:
+        if authority is None or session.proxy_alias is None:
             return exc
         diagnostics = self._diagnostics
-        failure = diagnostics.latest(row["id"], row["proxy_alias"], authority, since=since)
+        failure = diagnostics.latest(session.id, session.proxy_alias, authority, since=since)
         if failure is None:
             return exc
         return SvcError.of(
@@ -341,22 +342,22 @@ class Browser:
     async def _create_session(self, body: SessionCreate) -> str:
         sessions = self._sessions
 
-        async def job() -> dict[str, Any]:
+        async def job() -> SessionRecord:
             return sessions.create(body)
 
-        created: dict[str, Any] = await self._worker.run(job)
-        return str(created["id"])
+        created = await self._worker.run(job)
+        return created.session_id
 
     async def _apply_proxy(self, session_id: str, alias: str | None) -> None:
         """Assign `alias` to an existing session (a no-op when it already has it)."""
         if alias is None:
             return
-        current = self._sessions.get_row(session_id)["proxy_alias"]
+        current = self._sessions.get(session_id).proxy_alias
         if current is not None and name_key(current) == name_key(alias):
             return
         sessions = self._sessions
 
-        async def job() -> dict[str, Any]:
+        async def job() -> SessionRecord:
             return sessions.patch(session_id, SessionPatch(proxy_alias=alias))
 
         await self._worker.run(job)
@@ -368,12 +369,15 @@ class Browser:
         if session_id is not None:
             if profile is not None:
                 raise validation_error("profile cannot be combined with session_id", "profile")
-            self._sessions.get_row(session_id)
+            self._sessions.get(session_id)
             await self._apply_proxy(session_id, proxy)
             return session_id
         if profile is not None:
             return await self._create_session(SessionCreate(profile=profile, proxy_alias=proxy))
-        chosen = self._last_session or self._sessions.first_id()
+        chosen = self._last_session
+        if chosen is None:
+            first = self._sessions.first()
+            chosen = None if first is None else first.session_id
         if chosen is None:
             return await self._create_session(SessionCreate(proxy_alias=proxy))
         await self._apply_proxy(chosen, proxy)
@@ -389,7 +393,7 @@ class Browser:
     def _select(self, session_id: str | None) -> Page:
         """Shorthand rules 3-4: the explicit session's page, else the most recent one."""
         if session_id is not None:
-            self._sessions.get_row(session_id)
+            self._sessions.get(session_id)
             self._last_session = session_id
             return self._current_page(session_id)
         if self._last_session is None or self._last_session not in self._current:
@@ -422,8 +426,7 @@ class Browser:
 
     def _check_pinned(self, page: Page) -> None:
         """An attached page still is what it was attached as: same proxy, same document URL."""
-        row = self._sessions.get_row(page.session_id)
-        proxy = row["proxy_alias"]
+        proxy = self._sessions.get(page.session_id).proxy_alias
         if (proxy and name_key(proxy)) != (page.proxy_alias and name_key(page.proxy_alias)):
             raise SvcError.of(
                 ErrorId.PAGE_MISMATCH,
@@ -704,7 +707,7 @@ class Browser:
             for name in ("profile", "group"):
                 if getattr(body, name) is not None:
                     raise validation_error(f"{name} cannot be combined with session_id", name)
-            self._sessions.get_row(body.session_id)
+            self._sessions.get(body.session_id)
             await self._apply_proxy(body.session_id, body.proxy)
             session_id, navigate = body.session_id, False
         else:
@@ -736,7 +739,7 @@ class Browser:
                 url=url,
                 page_url=live,
             )
-        proxy = self._sessions.get_row(session_id)["proxy_alias"]
+        proxy = self._sessions.get(session_id).proxy_alias
         page = Page(new_page_id(), session_id, live, attached=True, proxy_alias=proxy)
         self._pages[page.id] = page
         return self._capture_data(page, path, answer)
@@ -765,13 +768,13 @@ class Browser:
             for name in ("profile", "group"):
                 if getattr(body, name) is not None:
                     raise validation_error(f"{name} cannot be combined with session_id", name)
-            self._sessions.get_row(body.session_id)
+            self._sessions.get(body.session_id)
             await self._apply_proxy(body.session_id, body.proxy)
             session_id = body.session_id
         else:
             create = SessionCreate(profile=body.profile, group=body.group, proxy_alias=body.proxy)
             session_id = await self._create_session(create)
-        proxy = self._sessions.get_row(session_id)["proxy_alias"]
+        proxy = self._sessions.get(session_id).proxy_alias
         return CapturePlan(request_id, session_id, url, path, body, proxy)
 
     async def captures_stream(

@@ -48,7 +48,7 @@ def build_services(
     worker = ControlWorker(WorkerState(deadline_seconds=config.worker_deadline))
     profiles = Profiles(store, config)
     proxies = Proxies(store, config)
-    sessions = Sessions(store, logs, config, profiles.resolve_template, proxies.check_assignable)
+    sessions = Sessions(store, logs, config, profiles.resolve_template, proxies)
 
     def proxy_log(
         category: str, level: str, message: str, session: int | None, data: dict[str, Any]
@@ -58,8 +58,8 @@ def build_services(
     diagnostics = Diagnostics()
     listeners = ProxyListeners(
         config.proxy_base_port,
-        lookup=proxies.upstream,
-        proxied=proxies.proxied_sessions,
+        lookup=lambda number: proxies.upstream(sessions.find(number)),
+        proxied=sessions.proxied_numbers,
         diagnostics=diagnostics,
         log=proxy_log,
     )
