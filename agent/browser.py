@@ -249,8 +249,9 @@ class Browser:
             "network_paused": session.network_paused,
         }
 
-    async def _ensure_settings(self, session_id: str) -> None:
-        settings = self._settings(self._sessions.get(session_id))
+    async def _ensure_settings(self, session: SessionRecord) -> None:
+        session_id = session.session_id
+        settings = self._settings(session)
         if self._applied.get(session_id) != settings:
             await self._call(ApplySessionSettings(session_id=session_id, settings=settings))
             self._applied[session_id] = settings
@@ -261,8 +262,26 @@ class Browser:
         operation: str,
         time_limit: float,
         work: Callable[[float], Awaitable[T]],
+        *,
+        page: Page | None = None,
     ) -> T:
-        """Run `work(deadline)` in the session's scheduler slot (spec 1 §4 rules 5-6)."""
+        """Run `work(deadline)` in the session's scheduler slot (spec 1 §4 rules 5-6); an
+        attached `page` must still be what it was attached as."""
+        result, _ = await self._run_session(session_id, operation, time_limit, work, page=page)
+        return result
+
+    async def _run_session(
+        self,
+        session_id: str,
+        operation: str,
+        time_limit: float,
+        work: Callable[[float], Awaitable[T]],
+        *,
+        page: Page | None = None,
+    ) -> tuple[T, SessionRecord]:
+        """`_run`, also returning the session as the operation ran it. The session is read
+        once, when the slot starts (it may have changed or closed while queued), and that
+        record serves the settings sync, the pinned-page check and the proxy cause."""
         queued_at = trio.current_time()
         deadline = queued_at + time_limit
         started_at: float | None = None
@@ -272,11 +291,14 @@ class Browser:
             async with self._scheduler.slot(session_id, deadline):
                 started_at = trio.current_time()
                 self._sessions.touch(session_id)
-                await self._ensure_settings(session_id)
+                session = self._sessions.get(session_id)
+                await self._ensure_settings(session)
                 try:
+                    if page is not None and page.attached:
+                        self._check_pinned(page, session)
                     result = await work(deadline)
                 except SvcError as exc:
-                    raise self._with_proxy_cause(session_id, exc, started_at) from None
+                    raise self._with_proxy_cause(session, exc, started_at) from None
             outcome = "ok"
         except SvcError as exc:
             outcome = exc.error.id
@@ -285,9 +307,9 @@ class Browser:
             if self._config.performance_trace:
                 self._trace(operation, session_id, queued_at, started_at, outcome)
             self._sessions.touch(session_id)
-        return result
+        return result, session
 
-    def _with_proxy_cause(self, session_id: str, exc: SvcError, since: float) -> SvcError:
+    def _with_proxy_cause(self, session: SessionRecord, exc: SvcError, since: float) -> SvcError:
         """Spec 1 §7 rule 5: a failed load of a proxied session carries the relay's cause, when
         the relay recorded one for this session, proxy and destination since `since`."""
         error = exc.error
@@ -300,10 +322,6 @@ class Browser:
         ):
             return exc
         authority = authority_of_url(url)
-        try:
-            session = self._sessions.get(session_id)
-        except SvcError:
-            return exc
         if authority is None or session.proxy_alias is None:
             return exc
         diagnostics = self._diagnostics
@@ -339,28 +357,27 @@ class Browser:
 
     # --- sessions and pages --------------------------------------------------------------------
 
-    async def _create_session(self, body: SessionCreate) -> str:
+    async def _create_session(self, body: SessionCreate) -> SessionRecord:
         sessions = self._sessions
 
         async def job() -> SessionRecord:
             return sessions.create(body)
 
-        created = await self._worker.run(job)
-        return created.session_id
+        return await self._worker.run(job)
 
-    async def _apply_proxy(self, session_id: str, alias: str | None) -> None:
-        """Assign `alias` to an existing session (a no-op when it already has it)."""
+    async def _apply_proxy(self, session: SessionRecord, alias: str | None) -> SessionRecord:
+        """The session with `alias` assigned (as it was when it already has it, or no alias)."""
         if alias is None:
-            return
-        current = self._sessions.get(session_id).proxy_alias
+            return session
+        current = session.proxy_alias
         if current is not None and name_key(current) == name_key(alias):
-            return
+            return session
         sessions = self._sessions
 
         async def job() -> SessionRecord:
-            return sessions.patch(session_id, SessionPatch(proxy_alias=alias))
+            return sessions.patch(session.session_id, SessionPatch(proxy_alias=alias))
 
-        await self._worker.run(job)
+        return await self._worker.run(job)
 
     async def _navigation_session(
         self, session_id: str | None, profile: str | None, proxy: str | None
@@ -369,19 +386,20 @@ class Browser:
         if session_id is not None:
             if profile is not None:
                 raise validation_error("profile cannot be combined with session_id", "profile")
-            self._sessions.get(session_id)
-            await self._apply_proxy(session_id, proxy)
+            await self._apply_proxy(self._sessions.get(session_id), proxy)
             return session_id
         if profile is not None:
-            return await self._create_session(SessionCreate(profile=profile, proxy_alias=proxy))
-        chosen = self._last_session
-        if chosen is None:
-            first = self._sessions.first()
-            chosen = None if first is None else first.session_id
-        if chosen is None:
-            return await self._create_session(SessionCreate(proxy_alias=proxy))
-        await self._apply_proxy(chosen, proxy)
-        return chosen
+            create = SessionCreate(profile=profile, proxy_alias=proxy)
+            return (await self._create_session(create)).session_id
+        if self._last_session is not None:
+            if proxy is not None:
+                await self._apply_proxy(self._sessions.get(self._last_session), proxy)
+            return self._last_session
+        first = self._sessions.first()
+        if first is None:
+            return (await self._create_session(SessionCreate(proxy_alias=proxy))).session_id
+        await self._apply_proxy(first, proxy)
+        return first.session_id
 
     def _current_page(self, session_id: str) -> Page:
         page = self._current.get(session_id)
@@ -424,9 +442,9 @@ class Browser:
             )
         return page
 
-    def _check_pinned(self, page: Page) -> None:
+    def _check_pinned(self, page: Page, session: SessionRecord) -> None:
         """An attached page still is what it was attached as: same proxy, same document URL."""
-        proxy = self._sessions.get(page.session_id).proxy_alias
+        proxy = session.proxy_alias
         if (proxy and name_key(proxy)) != (page.proxy_alias and name_key(page.proxy_alias)):
             raise SvcError.of(
                 ErrorId.PAGE_MISMATCH,
@@ -502,8 +520,6 @@ class Browser:
         wait: float,
     ) -> dict[str, Any]:
         async def work(deadline: float) -> _CaptureAnswer:
-            if page.attached:
-                self._check_pinned(page)
             params = CaptureParams(
                 session_id=page.session_id,
                 output_path=path,
@@ -515,7 +531,7 @@ class Browser:
             self._saw_url(page.session_id, answer.url, page)
             return answer
 
-        answer = await self._run(page.session_id, operation, time_limit, work)
+        answer = await self._run(page.session_id, operation, time_limit, work, page=page)
         return self._capture_data(page, path, answer)
 
     async def perform(self, body: PerformBody, request_id: str) -> dict[str, Any]:
@@ -553,8 +569,6 @@ class Browser:
             page = self._select(body.session_id)
 
         async def work(deadline: float) -> _ScreenshotAnswer:
-            if page.attached:
-                self._check_pinned(page)
             command = Screenshot(
                 session_id=page.session_id,
                 output_path=path,
@@ -569,7 +583,7 @@ class Browser:
             self._saw_url(page.session_id, answer.url, page)
             return answer
 
-        answer = await self._run(page.session_id, "screenshot", body.timeout, work)
+        answer = await self._run(page.session_id, "screenshot", body.timeout, work, page=page)
         return {
             "page": page.ref(),
             "screenshot": {
@@ -613,12 +627,10 @@ class Browser:
             page = self._select(body.session_id)
 
         async def work(deadline: float) -> dict[str, Any]:
-            if page.attached:
-                self._check_pinned(page)
             answer = await self._call(self._observe_command(page, body.mode, deadline, body.wait))
             return self._retain(page, answer)
 
-        return await self._run(page.session_id, "observe", body.timeout, work)
+        return await self._run(page.session_id, "observe", body.timeout, work, page=page)
 
     async def navigate_observe(self, body: NavigateObserveBody) -> dict[str, Any]:
         url: str | None = None
@@ -707,12 +719,11 @@ class Browser:
             for name in ("profile", "group"):
                 if getattr(body, name) is not None:
                     raise validation_error(f"{name} cannot be combined with session_id", name)
-            self._sessions.get(body.session_id)
-            await self._apply_proxy(body.session_id, body.proxy)
+            await self._apply_proxy(self._sessions.get(body.session_id), body.proxy)
             session_id, navigate = body.session_id, False
         else:
             create = SessionCreate(profile=body.profile, group=body.group, proxy_alias=body.proxy)
-            session_id, navigate = await self._create_session(create), True
+            session_id, navigate = (await self._create_session(create)).session_id, True
 
         async def work(deadline: float) -> _CaptureAnswer:
             if navigate:
@@ -729,7 +740,7 @@ class Browser:
             self._saw_url(session_id, answer.url)
             return answer
 
-        answer = await self._run(session_id, "attach", body.timeout, work)
+        answer, session = await self._run_session(session_id, "attach", body.timeout, work)
         live = answer.url or self._live_url.get(session_id, "about:blank")
         if not same_url(live, url):
             raise SvcError.of(
@@ -739,8 +750,8 @@ class Browser:
                 url=url,
                 page_url=live,
             )
-        proxy = self._sessions.get(session_id).proxy_alias
-        page = Page(new_page_id(), session_id, live, attached=True, proxy_alias=proxy)
+        # Pinned to the proxy the attach ran with.
+        page = Page(new_page_id(), session_id, live, attached=True, proxy_alias=session.proxy_alias)
         self._pages[page.id] = page
         return self._capture_data(page, path, answer)
 
@@ -768,14 +779,11 @@ class Browser:
             for name in ("profile", "group"):
                 if getattr(body, name) is not None:
                     raise validation_error(f"{name} cannot be combined with session_id", name)
-            self._sessions.get(body.session_id)
-            await self._apply_proxy(body.session_id, body.proxy)
-            session_id = body.session_id
+            session = await self._apply_proxy(self._sessions.get(body.session_id), body.proxy)
         else:
             create = SessionCreate(profile=body.profile, group=body.group, proxy_alias=body.proxy)
-            session_id = await self._create_session(create)
-        proxy = self._sessions.get(session_id).proxy_alias
-        return CapturePlan(request_id, session_id, url, path, body, proxy)
+            session = await self._create_session(create)
+        return CapturePlan(request_id, session.session_id, url, path, body, session.proxy_alias)
 
     async def captures_stream(
         self, plan: CapturePlan, nursery: trio.Nursery
@@ -970,10 +978,11 @@ class Browser:
 
     # --- session commands ----------------------------------------------------------------------
 
-    async def set_network_paused(self, session_id: str, paused: bool) -> dict[str, Any]:
+    async def set_network_paused(self, session: SessionRecord, paused: bool) -> dict[str, Any]:
         """Pause and play answer at once, never queued behind the session's browser work."""
+        session_id = session.session_id
         with trio.move_on_after(CONTROL_TIMEOUT) as scope:
-            await self._ensure_settings(session_id)
+            await self._ensure_settings(session)
             command = Pause(session_id=session_id) if paused else Play(session_id=session_id)
             await self._call(command)
         if scope.cancelled_caught:

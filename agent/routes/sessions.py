@@ -53,14 +53,14 @@ def register(app: Quart, sessions: Sessions, worker: ControlWorker, browser: Bro
         return ok(sessions.ping(id))
 
     async def pause(id: str) -> Response:
-        sessions.get(id)
+        session = sessions.get(id)
         await read_body(NoBody)
-        return ok(await browser.set_network_paused(id, True))
+        return ok(await browser.set_network_paused(session, True))
 
     async def play(id: str) -> Response:
-        sessions.get(id)
+        session = sessions.get(id)
         await read_body(NoBody)
-        return ok(await browser.set_network_paused(id, False))
+        return ok(await browser.set_network_paused(session, False))
 
     add_route(app, "GET", "/v1/sessions", list_sessions)
     add_route(app, "POST", "/v1/sessions", create)
