@@ -9,6 +9,7 @@ from typing import Any
 from quart import Quart, Response
 
 from bridge_protocol import ErrorId, SvcError
+from bridge_protocol.session_ids import format_session_id
 from proxy import ProxyListeners
 
 from ..bridge_client import BridgeClient
@@ -105,10 +106,10 @@ def _browser_proxy_check(ctx: Health) -> dict[str, Any]:
     listeners = ctx.listeners
     ports = listeners.ports
     detail = f"base port {listeners.base_port}, {len(ports)} listening" + "".join(
-        f", Session{n} on {port}" for n, port in ports.items()
+        f", {format_session_id(n)} on {port}" for n, port in ports.items()
     )
     detail += "".join(
-        f"; Session{n} cannot listen on {listeners.port_for(n)}: {cause}"
+        f"; {format_session_id(n)} cannot listen on {listeners.port_for(n)}: {cause}"
         for n, cause in sorted(listeners.failed.items())
     )
     running = bool(listeners.running)
