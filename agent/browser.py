@@ -53,7 +53,7 @@ from bridge_protocol import (
     SessionSettings,
     SvcError,
 )
-from proxy import authority_of_url
+from proxy import Diagnostics, authority_of_url
 
 from .api import (
     CaptureBody,
@@ -74,11 +74,18 @@ from .api import (
     SessionPatch,
     validation_error,
 )
-from .context import AgentContext
+from .bridge_client import BridgeClient
+from .config import AgentConfig
+from .context import AgentProcess
+from .logs import LogWriter
 from .observations import ObservationStore, Retained, find_in
 from .pages import Page, new_page_id
-from .sessions import name_key
+from .records import SessionRecord
+from .scheduler import Scheduler
+from .sessions import Sessions, name_key
+from .store import Store
 from .urls import normalize_url, output_path, same_url
+from .worker import ControlWorker
 
 T = TypeVar("T")
 A = TypeVar("A", bound=Answer)
@@ -124,8 +131,28 @@ def _remaining(deadline: float) -> float:
 
 
 class Browser:
-    def __init__(self, ctx: AgentContext) -> None:
-        self._ctx = ctx
+    def __init__(
+        self,
+        *,
+        config: AgentConfig,
+        process: AgentProcess,
+        store: Store,
+        logs: LogWriter,
+        scheduler: Scheduler,
+        bridge: BridgeClient | None,
+        worker: ControlWorker,
+        sessions: Sessions,
+        diagnostics: Diagnostics,
+    ) -> None:
+        self._config = config
+        self._process = process
+        self._store = store
+        self._logs = logs
+        self._scheduler = scheduler
+        self._bridge = bridge
+        self._worker = worker
+        self._sessions = sessions
+        self._diagnostics = diagnostics  # the relay's failures, for proxy causes
         self._pages: dict[str, Page] = {}  # attached pages by id
         self._current: dict[str, Page] = {}  # shorthand current page by session id
         self._last_session: str | None = None  # most recently selected shorthand session
@@ -143,7 +170,7 @@ class Browser:
     # --- plumbing ------------------------------------------------------------------------------
 
     async def _call(self, operation: Command[A] | Params[A]) -> A:
-        bridge = self._ctx.bridge
+        bridge = self._bridge
         if bridge is None:
             raise SvcError.of(ErrorId.BROWSER_UNAVAILABLE, "no engine bridge in this process")
         session_id: str | None = getattr(operation, "session_id", None)
@@ -164,21 +191,22 @@ class Browser:
         assert scope.cancelled_caught
         raise SvcError.of(ErrorId.TIMEOUT, f"the engine did not answer within {seconds:g} s")
 
-    def _settings(self, row: dict[str, Any]) -> SessionSettings:
-        proxied = row["proxy_alias"] is not None
+    def _settings(self, session: SessionRecord) -> SessionSettings:
+        proxied = session.proxy_alias is not None
         return SessionSettings(
-            profile_id=row["id"],
-            name=row["name"],
-            group=row["group_name"],
-            proxy_port=self._ctx.config.proxy_base_port + row["id"] - 1 if proxied else None,
-            adblock_enabled=bool(row["adblock_enabled"]),
-            image_blocking_mode=row["image_blocking_mode"],
-            image_size_limit_kb=row["image_size_limit_kb"],
-            network_paused=bool(row["network_paused"]),
+            profile_id=session.id,
+            name=session.name,
+            group=session.group_name,
+            proxy_port=self._config.proxy_base_port + session.id - 1 if proxied else None,
+            adblock_enabled=session.adblock_enabled,
+            image_blocking_mode=session.image_blocking_mode,
+            image_size_limit_kb=session.image_size_limit_kb,
+            network_paused=session.network_paused,
         )
 
-    async def _ensure_settings(self, session_id: str) -> None:
-        settings = self._settings(self._ctx.sessions.get_row(session_id))
+    async def _ensure_settings(self, session: SessionRecord) -> None:
+        session_id = session.session_id
+        settings = self._settings(session)
         if self._applied.get(session_id) != settings:
             await self._call(ApplySessionSettings(session_id=session_id, settings=settings))
             self._applied[session_id] = settings
@@ -189,34 +217,54 @@ class Browser:
         operation: str,
         time_limit: float,
         work: Callable[[float], Awaitable[T]],
+        *,
+        page: Page | None = None,
     ) -> T:
-        """Run `work(deadline)` in the session's scheduler slot (spec 1 §4 rules 5-6)."""
-        ctx = self._ctx
+        """Run `work(deadline)` in the session's scheduler slot (spec 1 §4 rules 5-6); an
+        attached `page` must still be what it was attached as."""
+        result, _ = await self._run_session(session_id, operation, time_limit, work, page=page)
+        return result
+
+    async def _run_session(
+        self,
+        session_id: str,
+        operation: str,
+        time_limit: float,
+        work: Callable[[float], Awaitable[T]],
+        *,
+        page: Page | None = None,
+    ) -> tuple[T, SessionRecord]:
+        """`_run`, also returning the session as the operation ran it. The session is read
+        once, when the slot starts (it may have changed or closed while queued), and that
+        record serves the settings sync, the pinned-page check and the proxy cause."""
         queued_at = trio.current_time()
         deadline = queued_at + time_limit
         started_at: float | None = None
         outcome = "cancelled"
-        ctx.sessions.touch(session_id)
+        self._sessions.touch(session_id)
         try:
-            async with ctx.scheduler.slot(session_id, deadline):
+            async with self._scheduler.slot(session_id, deadline):
                 started_at = trio.current_time()
-                ctx.sessions.touch(session_id)
-                await self._ensure_settings(session_id)
+                self._sessions.touch(session_id)
+                session = self._sessions.get(session_id)
+                await self._ensure_settings(session)
                 try:
+                    if page is not None and page.attached:
+                        self._check_pinned(page, session)
                     result = await work(deadline)
                 except SvcError as exc:
-                    raise self._with_proxy_cause(session_id, exc, started_at) from None
+                    raise self._with_proxy_cause(session, exc, started_at) from None
             outcome = "ok"
         except SvcError as exc:
             outcome = exc.error.id
             raise
         finally:
-            if ctx.config.performance_trace:
+            if self._config.performance_trace:
                 self._trace(operation, session_id, queued_at, started_at, outcome)
-            ctx.sessions.touch(session_id)
-        return result
+            self._sessions.touch(session_id)
+        return result, session
 
-    def _with_proxy_cause(self, session_id: str, exc: SvcError, since: float) -> SvcError:
+    def _with_proxy_cause(self, session: SessionRecord, exc: SvcError, since: float) -> SvcError:
         """Spec 1 §7 rule 5: a failed load of a proxied session carries the relay's cause, when
         the relay recorded one for this session, proxy and destination since `since`."""
         error = exc.error
@@ -229,14 +277,10 @@ class Browser:
         ):
             return exc
         authority = authority_of_url(url)
-        try:
-            row = self._ctx.sessions.get_row(session_id)
-        except SvcError:
+        if authority is None or session.proxy_alias is None:
             return exc
-        if authority is None or row["proxy_alias"] is None:
-            return exc
-        diagnostics = self._ctx.services["proxy_listeners"].diagnostics
-        failure = diagnostics.latest(row["id"], row["proxy_alias"], authority, since=since)
+        diagnostics = self._diagnostics
+        failure = diagnostics.latest(session.id, session.proxy_alias, authority, since=since)
         if failure is None:
             return exc
         return SvcError.of(
@@ -254,7 +298,7 @@ class Browser:
         end = trio.current_time()
         queue_ms = ((started if started is not None else end) - queued_at) * 1000
         execution_ms = (end - started) * 1000 if started is not None else 0.0
-        self._ctx.logs.write(
+        self._logs.write(
             "browser_timing",
             f"{operation} on {session_id}: queued {queue_ms:.1f} ms, ran {execution_ms:.1f} ms",
             data={
@@ -268,28 +312,27 @@ class Browser:
 
     # --- sessions and pages --------------------------------------------------------------------
 
-    async def _create_session(self, body: SessionCreate) -> str:
-        sessions = self._ctx.sessions
+    async def _create_session(self, body: SessionCreate) -> SessionRecord:
+        sessions = self._sessions
 
-        async def job() -> dict[str, Any]:
+        async def job() -> SessionRecord:
             return sessions.create(body)
 
-        created: dict[str, Any] = await self._ctx.services["worker"].run(job)
-        return str(created["id"])
+        return await self._worker.run(job)
 
-    async def _apply_proxy(self, session_id: str, alias: str | None) -> None:
-        """Assign `alias` to an existing session (a no-op when it already has it)."""
+    async def _apply_proxy(self, session: SessionRecord, alias: str | None) -> SessionRecord:
+        """The session with `alias` assigned (as it was when it already has it, or no alias)."""
         if alias is None:
-            return
-        current = self._ctx.sessions.get_row(session_id)["proxy_alias"]
+            return session
+        current = session.proxy_alias
         if current is not None and name_key(current) == name_key(alias):
-            return
-        sessions = self._ctx.sessions
+            return session
+        sessions = self._sessions
 
-        async def job() -> dict[str, Any]:
-            return sessions.patch(session_id, SessionPatch(proxy_alias=alias))
+        async def job() -> SessionRecord:
+            return sessions.patch(session.session_id, SessionPatch(proxy_alias=alias))
 
-        await self._ctx.services["worker"].run(job)
+        return await self._worker.run(job)
 
     async def _navigation_session(
         self, session_id: str | None, profile: str | None, proxy: str | None
@@ -298,16 +341,20 @@ class Browser:
         if session_id is not None:
             if profile is not None:
                 raise validation_error("profile cannot be combined with session_id", "profile")
-            self._ctx.sessions.get_row(session_id)
-            await self._apply_proxy(session_id, proxy)
+            await self._apply_proxy(self._sessions.get(session_id), proxy)
             return session_id
         if profile is not None:
-            return await self._create_session(SessionCreate(profile=profile, proxy_alias=proxy))
-        chosen = self._last_session or self._ctx.sessions.first_id()
-        if chosen is None:
-            return await self._create_session(SessionCreate(proxy_alias=proxy))
-        await self._apply_proxy(chosen, proxy)
-        return chosen
+            create = SessionCreate(profile=profile, proxy_alias=proxy)
+            return (await self._create_session(create)).session_id
+        if self._last_session is not None:
+            if proxy is not None:
+                await self._apply_proxy(self._sessions.get(self._last_session), proxy)
+            return self._last_session
+        first = self._sessions.first()
+        if first is None:
+            return (await self._create_session(SessionCreate(proxy_alias=proxy))).session_id
+        await self._apply_proxy(first, proxy)
+        return first.session_id
 
     def _current_page(self, session_id: str) -> Page:
         page = self._current.get(session_id)
@@ -319,7 +366,7 @@ class Browser:
     def _select(self, session_id: str | None) -> Page:
         """Shorthand rules 3-4: the explicit session's page, else the most recent one."""
         if session_id is not None:
-            self._ctx.sessions.get_row(session_id)
+            self._sessions.get(session_id)
             self._last_session = session_id
             return self._current_page(session_id)
         if self._last_session is None or self._last_session not in self._current:
@@ -350,10 +397,9 @@ class Browser:
             )
         return page
 
-    def _check_pinned(self, page: Page) -> None:
+    def _check_pinned(self, page: Page, session: SessionRecord) -> None:
         """An attached page still is what it was attached as: same proxy, same document URL."""
-        row = self._ctx.sessions.get_row(page.session_id)
-        proxy = row["proxy_alias"]
+        proxy = session.proxy_alias
         if (proxy and name_key(proxy)) != (page.proxy_alias and name_key(page.proxy_alias)):
             raise SvcError.of(
                 ErrorId.PAGE_MISMATCH,
@@ -391,7 +437,7 @@ class Browser:
 
     async def navigate(self, body: NavigateBody, request_id: str) -> dict[str, Any]:
         url = normalize_url(body.url)
-        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
         session_id = await self._navigation_session(body.session_id, body.profile, body.proxy)
         # Rule 7: the navigation replaces the session's retry target at once.
         page = self._current_page(session_id)
@@ -431,8 +477,6 @@ class Browser:
         wait: float,
     ) -> dict[str, Any]:
         async def work(deadline: float) -> CaptureAnswer:
-            if page.attached:
-                self._check_pinned(page)
             params = CaptureParams(
                 session_id=page.session_id,
                 output_path=path,
@@ -444,11 +488,11 @@ class Browser:
             self._saw_url(page.session_id, answer.url, page)
             return answer
 
-        answer = await self._run(page.session_id, operation, time_limit, work)
+        answer = await self._run(page.session_id, operation, time_limit, work, page=page)
         return self._capture_data(page, path, answer)
 
     async def perform(self, body: PerformBody, request_id: str) -> dict[str, Any]:
-        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
         page = self._select(body.session_id)
         return await self._capture_on(
             page,
@@ -460,7 +504,7 @@ class Browser:
         )
 
     async def capture(self, body: CaptureBody, request_id: str) -> dict[str, Any]:
-        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
         page = self._select(body.session_id)
         return await self._capture_on(
             page, "capture", path=path, actions=[], time_limit=body.timeout, wait=body.wait
@@ -472,7 +516,9 @@ class Browser:
         request_id: str,
         page_id: str | None = None,
     ) -> dict[str, Any]:
-        path = output_path(self._ctx, body.output, f"Screenshots/{request_id}.{body.format}")
+        path = output_path(
+            self._config.data_dir, body.output, f"Screenshots/{request_id}.{body.format}"
+        )
         if page_id is not None:
             page = self._attached(page_id)
         else:
@@ -480,8 +526,6 @@ class Browser:
             page = self._select(body.session_id)
 
         async def work(deadline: float) -> ScreenshotAnswer:
-            if page.attached:
-                self._check_pinned(page)
             command = Screenshot(
                 session_id=page.session_id,
                 output_path=path,
@@ -496,7 +540,7 @@ class Browser:
             self._saw_url(page.session_id, answer.url, page)
             return answer
 
-        answer = await self._run(page.session_id, "screenshot", body.timeout, work)
+        answer = await self._run(page.session_id, "screenshot", body.timeout, work, page=page)
         return {
             "page": page.ref(),
             "screenshot": {
@@ -535,12 +579,10 @@ class Browser:
             page = self._select(body.session_id)
 
         async def work(deadline: float) -> dict[str, Any]:
-            if page.attached:
-                self._check_pinned(page)
             answer = await self._call(self._observe_command(page, body.mode, deadline, body.wait))
             return self._retain(page, answer)
 
-        return await self._run(page.session_id, "observe", body.timeout, work)
+        return await self._run(page.session_id, "observe", body.timeout, work, page=page)
 
     async def navigate_observe(self, body: NavigateObserveBody) -> dict[str, Any]:
         url: str | None = None
@@ -624,17 +666,16 @@ class Browser:
 
     async def attach(self, body: PagesBody, request_id: str) -> dict[str, Any]:
         url = normalize_url(body.url)
-        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
         if body.session_id is not None:
             for name in ("profile", "group"):
                 if getattr(body, name) is not None:
                     raise validation_error(f"{name} cannot be combined with session_id", name)
-            self._ctx.sessions.get_row(body.session_id)
-            await self._apply_proxy(body.session_id, body.proxy)
+            await self._apply_proxy(self._sessions.get(body.session_id), body.proxy)
             session_id, navigate = body.session_id, False
         else:
             create = SessionCreate(profile=body.profile, group=body.group, proxy_alias=body.proxy)
-            session_id, navigate = await self._create_session(create), True
+            session_id, navigate = (await self._create_session(create)).session_id, True
 
         async def work(deadline: float) -> AttachAnswer:
             if navigate:
@@ -651,7 +692,7 @@ class Browser:
             self._saw_url(session_id, answer.url)
             return answer
 
-        answer = await self._run(session_id, "attach", body.timeout, work)
+        answer, session = await self._run_session(session_id, "attach", body.timeout, work)
         live = answer.url or self._live_url.get(session_id, "about:blank")
         if not same_url(live, url):
             raise SvcError.of(
@@ -661,15 +702,15 @@ class Browser:
                 url=url,
                 page_url=live,
             )
-        proxy = self._ctx.sessions.get_row(session_id)["proxy_alias"]
-        page = Page(new_page_id(), session_id, live, attached=True, proxy_alias=proxy)
+        # Pinned to the proxy the attach ran with.
+        page = Page(new_page_id(), session_id, live, attached=True, proxy_alias=session.proxy_alias)
         self._pages[page.id] = page
         return self._capture_data(page, path, answer)
 
     async def page_action(
         self, page_id: str, body: PageActionBody, request_id: str
     ) -> dict[str, Any]:
-        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
         page = self._attached(page_id)
         return await self._capture_on(
             page,
@@ -685,19 +726,16 @@ class Browser:
     async def captures_preflight(self, body: CapturesBody, request_id: str) -> CapturePlan:
         """Everything that can fail before the stream starts (answered as ordinary errors)."""
         url = normalize_url(body.url)
-        path = output_path(self._ctx, body.output, f"Captures/{request_id}.html")
+        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
         if body.session_id is not None:
             for name in ("profile", "group"):
                 if getattr(body, name) is not None:
                     raise validation_error(f"{name} cannot be combined with session_id", name)
-            self._ctx.sessions.get_row(body.session_id)
-            await self._apply_proxy(body.session_id, body.proxy)
-            session_id = body.session_id
+            session = await self._apply_proxy(self._sessions.get(body.session_id), body.proxy)
         else:
             create = SessionCreate(profile=body.profile, group=body.group, proxy_alias=body.proxy)
-            session_id = await self._create_session(create)
-        proxy = self._ctx.sessions.get_row(session_id)["proxy_alias"]
-        return CapturePlan(request_id, session_id, url, path, body, proxy)
+            session = await self._create_session(create)
+        return CapturePlan(request_id, session.session_id, url, path, body, session.proxy_alias)
 
     async def captures_stream(
         self, plan: CapturePlan, nursery: trio.Nursery
@@ -713,7 +751,7 @@ class Browser:
                 with scope:
                     await self._capture_events(plan, send)
             except Exception as exc:  # a bug: end this stream, never the app's nursery
-                self._ctx.logs.write(
+                self._logs.write(
                     "agent.internal_error",
                     f"capture {plan.request_id} failed: {exc!r}",
                     level="error",
@@ -736,7 +774,7 @@ class Browser:
     async def _capture_events(
         self, plan: CapturePlan, channel: trio.MemorySendChannel[bytes]
     ) -> None:
-        store = self._ctx.store
+        store = self._store
         rid, session_id = plan.request_id, plan.session_id
         encoder = msgspec.json.Encoder()
 
@@ -793,8 +831,8 @@ class Browser:
             if not finished:
                 # cancelled: by the client closing its connection, unless the agent is stopping
                 # (a signal, or the app gone with its bridge), which is then what the record says
-                engine_gone = self._ctx.bridge is not None and not self._ctx.bridge.connected
-                stopping = self._ctx.stopping.is_set() or engine_gone
+                engine_gone = self._bridge is not None and not self._bridge.connected
+                stopping = self._process.stopping.is_set() or engine_gone
                 store.finish_request(
                     rid,
                     outcome="failed" if stopping else "cancelled",
@@ -832,7 +870,7 @@ class Browser:
                 details = exc.error.details or {}
                 session_gone = details.get("reason") == "session_closed"
                 # the app went away: no engine is left to retry on (the agent is stopping)
-                engine_gone = self._ctx.bridge is not None and not self._ctx.bridge.connected
+                engine_gone = self._bridge is not None and not self._bridge.connected
                 if not exc.error.retryable or attempt > body.retry or session_gone or engine_gone:
                     return None, exc.error, 0
                 emit(
@@ -867,7 +905,7 @@ class Browser:
 
     async def notifications(self) -> dict[str, Any]:
         answer = await self._bounded_call(Notifications(), CONTROL_TIMEOUT)
-        since = self._ctx.started_at
+        since = self._process.started_at
         for note in answer.notifications:
             key = (note.session_id, note.notification_id, note.displayed_at)
             if key in self._notifications:
@@ -892,10 +930,11 @@ class Browser:
 
     # --- session commands ----------------------------------------------------------------------
 
-    async def set_network_paused(self, session_id: str, paused: bool) -> dict[str, Any]:
+    async def set_network_paused(self, session: SessionRecord, paused: bool) -> dict[str, Any]:
         """Pause and play answer at once, never queued behind the session's browser work."""
+        session_id = session.session_id
         with trio.move_on_after(CONTROL_TIMEOUT) as scope:
-            await self._ensure_settings(session_id)
+            await self._ensure_settings(session)
             if paused:
                 await self._call(Pause(session_id=session_id))
             else:
@@ -904,11 +943,11 @@ class Browser:
             raise SvcError.of(
                 ErrorId.TIMEOUT, f"the engine did not answer within {CONTROL_TIMEOUT:g} s"
             )
-        self._ctx.sessions.set_paused(session_id, paused)
+        self._sessions.set_paused(session_id, paused)
         applied = self._applied.get(session_id)
         if applied is not None:
             self._applied[session_id] = msgspec.structs.replace(applied, network_paused=paused)
-        self._ctx.sessions.touch(session_id)
+        self._sessions.touch(session_id)
         return {"session_id": session_id, "network_paused": paused}
 
     async def session_closed(self, session_id: str) -> None:
@@ -925,7 +964,7 @@ class Browser:
         try:
             await self._bounded_call(CloseSession(session_id=session_id), CONTROL_TIMEOUT)
         except SvcError as exc:
-            self._ctx.logs.write(
+            self._logs.write(
                 "session.close_failed",
                 f"the engine did not close {session_id}: {exc.error.message}",
                 level="info" if exc.error.id == ErrorId.BROWSER_UNAVAILABLE else "warning",

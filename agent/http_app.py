@@ -21,9 +21,9 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, Reque
 from bridge_protocol import ApiError, ErrorId, SvcError
 from bridge_protocol.throttle import LogThrottle
 
-from .context import AgentContext
 from .routes import register_all
 from .routes.toolkit import error_response, unsupported_media
+from .services import Services
 
 MAX_BODY = 16 * 1024 * 1024
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
@@ -84,7 +84,7 @@ def media_refusal(method: str, headers: Any) -> ApiError | None:
     return None if media == "application/json" else unsupported_media(media)
 
 
-def create_app(ctx: AgentContext) -> Quart:
+def create_app(services: Services) -> Quart:
     app = QuartTrio("svc-agent", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.config["PROVIDE_AUTOMATIC_OPTIONS"] = False
@@ -107,11 +107,11 @@ def create_app(ctx: AgentContext) -> Quart:
                     host=request.headers.get("Host"),
                 )
             )
-        refused = browser_refusal(request.headers, ctx.config.port)
+        refused = browser_refusal(request.headers, services.config.port)
         if refused is not None:
             if refusals.allow(trio.current_time()):
                 unlogged = refusals.take_suppressed()
-                ctx.logs.write(
+                services.logs.write(
                     "http.refused",
                     f"refused {request.method} {request.path} from a web page",
                     level="warning",
@@ -173,7 +173,7 @@ def create_app(ctx: AgentContext) -> Quart:
 
     @app.errorhandler(Exception)
     async def _unexpected(exc: Exception) -> Response:
-        ctx.logs.write(
+        services.logs.write(
             "agent.internal_error",
             f"unexpected failure on {request.method} {request.path}: {exc!r}",
             level="error",
@@ -181,7 +181,7 @@ def create_app(ctx: AgentContext) -> Quart:
         )
         return error_response(ApiError.of(ErrorId.INTERNAL_ERROR, "unexpected internal failure"))
 
-    register_all(app, ctx)
+    register_all(app, services)
     return app
 
 

@@ -19,6 +19,8 @@ from typing import Any
 
 import msgspec
 
+from bridge_protocol.session_ids import format_session_id
+
 OPEN_SESSION_FILES = 32  # session log descriptors kept open, least recently used closed first
 
 
@@ -50,7 +52,7 @@ class LogWriter:
         return self._sessions / f"{profile_id}.ndjson"
 
     def federated_id(self, profile_id: int) -> str:
-        return f"machine-{self._machine_id}.Session{profile_id}"
+        return f"machine-{self._machine_id}.{format_session_id(profile_id)}"
 
     def write(
         self,

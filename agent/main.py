@@ -62,16 +62,16 @@ async def run(
     logs_ref = [logs]
     bridge = _stdio_bridge(logs_ref) if config.bridge == "stdio" else None  # 2
     scheduler = Scheduler(config.concurrency)
-    ctx = build_services(config, store, logs, scheduler, bridge)
-    shutdown = ctx.stopping
+    services = build_services(config, store, logs, scheduler, bridge)
+    shutdown = services.process.stopping
     try:
         async with trio.open_nursery() as nursery:
             if bridge is not None:
                 await nursery.start(bridge.run)
                 nursery.start_soon(_exit_when_bridge_closes, bridge, shutdown)
-            await nursery.start(ctx.services["proxy_listeners"].run)  # 3
-            ctx.services["worker"].started()  # 4
-            app = create_app(ctx)
+            await nursery.start(services.proxy_listeners.run)  # 3
+            services.worker.started()  # 4
+            app = create_app(services)
             await nursery.start(  # 5
                 lambda task_status: hypercorn_serve(
                     closing_asgi(app),
@@ -80,14 +80,14 @@ async def run(
                     task_status=task_status,
                 )
             )
-            await nursery.start(ctx.sessions.expire_forever)
+            await nursery.start(services.sessions.expire_forever)
             nursery.start_soon(_signals, shutdown)
             logs.write(
                 "agent.started",
                 f"agent listening on {config.host}:{config.port}",
                 data={"pid": os.getpid(), "concurrency": config.concurrency},
             )
-            task_status.started(ctx)
+            task_status.started(services)
             await shutdown.wait()
             nursery.cancel_scope.deadline = trio.current_time() + 1.0
     finally:

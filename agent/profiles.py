@@ -30,7 +30,8 @@ from .api import (
     ProfilePatch,
 )
 from .config import AgentConfig
-from .sessions import BUILTIN_PROFILE, CUSTOM_DEFAULTS, name_key, pro_required
+from .records import ProfileRecord, SessionTemplate, from_row
+from .sessions import BUILTIN_PROFILE, CUSTOM_TEMPLATE, name_key, pro_required
 from .store import Store, now_ms
 
 if TYPE_CHECKING:
@@ -120,7 +121,14 @@ def _timezones() -> set[str]:
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
 
+def _fingerprint(record: ProfileRecord) -> Any:
+    fp = record.fingerprint_profile
+    return None if fp is None else msgspec.json.decode(fp)
+
+
 class Profiles:
+    """The repository of `saved_profiles`: the only code that reads or writes that table."""
+
     def __init__(self, store: Store, config: AgentConfig) -> None:
         self._store = store
         self._config = config
@@ -128,36 +136,41 @@ class Profiles:
     # --- reading -------------------------------------------------------------------------------
 
     @staticmethod
-    def render(row: dict[str, Any]) -> dict[str, Any]:
-        fp = row["fingerprint_profile"]
+    def render(record: ProfileRecord) -> dict[str, Any]:
+        """The API's profile object."""
         return {
-            "id": row["id"],
-            "name": row["name"],
-            "proxy_alias": row["proxy_alias"],
-            "adblock_enabled": bool(row["adblock_enabled"]),
-            "image_blocking_mode": row["image_blocking_mode"],
-            "image_size_limit_kb": row["image_size_limit_kb"],
-            "includes_cookies": bool(row["includes_cookies"]),
-            "includes_passwords": bool(row["includes_passwords"]),
-            "fingerprint_profile": None if fp is None else msgspec.json.decode(fp),
+            "id": record.id,
+            "name": record.name,
+            "proxy_alias": record.proxy_alias,
+            "adblock_enabled": record.adblock_enabled,
+            "image_blocking_mode": record.image_blocking_mode,
+            "image_size_limit_kb": record.image_size_limit_kb,
+            "includes_cookies": record.includes_cookies,
+            "includes_passwords": record.includes_passwords,
+            "fingerprint_profile": _fingerprint(record),
             "is_builtin": False,
-            "created_at": row["created_at"],
+            "created_at": record.created_at,
         }
 
-    def list_all(self) -> list[dict[str, Any]]:
+    def list_all(self) -> list[ProfileRecord]:
         rows = self._store.query("SELECT * FROM saved_profiles ORDER BY name_key, name, id")
-        return [self.render(r) for r in rows]
+        return [from_row(r, ProfileRecord) for r in rows]
 
-    def _by_name(self, name: str) -> dict[str, Any] | None:
-        return self._store.query_one(
+    def _find(self, profile_id: str) -> ProfileRecord | None:
+        row = self._store.query_one("SELECT * FROM saved_profiles WHERE id=?", (profile_id,))
+        return None if row is None else from_row(row, ProfileRecord)
+
+    def _by_name(self, name: str) -> ProfileRecord | None:
+        row = self._store.query_one(
             "SELECT * FROM saved_profiles WHERE name_key=?", (name_key(name.strip()),)
         )
+        return None if row is None else from_row(row, ProfileRecord)
 
     @staticmethod
     def is_builtin_ref(raw: str) -> bool:
         return raw.lower() == BUILTIN_ID or name_key(raw) == name_key(BUILTIN_PROFILE)
 
-    def get_row(self, raw_id: str, *, action: str) -> dict[str, Any]:
+    def get(self, raw_id: str, *, action: str) -> ProfileRecord:
         """The saved profile with this id; CONFLICT for the built-in, ROUTE_NOT_FOUND otherwise."""
         if self.is_builtin_ref(raw_id):
             raise SvcError.of(
@@ -166,16 +179,12 @@ class Profiles:
                 id=raw_id,
                 builtin=BUILTIN_PROFILE,
             )
-        row = None
-        if _UUID.match(raw_id):
-            row = self._store.query_one(
-                "SELECT * FROM saved_profiles WHERE id=?", (raw_id.lower(),)
-            )
-        if row is None:
+        record = self._find(raw_id.lower()) if _UUID.match(raw_id) else None
+        if record is None:
             raise SvcError.of(
                 ErrorId.ROUTE_NOT_FOUND, f"no saved profile has the id {raw_id!r}", id=raw_id
             )
-        return row
+        return record
 
     # --- the default profile and session templates ---------------------------------------------
 
@@ -184,40 +193,40 @@ class Profiles:
         name = self._store.get_meta(DEFAULT_PROFILE_KEY)
         if name is None:
             return None
-        row = self._by_name(name)
-        return None if row is None else str(row["name"])
+        record = self._by_name(name)
+        return None if record is None else record.name
 
     def set_default_profile(self, name: str | None) -> str | None:
         """Set the default profile by name (None or `Custom` clears it); returns the name set."""
         if name is None or name_key(name.strip()) == name_key(BUILTIN_PROFILE):
             self._store.set_meta(DEFAULT_PROFILE_KEY, None)
             return None
-        row = self._by_name(name)
-        if row is None:
+        record = self._by_name(name)
+        if record is None:
             raise _invalid(f"no saved profile named {name!r}", "default_profile")
-        self._store.set_meta(DEFAULT_PROFILE_KEY, row["name"])
-        return str(row["name"])
+        self._store.set_meta(DEFAULT_PROFILE_KEY, record.name)
+        return record.name
 
-    def resolve_template(self, name: str | None) -> dict[str, Any]:
+    def resolve_template(self, name: str | None) -> SessionTemplate:
         """Settings a new session takes: the named profile, else the default, else Custom."""
         if name is None:
             name = self.default_profile()
             if name is None:
-                return {"name": BUILTIN_PROFILE, **CUSTOM_DEFAULTS}
+                return CUSTOM_TEMPLATE
         if name_key(name.strip()) == name_key(BUILTIN_PROFILE):
-            return {"name": BUILTIN_PROFILE, **CUSTOM_DEFAULTS}
-        row = self._by_name(name)
-        if row is None:
+            return CUSTOM_TEMPLATE
+        record = self._by_name(name)
+        if record is None:
             raise SvcError.of(
                 ErrorId.VALIDATION_FAILED, f"no saved profile named {name!r}", field="profile"
             )
-        return {
-            "name": row["name"],
-            "proxy_alias": row["proxy_alias"],
-            "adblock_enabled": bool(row["adblock_enabled"]),
-            "image_blocking_mode": row["image_blocking_mode"],
-            "image_size_limit_kb": row["image_size_limit_kb"],
-        }
+        return SessionTemplate(
+            name=record.name,
+            proxy_alias=record.proxy_alias,
+            adblock_enabled=record.adblock_enabled,
+            image_blocking_mode=record.image_blocking_mode,
+            image_size_limit_kb=record.image_size_limit_kb,
+        )
 
     # --- writing -------------------------------------------------------------------------------
 
@@ -229,11 +238,11 @@ class Profiles:
                 field="name",
                 name=name,
             )
-        row = self._by_name(name)
-        if row is not None and row["id"] != own_id:
+        record = self._by_name(name)
+        if record is not None and record.id != own_id:
             raise SvcError.of(
                 ErrorId.CONFLICT,
-                f"a profile named {row['name']!r} already exists",
+                f"a profile named {record.name!r} already exists",
                 field="name",
                 name=name,
             )
@@ -244,7 +253,7 @@ class Profiles:
             if row is not None and row["n"] >= 1:
                 raise pro_required("additional_custom_profiles", self._config.plan)
 
-    def _insert(self, values: dict[str, Any]) -> dict[str, Any]:
+    def _insert(self, values: dict[str, Any]) -> ProfileRecord:
         values = {"id": str(uuid.uuid4()), "created_at": now_ms(), **values}
         values["name_key"] = name_key(values["name"])
         cols = ", ".join(values)
@@ -252,11 +261,11 @@ class Profiles:
         self._store.execute(
             f"INSERT INTO saved_profiles({cols}) VALUES({marks})", tuple(values.values())
         )
-        row = self._store.query_one("SELECT * FROM saved_profiles WHERE id=?", (values["id"],))
-        assert row is not None
-        return self.render(row)
+        record = self._find(values["id"])
+        assert record is not None
+        return record
 
-    def create(self, body: ProfileCreate, proxies: Proxies) -> dict[str, Any]:
+    def create(self, body: ProfileCreate, proxies: Proxies) -> ProfileRecord:
         name = clean_name(body.name)
         self._check_name_free(name, None)
         self._check_plan()
@@ -280,12 +289,12 @@ class Profiles:
             }
         )
 
-    def patch(self, raw_id: str, body: ProfilePatch, proxies: Proxies) -> dict[str, Any]:
-        row = self.get_row(raw_id, action="changed")
+    def patch(self, raw_id: str, body: ProfilePatch, proxies: Proxies) -> ProfileRecord:
+        record = self.get(raw_id, action="changed")
         sets: dict[str, Any] = {}
         if body.name is not msgspec.UNSET:
             name = clean_name(body.name)
-            self._check_name_free(name, row["id"])
+            self._check_name_free(name, record.id)
             sets["name"] = name
             sets["name_key"] = name_key(name)
         if body.proxy_alias is not msgspec.UNSET:
@@ -307,39 +316,41 @@ class Profiles:
             with self._store.transaction() as db:
                 db.execute(
                     f"UPDATE saved_profiles SET {assignments} WHERE id=?",
-                    (*sets.values(), row["id"]),
+                    (*sets.values(), record.id),
                 )
                 if "name" in sets and self._store.get_meta(DEFAULT_PROFILE_KEY) is not None:
                     default = self._store.get_meta(DEFAULT_PROFILE_KEY) or ""
-                    if name_key(default) == row["name_key"]:
+                    if name_key(default) == record.name_key:
                         db.execute(
                             "UPDATE metadata SET value=? WHERE key=?",
                             (sets["name"], DEFAULT_PROFILE_KEY),
                         )
-        new = self._store.query_one("SELECT * FROM saved_profiles WHERE id=?", (row["id"],))
+        new = self._find(record.id)
         assert new is not None
-        return self.render(new)
+        return new
 
     def delete(self, raw_id: str) -> str:
-        row = self.get_row(raw_id, action="deleted")
+        record = self.get(raw_id, action="deleted")
         with self._store.transaction() as db:
-            db.execute("DELETE FROM saved_profiles WHERE id=?", (row["id"],))
+            db.execute("DELETE FROM saved_profiles WHERE id=?", (record.id,))
             default = self._store.get_meta(DEFAULT_PROFILE_KEY)
-            if default is not None and name_key(default) == row["name_key"]:
+            if default is not None and name_key(default) == record.name_key:
                 db.execute("DELETE FROM metadata WHERE key=?", (DEFAULT_PROFILE_KEY,))
-        return str(row["id"])
+        return record.id
 
-    def detach_proxy(self, alias_key: str) -> None:
-        """Called when a proxy is deleted: profiles that referenced it become direct."""
+    def detach_proxy(self, alias: str) -> None:
+        """The proxy `alias` is being deleted: profiles that referenced it become direct. Runs
+        inside the caller's transaction when there is one (the proxy's deletion)."""
         self._store.execute(
-            "UPDATE saved_profiles SET proxy_alias=NULL WHERE lower(proxy_alias)=?", (alias_key,)
+            "UPDATE saved_profiles SET proxy_alias=NULL WHERE lower(proxy_alias)=?",
+            (name_key(alias),),
         )
 
     # --- transfers -----------------------------------------------------------------------------
 
     def export(self, body: ProfileExport, proxies: Proxies) -> dict[str, Any]:
-        row = self._by_name(body.name)
-        if row is None:
+        record = self._by_name(body.name)
+        if record is None:
             if name_key(body.name.strip()) == name_key(BUILTIN_PROFILE):
                 raise SvcError.of(
                     ErrorId.CONFLICT,
@@ -348,25 +359,24 @@ class Profiles:
                     builtin=BUILTIN_PROFILE,
                 )
             raise _invalid(f"no saved profile named {body.name!r}", "name")
-        fp = row["fingerprint_profile"]
         settings = {
-            "adblock_enabled": bool(row["adblock_enabled"]),
-            "image_blocking_mode": row["image_blocking_mode"],
-            "image_size_limit_kb": row["image_size_limit_kb"],
-            "fingerprint_profile": None if fp is None else msgspec.json.decode(fp),
+            "adblock_enabled": record.adblock_enabled,
+            "image_blocking_mode": record.image_blocking_mode,
+            "image_size_limit_kb": record.image_size_limit_kb,
+            "fingerprint_profile": _fingerprint(record),
         }
         archive = transfers.Archive(
             kind="profile", version=transfers.TRANSFER_VERSION, credentials_included=False
         )
         archive.profiles.append(
-            {"name": row["name"], "proxy_alias": row["proxy_alias"], "settings": settings}
+            {"name": record.name, "proxy_alias": record.proxy_alias, "settings": settings}
         )
-        if row["proxy_alias"] is not None:
-            proxy = proxies.transfer_record(row["proxy_alias"])
+        if record.proxy_alias is not None:
+            proxy = proxies.transfer_record(record.proxy_alias)
             if proxy is not None:
                 archive.proxies.append(proxy)
         return {
-            "filename": transfers.filename(row["name"], "svcprofile"),
+            "filename": transfers.filename(record.name, "svcprofile"),
             "contents_base64": transfers.encode(archive),
             "credentials_included": False,
         }
@@ -405,7 +415,7 @@ class Profiles:
                 "fingerprint_profile": _fingerprint_json(settings.fingerprint_profile),
             }
         )
-        return {"profile": profile, "proxy_created": proxy_created}
+        return {"profile": self.render(profile), "proxy_created": proxy_created}
 
 
 class _ProfileSettings(msgspec.Struct):

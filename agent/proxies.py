@@ -26,21 +26,24 @@ import secrets
 import ssl
 import uuid
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 import trio
 from cryptography import x509
 
 from bridge_protocol import ErrorId, SvcError
-from bridge_protocol.session_ids import format_session_id
 from proxy import Upstream, geolocation, managed_username
 
 from . import transfers
 from .api import ProviderY, ProxyCreate, ProxyExport, ProxyImport, ProxyPatch, Tls
 from .config import AgentConfig
-from .sessions import name_key, pro_required
+from .records import ProxyExit, ProxyRecord, SessionRecord, from_row
+from .sessions import Sessions, name_key, pro_required
 from .store import Store, now_ms
+
+if TYPE_CHECKING:
+    from .profiles import Profiles
 
 SECRET_FILE = "agent-secret"
 # The private header of spec 1 §4/§5 that lets the owning app export credentials. Its value is
@@ -258,7 +261,34 @@ class _ArchivedSettings(msgspec.Struct):
     detect_exit_locale: bool = False
 
 
+class _ExitProviderX(msgspec.Struct):
+    enabled: bool = False
+    location_parameter: str | None = None
+    location_value: str | None = None
+
+
+class _ExitProviderY(msgspec.Struct):
+    enabled: bool = False
+    country: str | None = None
+
+
+class _ExitSettings(msgspec.Struct):
+    """The part of a stored `settings` that sessions show (the rest is ignored)."""
+
+    providerx: _ExitProviderX | None = None
+    providery: _ExitProviderY | None = None
+    locale: str | None = None
+    detect_exit_locale: bool = False
+
+
+_exit_decoder = msgspec.json.Decoder(_ExitSettings)
+
+
 class Proxies:
+    """The repository of `proxies`: the only code that reads or writes that table. What spans
+    sessions or saved profiles (deleting, rotating, a session's upstream) takes them as
+    arguments, since they are built on top of this repository."""
+
     def __init__(self, store: Store, config: AgentConfig) -> None:
         self._store = store
         self._config = config
@@ -276,30 +306,49 @@ class Proxies:
 
     # --- reading -------------------------------------------------------------------------------
 
-    def find(self, alias: str) -> dict[str, Any] | None:
+    def find(self, alias: str) -> ProxyRecord | None:
         if not ALIAS.match(alias):
             return None
-        return self._store.query_one("SELECT * FROM proxies WHERE alias_key=?", (name_key(alias),))
+        row = self._store.query_one("SELECT * FROM proxies WHERE alias_key=?", (name_key(alias),))
+        return None if row is None else from_row(row, ProxyRecord)
 
-    def get_row(self, alias: str) -> dict[str, Any]:
-        row = self.find(alias)
-        if row is None:
+    def get(self, alias: str) -> ProxyRecord:
+        """The proxy `alias` (any case); PROXY_NOT_FOUND when there is none."""
+        record = self.find(alias)
+        if record is None:
             raise not_found(alias)
-        return row
+        return record
 
     @staticmethod
-    def settings(row: dict[str, Any]) -> dict[str, Any]:
-        value: dict[str, Any] = json.loads(row["settings"])
+    def settings(record: ProxyRecord) -> dict[str, Any]:
+        """A fresh copy of the record's settings, to read or to change and save."""
+        value: dict[str, Any] = json.loads(record.settings)
         return value
 
-    def render(self, row: dict[str, Any]) -> dict[str, Any]:
-        settings = self.settings(row)
+    def exit_of(self, alias: str) -> ProxyExit | None:
+        record = self.find(alias)
+        if record is None:
+            return None
+        settings = _exit_decoder.decode(record.settings)
+        px, py = settings.providerx or _ExitProviderX(), settings.providery or _ExitProviderY()
+        country = None
+        if py.enabled and py.country:
+            country = py.country
+        elif px.enabled and px.location_parameter in ("cc", "country"):
+            country = px.location_value
+        return ProxyExit(
+            country=country, locale=settings.locale, detect_exit_locale=settings.detect_exit_locale
+        )
+
+    def render(self, record: ProxyRecord) -> dict[str, Any]:
+        """The API's proxy object (credentials never leave: only whether a password is set)."""
+        settings = self.settings(record)
         out: dict[str, Any] = {
-            "alias": row["alias"],
-            "upstream_host": row["upstream_host"],
-            "upstream_port": row["upstream_port"],
-            "username": row["username"],
-            "password_set": row["password"] is not None,
+            "alias": record.alias,
+            "upstream_host": record.upstream_host,
+            "upstream_port": record.upstream_port,
+            "username": record.username,
+            "password_set": record.password is not None,
         }
         if settings.get("providerx") is not None:
             out["providerx"] = dict(settings["providerx"])
@@ -313,16 +362,14 @@ class Proxies:
         out["detect_exit_locale"] = bool(settings.get("detect_exit_locale"))
         return out
 
-    def list_all(self) -> list[dict[str, Any]]:
-        return [self.render(r) for r in self._store.query("SELECT * FROM proxies ORDER BY id")]
-
-    def get(self, alias: str) -> dict[str, Any]:
-        return self.render(self.get_row(alias))
+    def list_all(self) -> list[ProxyRecord]:
+        rows = self._store.query("SELECT * FROM proxies ORDER BY id")
+        return [from_row(r, ProxyRecord) for r in rows]
 
     def check_assignable(self, alias: str) -> str:
         """The stored alias to assign to a session or profile, or PRO_REQUIRED / PROXY_NOT_FOUND."""
         self.require_pro()
-        return str(self.get_row(alias)["alias"])
+        return self.get(alias).alias
 
     # --- writing -------------------------------------------------------------------------------
 
@@ -338,12 +385,12 @@ class Proxies:
         if existing is not None:
             raise SvcError.of(
                 ErrorId.CONFLICT,
-                f"a proxy named {existing['alias']!r} already exists",
+                f"a proxy named {existing.alias!r} already exists",
                 field="alias",
                 alias=alias,
             )
 
-    def _insert(self, alias: str, state: dict[str, Any]) -> dict[str, Any]:
+    def _insert(self, alias: str, state: dict[str, Any]) -> ProxyRecord:
         settings = {
             k: state[k]
             for k in ("providerx", "providery", "tls", "locale", "detect_exit_locale")
@@ -366,7 +413,7 @@ class Proxies:
         )
         return self.get(alias)
 
-    def create(self, body: ProxyCreate) -> dict[str, Any]:
+    def create(self, body: ProxyCreate) -> ProxyRecord:
         self.require_pro()
         self._check_new_alias(body.alias)
         state = {
@@ -388,10 +435,10 @@ class Proxies:
         check_providers(state, blame or "providerx_enabled")
         return self._insert(body.alias, state)
 
-    def patch(self, alias: str, body: ProxyPatch) -> dict[str, Any]:
-        row = self.get_row(alias)
+    def patch(self, alias: str, body: ProxyPatch) -> ProxyRecord:
+        record = self.get(alias)
         self.require_pro()
-        settings = self.settings(row)
+        settings = self.settings(record)
         cols: dict[str, Any] = {}
         if body.upstream_host is not msgspec.UNSET:
             cols["upstream_host"] = clean_host(body.upstream_host)
@@ -447,29 +494,18 @@ class Proxies:
         cols["settings"] = json.dumps(settings)
         assignments = ", ".join(f"{k}=?" for k in cols)
         self._store.execute(
-            f"UPDATE proxies SET {assignments} WHERE id=?", (*cols.values(), row["id"])
+            f"UPDATE proxies SET {assignments} WHERE id=?", (*cols.values(), record.id)
         )
-        return self.get(row["alias"])
+        return self.get(record.alias)
 
-    def delete(self, alias: str) -> dict[str, Any]:
-        """Delete the proxy and detach it from every session and saved profile."""
-        row = self.get_row(alias)
-        key = name_key(row["alias"])
+    def delete(self, alias: str, sessions: Sessions, profiles: Profiles) -> dict[str, Any]:
+        """Delete the proxy and detach it from every session and saved profile, atomically."""
+        record = self.get(alias)
         with self._store.transaction() as db:
-            detached = [
-                format_session_id(int(str(r[0])))
-                for r in db.execute(
-                    "SELECT id FROM browser_profiles WHERE lower(proxy_alias)=? ORDER BY id", (key,)
-                ).fetchall()
-            ]
-            db.execute("DELETE FROM proxies WHERE id=?", (row["id"],))
-            db.execute(
-                "UPDATE browser_profiles SET proxy_alias=NULL WHERE lower(proxy_alias)=?", (key,)
-            )
-            db.execute(
-                "UPDATE saved_profiles SET proxy_alias=NULL WHERE lower(proxy_alias)=?", (key,)
-            )
-        return {"deleted_alias": row["alias"], "detached_session_ids": detached}
+            detached = sessions.detach_proxy(record.alias)
+            profiles.detach_proxy(record.alias)
+            db.execute("DELETE FROM proxies WHERE id=?", (record.id,))
+        return {"deleted_alias": record.alias, "detached_session_ids": detached}
 
     # --- managed-provider sticky ids -----------------------------------------------------------
 
@@ -478,33 +514,30 @@ class Proxies:
             "UPDATE proxies SET settings=? WHERE id=?", (json.dumps(settings), row_id)
         )
 
-    def rotate(self, alias: str) -> dict[str, Any]:
+    def rotate(self, alias: str, sessions: Sessions) -> ProxyRecord:
         """New sticky ids for every session assigned to this managed proxy."""
-        row = self.get_row(alias)
+        record = self.get(alias)
         self.require_pro()
-        settings = self.settings(row)
+        settings = self.settings(record)
         if not managed(settings):
             raise SvcError.of(
                 ErrorId.CONFLICT,
-                f"proxy {row['alias']!r} has neither managed provider X nor Y enabled",
-                alias=row["alias"],
+                f"proxy {record.alias!r} has neither managed provider X nor Y enabled",
+                alias=record.alias,
             )
-        sessions = self._store.query(
-            "SELECT id FROM browser_profiles WHERE lower(proxy_alias)=? ORDER BY id",
-            (name_key(row["alias"]),),
-        )
-        settings["sticky_ids"] = {format_session_id(r["id"]): _new_sticky() for r in sessions}
-        self._save_settings(row["id"], settings)
-        return self.get(row["alias"])
+        settings["sticky_ids"] = {
+            s.session_id: _new_sticky() for s in sessions.using_proxy(record.alias)
+        }
+        self._save_settings(record.id, settings)
+        return self.get(record.alias)
 
-    def sticky_id(self, alias: str, session_id: str) -> str:
+    def _sticky_id(self, record: ProxyRecord, session_id: str) -> str:
         """The session's persistent sticky id on this proxy (generated on first use)."""
-        row = self.get_row(alias)
-        settings = self.settings(row)
+        settings = self.settings(record)
         ids = settings.setdefault("sticky_ids", {})
         if session_id not in ids:
             ids[session_id] = _new_sticky()
-            self._save_settings(row["id"], settings)
+            self._save_settings(record.id, settings)
         return str(ids[session_id])
 
     def session_assigned(self, session_id: str, alias: str | None) -> None:
@@ -513,53 +546,43 @@ class Proxies:
         locations go too (a reused session number must not inherit them)."""
         self.locations.forget_session(session_id)
         keep = None if alias is None else name_key(alias)
-        for row in self._store.query("SELECT id, alias_key, settings FROM proxies"):
-            settings = self.settings(row)
-            if row["alias_key"] != keep and session_id in settings.get("sticky_ids", {}):
+        for record in self.list_all():
+            settings = self.settings(record)
+            if record.alias_key != keep and session_id in settings.get("sticky_ids", {}):
                 del settings["sticky_ids"][session_id]
-                self._save_settings(row["id"], settings)
+                self._save_settings(record.id, settings)
 
     # --- the profile proxy listeners ---------------------------------------------------------
 
-    def proxied_sessions(self) -> list[int]:
-        """Numbers of the sessions that have a proxy (each gets a listener)."""
-        rows = self._store.query("SELECT id FROM browser_profiles WHERE proxy_alias IS NOT NULL")
-        return [int(r["id"]) for r in rows]
-
-    def upstream(self, session: int) -> Upstream | None:
-        """Session N's current upstream with the credentials to send (a listener's lookup, read
-        at every connection, and the route of the exit-location lookup); None when it has no
-        proxy, or the plan does not allow using one."""
-        if self._config.plan == "free":
+    def upstream(self, session: SessionRecord | None) -> Upstream | None:
+        """The session's current upstream with the credentials to send (a listener's lookup,
+        read at every connection, and the route of the exit-location lookup); None when there
+        is no session, it has no proxy, or the plan does not allow using one."""
+        if self._config.plan == "free" or session is None or session.proxy_alias is None:
             return None
-        row = self._store.query_one(
-            "SELECT proxy_alias FROM browser_profiles WHERE id=?", (session,)
-        )
-        if row is None or row["proxy_alias"] is None:
-            return None
-        proxy = self.find(row["proxy_alias"])
+        proxy = self.find(session.proxy_alias)
         if proxy is None:
             return None
-        username = proxy["username"]
+        username = proxy.username
         settings = self.settings(proxy)
         if username is not None and managed(settings):
-            sticky = self.sticky_id(proxy["alias"], format_session_id(session))
+            sticky = self._sticky_id(proxy, session.session_id)
             username = managed_username(username, settings, sticky)
         return Upstream(
-            host=proxy["upstream_host"],
-            port=proxy["upstream_port"],
-            alias=proxy["alias"],
+            host=proxy.upstream_host,
+            port=proxy.upstream_port,
+            alias=proxy.alias,
             username=username,
-            password=proxy["password"],
+            password=proxy.password,
         )
 
     # --- proxy-location ------------------------------------------------------------------------
 
-    async def location(self, session: dict[str, Any]) -> dict[str, str]:
+    async def location(self, session: SessionRecord) -> dict[str, str]:
         """The exit country and time zone of the session's proxy, looked up through it (cached
         30 minutes per session and upstream route)."""
-        session_id = format_session_id(session["id"])
-        alias = session["proxy_alias"]
+        session_id = session.session_id
+        alias = session.proxy_alias
         if alias is None:
             raise SvcError.of(
                 ErrorId.PROXY_NOT_FOUND,
@@ -567,19 +590,19 @@ class Proxies:
                 id=session_id,
                 alias=None,
             )
-        row = self.find(alias)
-        if row is None:
+        record = self.find(alias)
+        if record is None:
             raise not_found(alias, id=session_id)
         self.require_pro()
-        settings = self.settings(row)
+        settings = self.settings(record)
         if not settings.get("detect_exit_locale"):
             raise SvcError.of(
                 ErrorId.CONFLICT,
-                f"exit location detection is disabled on proxy {row['alias']!r}",
-                alias=row["alias"],
+                f"exit location detection is disabled on proxy {record.alias!r}",
+                alias=record.alias,
                 detect_exit_locale=False,
             )
-        upstream = self.upstream(int(session["id"]))
+        upstream = self.upstream(session)
         if upstream is None:  # detached or deleted since the session was read
             raise not_found(alias, id=session_id)
         key = geolocation.route_key(session_id, upstream)
@@ -635,21 +658,21 @@ class Proxies:
 
     def transfer_record(self, alias: str) -> dict[str, Any] | None:
         """The proxy's configuration for an archive, without credentials or sticky ids."""
-        row = self.find(alias)
-        if row is None:
+        record = self.find(alias)
+        if record is None:
             return None
-        settings = self.settings(row)
+        settings = self.settings(record)
         settings.pop("sticky_ids", None)
         return {
-            "alias": row["alias"],
-            "upstream_host": row["upstream_host"],
-            "upstream_port": row["upstream_port"],
+            "alias": record.alias,
+            "upstream_host": record.upstream_host,
+            "upstream_port": record.upstream_port,
             "settings": settings,
             "credentials": None,
         }
 
     async def export(self, body: ProxyExport, authorization: str | None) -> dict[str, Any]:
-        row = self.get_row(body.alias)
+        record = self.get(body.alias)
         if body.include_credentials:
             if authorization is None or not hmac.compare_digest(
                 authorization.strip().encode(), self.secret.encode()
@@ -665,25 +688,25 @@ class Proxies:
                 )
         elif body.passphrase is not None:
             raise _invalid("passphrase is used only with include_credentials:true", "passphrase")
-        record = self.transfer_record(row["alias"])
-        assert record is not None
-        if body.include_credentials and (row["username"] or row["password"]):
+        archived = self.transfer_record(record.alias)
+        assert archived is not None
+        if body.include_credentials and (record.username or record.password):
             assert body.passphrase
-            record["credentials"] = await trio.to_thread.run_sync(
+            archived["credentials"] = await trio.to_thread.run_sync(
                 transfers.seal_credentials,
                 body.passphrase,
-                row["alias"],
-                row["username"],
-                row["password"],
+                record.alias,
+                record.username,
+                record.password,
             )
         archive = transfers.Archive(
             kind="proxy",
             version=transfers.TRANSFER_VERSION,
             credentials_included=body.include_credentials,
-            proxies=[record],
+            proxies=[archived],
         )
         return {
-            "filename": transfers.filename(row["alias"], "svcproxy"),
+            "filename": transfers.filename(record.alias, "svcproxy"),
             "contents_base64": transfers.encode(archive),
             "credentials_included": body.include_credentials,
         }
@@ -718,7 +741,7 @@ class Proxies:
             ) from None
         return state
 
-    async def import_(self, body: ProxyImport) -> dict[str, Any]:
+    async def import_(self, body: ProxyImport) -> ProxyRecord:
         self.require_pro()
         archive = transfers.decode(body.contents_base64, "proxy")
         if len(archive.proxies) != 1 or archive.profiles:
@@ -751,7 +774,7 @@ class Proxies:
         self.require_pro()
         existing = self.find(alias)
         if existing is not None:
-            return str(existing["alias"]), False
+            return existing.alias, False
         if record is None:
             raise transfers.invalid(f"the archive references proxy {alias!r} but does not carry it")
         if not ALIAS.match(alias) or is_uuid(alias):

@@ -1,7 +1,9 @@
-"""Builds the agent's services and wires them together (the one place that knows them all)."""
+"""Builds the agent's services bottom-up and wires them together (the one place that knows them
+all). Each room receives the services it uses; nothing looks another up by name."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from proxy import Diagnostics, ProxyListeners
@@ -9,14 +11,30 @@ from proxy import Diagnostics, ProxyListeners
 from .bridge_client import BridgeClient
 from .browser import Browser
 from .config import AgentConfig
-from .context import AgentContext
+from .context import AgentProcess
 from .logs import LogWriter
 from .profiles import Profiles
 from .proxies import Proxies
 from .scheduler import Scheduler
 from .sessions import Sessions
 from .store import Store
-from .worker import ControlWorker
+from .worker import ControlWorker, WorkerState
+
+
+@dataclass(frozen=True)
+class Services:
+    config: AgentConfig
+    process: AgentProcess
+    store: Store
+    logs: LogWriter
+    scheduler: Scheduler
+    bridge: BridgeClient | None
+    worker: ControlWorker
+    profiles: Profiles
+    proxies: Proxies
+    sessions: Sessions
+    proxy_listeners: ProxyListeners
+    browser: Browser
 
 
 def build_services(
@@ -25,33 +43,36 @@ def build_services(
     logs: LogWriter,
     scheduler: Scheduler,
     bridge: BridgeClient | None,
-) -> AgentContext:
+) -> Services:
+    process = AgentProcess()
+    worker = ControlWorker(WorkerState(deadline_seconds=config.worker_deadline))
     profiles = Profiles(store, config)
     proxies = Proxies(store, config)
-    sessions = Sessions(store, logs, config, profiles.resolve_template, proxies.check_assignable)
-    ctx = AgentContext(
-        config=config,
-        store=store,
-        logs=logs,
-        scheduler=scheduler,
-        sessions=sessions,
-        bridge=bridge,
-    )
-    ctx.worker.deadline_seconds = config.worker_deadline
-    worker = ControlWorker(ctx.worker)
-    browser = Browser(ctx)
+    sessions = Sessions(store, logs, config, profiles.resolve_template, proxies)
 
     def proxy_log(
         category: str, level: str, message: str, session: int | None, data: dict[str, Any]
     ) -> None:
         logs.write(category, message, level=level, profile_id=session, data=data or None)
 
+    diagnostics = Diagnostics()
     listeners = ProxyListeners(
         config.proxy_base_port,
-        lookup=proxies.upstream,
-        proxied=proxies.proxied_sessions,
-        diagnostics=Diagnostics(),
+        lookup=lambda number: proxies.upstream(sessions.find(number)),
+        proxied=sessions.proxied_numbers,
+        diagnostics=diagnostics,
         log=proxy_log,
+    )
+    browser = Browser(
+        config=config,
+        process=process,
+        store=store,
+        logs=logs,
+        scheduler=scheduler,
+        bridge=bridge,
+        worker=worker,
+        sessions=sessions,
+        diagnostics=diagnostics,
     )
 
     async def session_closed(session_id: str) -> None:
@@ -62,11 +83,17 @@ def build_services(
     sessions.hooks.on_proxy_changed.append(proxies.session_assigned)
     sessions.hooks.on_proxy_changed.append(lambda session_id, alias: listeners.changed())
     sessions.hooks.busy = lambda sid: scheduler.has_work(sid) or browser.has_work(sid)
-    ctx.services.update(
+    return Services(
+        config=config,
+        process=process,
+        store=store,
+        logs=logs,
+        scheduler=scheduler,
+        bridge=bridge,
         worker=worker,
         profiles=profiles,
         proxies=proxies,
-        browser=browser,
+        sessions=sessions,
         proxy_listeners=listeners,
+        browser=browser,
     )
-    return ctx

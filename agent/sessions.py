@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, Protocol
 
 import msgspec
 import trio
@@ -16,17 +16,19 @@ from bridge_protocol.session_ids import format_session_id, session_number
 from .api import InactivityLifetime, IndefiniteLifetime, SessionCreate, SessionPatch
 from .config import AgentConfig
 from .logs import LogWriter
+from .records import ProxyExit, SessionRecord, SessionTemplate, from_row
 from .store import Store, now_ms
 
 DEFAULT_INACTIVITY = 120
 BUILTIN_PROFILE = "Custom"
 # The built-in Custom profile: direct networking, adblock on, all images allowed.
-CUSTOM_DEFAULTS: dict[str, Any] = {
-    "proxy_alias": None,
-    "adblock_enabled": True,
-    "image_blocking_mode": "none",
-    "image_size_limit_kb": 1024,
-}
+CUSTOM_TEMPLATE = SessionTemplate(
+    name=BUILTIN_PROFILE,
+    proxy_alias=None,
+    adblock_enabled=True,
+    image_blocking_mode="none",
+    image_size_limit_kb=1024,
+)
 
 
 def name_key(name: str) -> str:
@@ -76,122 +78,153 @@ class SessionHooks:
     busy: Callable[[str], bool] = lambda session_id: False
 
 
+class ProxyCatalog(Protocol):
+    """What sessions need of the proxies repository (agent.proxies.Proxies)."""
+
+    def check_assignable(self, alias: str) -> str:
+        """The stored alias to assign, or PRO_REQUIRED / PROXY_NOT_FOUND."""
+        ...
+
+    def exit_of(self, alias: str) -> ProxyExit | None:
+        """What a session shows of the proxy `alias`; None when there is no such proxy."""
+        ...
+
+
 class Sessions:
+    """The repository of `browser_profiles`: the only code that reads or writes that table."""
+
     def __init__(
         self,
         store: Store,
         logs: LogWriter,
         config: AgentConfig,
-        resolve_profile: Callable[[str | None], dict[str, Any]],
-        check_proxy: Callable[[str], str],
+        resolve_profile: Callable[[str | None], SessionTemplate],
+        proxies: ProxyCatalog,
     ) -> None:
         self._store = store
         self._logs = logs
         self._config = config
         self._resolve_profile = resolve_profile
-        self._check_proxy = check_proxy
+        self._proxies = proxies
         self._last_activity: dict[int, float] = {}
         self.hooks = SessionHooks()
 
     # --- reading -------------------------------------------------------------------------------
 
-    def _row(self, sid: int) -> dict[str, Any] | None:
-        return self._store.query_one("SELECT * FROM browser_profiles WHERE id=?", (sid,))
+    def find(self, number: int) -> SessionRecord | None:
+        """Session N, or None when there is none."""
+        row = self._store.query_one("SELECT * FROM browser_profiles WHERE id=?", (number,))
+        return None if row is None else from_row(row, SessionRecord)
 
-    def get_row(self, session_id: str) -> dict[str, Any]:
-        row = self._row(parse_session_id(session_id))
-        if row is None:
+    def get(self, session_id: str) -> SessionRecord:
+        """The session `Session<N>`; SESSION_NOT_FOUND when it does not exist."""
+        record = self.find(parse_session_id(session_id))
+        if record is None:
             raise not_found(session_id)
-        return row
+        return record
 
-    def get(self, session_id: str) -> dict[str, Any]:
-        return self.render(self.get_row(session_id))
-
-    def list_all(self) -> list[dict[str, Any]]:
+    def list_all(self) -> list[SessionRecord]:
         rows = self._store.query("SELECT * FROM browser_profiles ORDER BY id")
-        return [self.render(r) for r in rows]
+        return [from_row(r, SessionRecord) for r in rows]
 
     def newest_id(self) -> str | None:
         row = self._store.query_one("SELECT id FROM browser_profiles ORDER BY id DESC LIMIT 1")
         return None if row is None else format_session_id(row["id"])
 
-    def first_id(self) -> str | None:
-        row = self._store.query_one("SELECT id FROM browser_profiles ORDER BY id LIMIT 1")
-        return None if row is None else format_session_id(row["id"])
+    def first(self) -> SessionRecord | None:
+        row = self._store.query_one("SELECT * FROM browser_profiles ORDER BY id LIMIT 1")
+        return None if row is None else from_row(row, SessionRecord)
 
-    def render(self, row: dict[str, Any]) -> dict[str, Any]:
-        proxy = None
-        if row["proxy_alias"] is not None:
-            proxy = self._store.query_one(
-                "SELECT settings FROM proxies WHERE alias_key=?", (name_key(row["proxy_alias"]),)
-            )
-        settings = msgspec.json.decode(proxy["settings"]) if proxy else {}
-        providerx = settings.get("providerx") or {}
-        providery = settings.get("providery") or {}
-        country = None
-        if providery.get("enabled") and providery.get("country"):
-            country = providery["country"]
-        elif providerx.get("enabled") and providerx.get("location_parameter") in ("cc", "country"):
-            country = providerx.get("location_value")
-        lifetime: dict[str, Any] = {"type": row["lifetime_type"]}
-        if row["lifetime_type"] == "inactivity":
-            lifetime["timeout_seconds"] = row["lifetime_timeout"]
+    def using_proxy(self, alias: str) -> list[SessionRecord]:
+        """The sessions assigned the proxy `alias` (any case), in id order."""
+        rows = self._store.query(
+            "SELECT * FROM browser_profiles WHERE lower(proxy_alias)=? ORDER BY id",
+            (name_key(alias),),
+        )
+        return [from_row(r, SessionRecord) for r in rows]
+
+    def proxied_numbers(self) -> list[int]:
+        """Numbers of the sessions that have a proxy (each gets a listener)."""
+        rows = self._store.query("SELECT id FROM browser_profiles WHERE proxy_alias IS NOT NULL")
+        return [int(r["id"]) for r in rows]
+
+    @staticmethod
+    def _lifetime(record: SessionRecord) -> dict[str, Any]:
+        lifetime: dict[str, Any] = {"type": record.lifetime_type}
+        if record.lifetime_type == "inactivity":
+            lifetime["timeout_seconds"] = record.lifetime_timeout
+        return lifetime
+
+    def render(self, record: SessionRecord) -> dict[str, Any]:
+        """The API's session object (spec 1 §2 Session)."""
+        proxy = None if record.proxy_alias is None else self._proxies.exit_of(record.proxy_alias)
+        shown = proxy or ProxyExit()
         return {
-            "id": format_session_id(row["id"]),
-            "name": row["name"],
-            "profile": row["profile"],
+            "id": record.session_id,
+            "name": record.name,
+            "profile": record.profile,
             "profile_data_id": None,
-            "group": row["group_name"],
-            "proxy_alias": row["proxy_alias"],
-            "adblock_enabled": bool(row["adblock_enabled"]),
-            "image_blocking_mode": row["image_blocking_mode"],
-            "image_size_limit_kb": row["image_size_limit_kb"],
-            "created_at": row["created_at"],
-            "proxy_country": country,
-            "proxy_detect_exit_locale": bool(settings.get("detect_exit_locale", False)),
-            "proxy_locale": settings.get("locale"),
-            "lifetime": lifetime,
-            "network_paused": bool(row["network_paused"]),
+            "group": record.group_name,
+            "proxy_alias": record.proxy_alias,
+            "adblock_enabled": record.adblock_enabled,
+            "image_blocking_mode": record.image_blocking_mode,
+            "image_size_limit_kb": record.image_size_limit_kb,
+            "created_at": record.created_at,
+            "proxy_country": shown.country,
+            "proxy_detect_exit_locale": shown.detect_exit_locale,
+            "proxy_locale": shown.locale,
+            "lifetime": self._lifetime(record),
+            "network_paused": record.network_paused,
         }
 
     # --- writing -------------------------------------------------------------------------------
 
-    def create(self, body: SessionCreate, *, origin: str = "api") -> dict[str, Any]:
+    def create(self, body: SessionCreate, *, origin: str = "api") -> SessionRecord:
         if self._config.plan == "free":
             count = self._store.query_one("SELECT count(*) AS n FROM browser_profiles")
             if count is not None and count["n"] >= 1:
                 raise pro_required("additional_sessions", self._config.plan)
         template = self._resolve_profile(body.profile)
         group = clean_group(body.group) if body.group is not None else None
-        proxy_alias = body.proxy_alias if body.proxy_alias is not None else template["proxy_alias"]
+        proxy_alias = body.proxy_alias if body.proxy_alias is not None else template.proxy_alias
         if proxy_alias is not None:
-            proxy_alias = self._check_proxy(proxy_alias)
+            proxy_alias = self._proxies.check_assignable(proxy_alias)
         if origin == "app" or isinstance(body.lifetime, IndefiniteLifetime):
-            lifetime_type, timeout = "indefinite", None
+            lifetime_type: Literal["inactivity", "indefinite"] = "indefinite"
+            timeout = None
         elif isinstance(body.lifetime, InactivityLifetime):
             lifetime_type, timeout = "inactivity", body.lifetime.timeout_seconds
         else:
             lifetime_type, timeout = "inactivity", DEFAULT_INACTIVITY
-
-        def pick(value: Any, key: str) -> Any:
-            return template[key] if value is None else value
-
         created_at = now_ms()
-        # The row as stored, to render the answer without reading it back.
-        row: dict[str, Any] = {
-            "profile": template["name"],
-            "group_name": group,
-            "group_key": None if group is None else name_key(group),
-            "proxy_alias": proxy_alias,
-            "adblock_enabled": int(pick(body.adblock_enabled, "adblock_enabled")),
-            "image_blocking_mode": pick(body.image_blocking_mode, "image_blocking_mode"),
-            "image_size_limit_kb": pick(body.image_size_limit_kb, "image_size_limit_kb"),
-            "lifetime_type": lifetime_type,
-            "lifetime_timeout": timeout,
-            "origin": origin,
-            "created_at": created_at,
-            "network_paused": 0,
-        }
+        # The record as stored (id and name once known), to answer without reading it back.
+        pending = SessionRecord(
+            id=0,
+            name="",
+            name_key=f"\x00pending{created_at}",
+            profile=template.name,
+            group_name=group,
+            group_key=None if group is None else name_key(group),
+            proxy_alias=proxy_alias,
+            adblock_enabled=(
+                template.adblock_enabled if body.adblock_enabled is None else body.adblock_enabled
+            ),
+            image_blocking_mode=(
+                template.image_blocking_mode
+                if body.image_blocking_mode is None
+                else body.image_blocking_mode
+            ),
+            image_size_limit_kb=(
+                template.image_size_limit_kb
+                if body.image_size_limit_kb is None
+                else body.image_size_limit_kb
+            ),
+            lifetime_type=lifetime_type,
+            lifetime_timeout=timeout,
+            origin=origin,
+            network_paused=False,
+            created_at=created_at,
+        )
         with self._store.transaction() as db:
             if body.name is not None:
                 self._check_name_free(body.name, None)
@@ -201,19 +234,19 @@ class Sessions:
                 "lifetime_type, lifetime_timeout, origin, created_at) "
                 "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
-                    "",
-                    f"\x00pending{created_at}",
-                    row["profile"],
-                    row["group_name"],
-                    row["group_key"],
-                    row["proxy_alias"],
-                    row["adblock_enabled"],
-                    row["image_blocking_mode"],
-                    row["image_size_limit_kb"],
-                    row["lifetime_type"],
-                    row["lifetime_timeout"],
-                    row["origin"],
-                    row["created_at"],
+                    pending.name,
+                    pending.name_key,
+                    pending.profile,
+                    pending.group_name,
+                    pending.group_key,
+                    pending.proxy_alias,
+                    int(pending.adblock_enabled),
+                    pending.image_blocking_mode,
+                    pending.image_size_limit_kb,
+                    pending.lifetime_type,
+                    pending.lifetime_timeout,
+                    pending.origin,
+                    pending.created_at,
                 ),
             )
             sid = int(db.last_insert_rowid())
@@ -222,25 +255,26 @@ class Sessions:
                 "UPDATE browser_profiles SET name=?, name_key=? WHERE id=?",
                 (name, name_key(name), sid),
             )
-        row.update(id=sid, name=name, name_key=name_key(name))
-        self.touch(format_session_id(sid))
+        record = msgspec.structs.replace(pending, id=sid, name=name, name_key=name_key(name))
+        self.touch(record.session_id)
         if proxy_alias is not None:
-            self._proxy_changed(format_session_id(sid), proxy_alias)
-        self._logs.write("session.created", f"session Session{sid} created", profile_id=sid)
-        return self.render(row)
+            self._proxy_changed(record.session_id, proxy_alias)
+        self._logs.write("session.created", f"session {record.session_id} created", profile_id=sid)
+        return record
 
     def _proxy_changed(self, session_id: str, alias: str | None) -> None:
         for hook in self.hooks.on_proxy_changed:
             hook(session_id, alias)
 
     def _default_name(self, sid: int) -> str:
-        # Someone may have named another session "Session<sid>" already; never fail for that.
-        name, n = f"Session{sid}", 1
+        # A new session is named like its id; someone may have named another session that
+        # already, and that never fails a create.
+        name, n = format_session_id(sid), 1
         while self._store.query_one(
             "SELECT id FROM browser_profiles WHERE name_key=? AND id<>?", (name_key(name), sid)
         ):
             n += 1
-            name = f"Session{sid} ({n})"
+            name = f"{format_session_id(sid)} ({n})"
         return name
 
     def _check_name_free(self, name: str, own_id: int | None) -> None:
@@ -252,16 +286,18 @@ class Sessions:
                 ErrorId.CONFLICT, f"a session named {name!r} already exists", field="name"
             )
 
-    def patch(self, session_id: str, body: SessionPatch) -> dict[str, Any]:
-        row = self.get_row(session_id)
+    def patch(self, session_id: str, body: SessionPatch) -> SessionRecord:
+        record = self.get(session_id)
         sets: dict[str, Any] = {}
         if body.name is not msgspec.UNSET:
-            self._check_name_free(body.name, row["id"])
+            self._check_name_free(body.name, record.id)
             sets["name"] = body.name
             sets["name_key"] = name_key(body.name)
         if body.proxy_alias is not msgspec.UNSET:
             sets["proxy_alias"] = (
-                None if body.proxy_alias is None else self._check_proxy(body.proxy_alias)
+                None
+                if body.proxy_alias is None
+                else self._proxies.check_assignable(body.proxy_alias)
             )
         if body.adblock_enabled is not msgspec.UNSET:
             sets["adblock_enabled"] = int(body.adblock_enabled)
@@ -273,30 +309,45 @@ class Sessions:
             assignments = ", ".join(f"{k}=?" for k in sets)
             self._store.execute(
                 f"UPDATE browser_profiles SET {assignments} WHERE id=?",
-                (*sets.values(), row["id"]),
+                (*sets.values(), record.id),
             )
-        if "proxy_alias" in sets and sets["proxy_alias"] != row["proxy_alias"]:
+        if "proxy_alias" in sets and sets["proxy_alias"] != record.proxy_alias:
             self._proxy_changed(session_id, sets["proxy_alias"])
         self.touch(session_id)
         return self.get(session_id)
 
     def set_paused(self, session_id: str, paused: bool) -> None:
-        row = self.get_row(session_id)
-        self._store.execute(
-            "UPDATE browser_profiles SET network_paused=? WHERE id=?", (int(paused), row["id"])
-        )
+        """Record the session's network as paused or playing; SESSION_NOT_FOUND when it is
+        gone."""
+        number = parse_session_id(session_id)
+        with self._store.transaction() as db:
+            db.execute(
+                "UPDATE browser_profiles SET network_paused=? WHERE id=?", (int(paused), number)
+            )
+            if not db.changes():
+                raise not_found(session_id)
 
     async def delete(self, session_id: str) -> str:
-        row = self.get_row(session_id)
-        self._store.execute("DELETE FROM browser_profiles WHERE id=?", (row["id"],))
-        self._last_activity.pop(row["id"], None)
-        if row["proxy_alias"] is not None:
+        record = self.get(session_id)
+        self._store.execute("DELETE FROM browser_profiles WHERE id=?", (record.id,))
+        self._last_activity.pop(record.id, None)
+        if record.proxy_alias is not None:
             self._proxy_changed(session_id, None)
-        self._logs.write("session.deleted", f"session {session_id} deleted", profile_id=row["id"])
-        self._logs.session_closed(row["id"])
+        self._logs.write("session.deleted", f"session {session_id} deleted", profile_id=record.id)
+        self._logs.session_closed(record.id)
         for hook in self.hooks.on_closed:
             await hook(session_id)
         return session_id
+
+    def detach_proxy(self, alias: str) -> list[str]:
+        """The proxy `alias` is being deleted: its sessions become direct. Returns their ids.
+        Runs inside the caller's transaction when there is one (the proxy's deletion)."""
+        detached = [r.session_id for r in self.using_proxy(alias)]
+        self._store.execute(
+            "UPDATE browser_profiles SET proxy_alias=NULL WHERE lower(proxy_alias)=?",
+            (name_key(alias),),
+        )
+        return detached
 
     async def close_group(self, raw_group: str) -> tuple[str, list[str]]:
         group = raw_group.strip()
@@ -319,9 +370,9 @@ class Sessions:
             self._last_activity[number] = trio.current_time()
 
     def ping(self, session_id: str) -> dict[str, Any]:
-        row = self.get_row(session_id)
+        record = self.get(session_id)
         self.touch(session_id)
-        return {"session_id": session_id, "lifetime": self.render(row)["lifetime"]}
+        return {"session_id": session_id, "lifetime": self._lifetime(record)}
 
     def expired(self, now: float) -> list[str]:
         rows = self._store.query(

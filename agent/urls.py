@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from bridge_protocol import SvcError, outputs
 
 from .api import validation_error
-from .context import AgentContext
 
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):(?![0-9])")
@@ -53,16 +53,14 @@ def same_url(a: str, b: str) -> bool:
         return a == b
 
 
-def output_path(ctx: AgentContext, raw: str | None, default: str) -> str:
+def output_path(data_dir: Path, raw: str | None, default: str) -> str:
     """Absolute: a relative `raw` against the agent's working directory; absent: `default` under
     {data_dir} (docs/decisions.md, "Browser operations"); refused by the one output policy
     (bridge_protocol.outputs: regular files only, nothing under /proc, /sys, /dev)."""
     if raw is not None and raw.endswith(("/", os.sep)):
         raise validation_error("output must name a file, not a directory", "output")
     path = (
-        str(ctx.config.data_dir / default)
-        if raw is None
-        else os.path.abspath(os.path.join(os.getcwd(), raw))
+        str(data_dir / default) if raw is None else os.path.abspath(os.path.join(os.getcwd(), raw))
     )
     try:
         return outputs.check(path)

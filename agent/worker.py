@@ -7,13 +7,28 @@ answer AGENT_UNHEALTHY (without cancelling the job: deadlines diagnose, they do 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import trio
 
-from .context import WorkerState
-
 T = TypeVar("T")
+
+
+@dataclass
+class WorkerState:
+    """The control worker's health snapshot (spec: starting, idle or busy)."""
+
+    state: str = "starting"
+    failed: str | None = None
+    busy_since: float | None = None
+    deadline_seconds: float = 30.0
+
+    def snapshot(self, active_count: int) -> dict[str, Any]:
+        out: dict[str, Any] = {"state": self.state, "active_count": active_count}
+        if self.failed:
+            out["error"] = self.failed
+        return out
 
 
 class ControlWorker:

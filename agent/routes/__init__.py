@@ -4,10 +4,21 @@ from __future__ import annotations
 
 from quart import Quart
 
-from ..context import AgentContext
+from ..services import Services
 from . import browser, observations, profiles, proxies, sessions, system
 
 
-def register_all(app: Quart, ctx: AgentContext) -> None:
-    for area in (system, sessions, profiles, proxies, browser, observations):
-        area.register(app, ctx)
+def register_all(app: Quart, services: Services) -> None:
+    """Each area gets the services its handlers use, and nothing else."""
+    s = services
+    system.register(
+        app,
+        system.Health(
+            s.config, s.process, s.store, s.scheduler, s.bridge, s.worker, s.proxy_listeners
+        ),
+    )
+    sessions.register(app, s.sessions, s.worker, s.browser)
+    profiles.register(app, s.profiles, s.proxies, s.worker)
+    proxies.register(app, s.proxies, s.sessions, s.profiles, s.worker)
+    browser.register(app, s.browser)
+    observations.register(app, s.browser)

@@ -20,7 +20,6 @@ from ..api import (
     ScreenshotBody,
 )
 from ..browser import Browser
-from ..context import AgentContext
 from .toolkit import add_route, ok, read_body
 
 T = TypeVar("T")
@@ -31,9 +30,7 @@ def request_id() -> str:
     return str(g.request_id)
 
 
-def register(app: Quart, ctx: AgentContext) -> None:
-    browser: Browser = ctx.services["browser"]
-
+def register(app: Quart, browser: Browser) -> None:
     async def navigate() -> Response:
         return ok(await browser.navigate(await read_body(NavigateBody), request_id()))
 

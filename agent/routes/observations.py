@@ -13,13 +13,10 @@ from ..api import (
     PageObserveBody,
 )
 from ..browser import Browser
-from ..context import AgentContext
 from .toolkit import add_route, ok, read_body
 
 
-def register(app: Quart, ctx: AgentContext) -> None:
-    browser: Browser = ctx.services["browser"]
-
+def register(app: Quart, browser: Browser) -> None:
     async def observe() -> Response:
         return ok(await browser.observe(await read_body(ObserveBody)))
 

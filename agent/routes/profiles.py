@@ -8,43 +8,40 @@ from typing import Any, TypeVar
 from quart import Quart, Response
 
 from ..api import ProfileCreate, ProfileExport, ProfileImport, ProfilePatch
-from ..context import AgentContext
 from ..profiles import Profiles
 from ..proxies import Proxies
+from ..records import ProfileRecord
+from ..worker import ControlWorker
 from .toolkit import NoBody, add_route, ok, read_body
 
 T = TypeVar("T")
 _MISSING = re.compile(r"missing required field `([^`]*)`(?: - at `\$([^`]*)`)?")
 
 
-def register(app: Quart, ctx: AgentContext) -> None:
-    profiles: Profiles = ctx.services["profiles"]
-    proxies: Proxies = ctx.services["proxies"]
-    worker = ctx.services["worker"]
-
+def register(app: Quart, profiles: Profiles, proxies: Proxies, worker: ControlWorker) -> None:
     async def list_profiles() -> Response:
         await read_body(NoBody)
-        return ok({"profiles": profiles.list_all()})
+        return ok({"profiles": [profiles.render(p) for p in profiles.list_all()]})
 
     async def create() -> Response:
         body = await read_body(ProfileCreate, required=True)
 
-        async def job() -> dict[str, Any]:
+        async def job() -> ProfileRecord:
             return profiles.create(body, proxies)
 
-        return ok({"profile": await worker.run(job)})
+        return ok({"profile": profiles.render(await worker.run(job))})
 
     async def patch(id: str) -> Response:
-        profiles.get_row(id, action="changed")
+        profiles.get(id, action="changed")
         body = await read_body(ProfilePatch)
 
-        async def job() -> dict[str, Any]:
+        async def job() -> ProfileRecord:
             return profiles.patch(id, body, proxies)
 
-        return ok({"profile": await worker.run(job)})
+        return ok({"profile": profiles.render(await worker.run(job))})
 
     async def delete(id: str) -> Response:
-        profiles.get_row(id, action="deleted")
+        profiles.get(id, action="deleted")
         await read_body(NoBody)
 
         async def job() -> str:

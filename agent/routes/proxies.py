@@ -7,60 +7,62 @@ from typing import Any
 from quart import Quart, Response, request
 
 from ..api import ProxyCreate, ProxyExport, ProxyImport, ProxyPatch
-from ..context import AgentContext
+from ..profiles import Profiles
 from ..proxies import AUTH_HEADER, Proxies
+from ..records import ProxyRecord
+from ..sessions import Sessions
+from ..worker import ControlWorker
 from .toolkit import NoBody, add_route, ok, read_body
 
 
-def register(app: Quart, ctx: AgentContext) -> None:
-    proxies: Proxies = ctx.services["proxies"]
-    worker = ctx.services["worker"]
-
+def register(
+    app: Quart, proxies: Proxies, sessions: Sessions, profiles: Profiles, worker: ControlWorker
+) -> None:
     async def list_proxies() -> Response:
         await read_body(NoBody)
-        return ok({"proxies": proxies.list_all()})
+        return ok({"proxies": [proxies.render(p) for p in proxies.list_all()]})
 
     async def create() -> Response:
         proxies.require_pro()
         body = await read_body(ProxyCreate, required=True)
 
-        async def job() -> dict[str, Any]:
+        async def job() -> ProxyRecord:
             return proxies.create(body)
 
-        return ok({"proxy": await worker.run(job)})
+        return ok({"proxy": proxies.render(await worker.run(job))})
 
     async def get(alias: str) -> Response:
         await read_body(NoBody)
-        return ok({"proxy": proxies.get(alias)})
+        return ok({"proxy": proxies.render(proxies.get(alias))})
 
     async def patch(alias: str) -> Response:
-        proxies.get_row(alias)
+        proxies.get(alias)
         proxies.require_pro()
         body = await read_body(ProxyPatch)
 
-        async def job() -> dict[str, Any]:
+        async def job() -> ProxyRecord:
             return proxies.patch(alias, body)
 
-        return ok({"proxy": await worker.run(job)})
+        return ok({"proxy": proxies.render(await worker.run(job))})
 
     async def delete(alias: str) -> Response:
-        proxies.get_row(alias)
+        proxies.get(alias)
         await read_body(NoBody)
 
         async def job() -> dict[str, Any]:
-            return proxies.delete(alias)
+            return proxies.delete(alias, sessions, profiles)
 
         return ok(await worker.run(job))
 
     async def rotate(alias: str) -> Response:
-        proxies.get_row(alias)
+        proxies.get(alias)
         proxies.require_pro()
         await read_body(NoBody)
 
-        async def job() -> dict[str, Any]:
-            return proxies.rotate(alias)
+        async def job() -> ProxyRecord:
+            return proxies.rotate(alias, sessions)
 
-        return ok({"proxy": await worker.run(job)})
+        return ok({"proxy": proxies.render(await worker.run(job))})
 
     async def export() -> Response:
         body = await read_body(ProxyExport, required=True)
@@ -72,12 +74,12 @@ def register(app: Quart, ctx: AgentContext) -> None:
         body = await read_body(ProxyImport, required=True)
 
         async def job() -> dict[str, Any]:
-            return {"proxy": await proxies.import_(body)}
+            return {"proxy": proxies.render(await proxies.import_(body))}
 
         return ok(await worker.run(job))
 
     async def location(id: str) -> Response:
-        session = ctx.sessions.get_row(id)
+        session = sessions.get(id)
         await read_body(NoBody)
         # Not a control-worker job: the lookup may take up to its 10 s timeout, and it only
         # reads the store (plus a sticky id generated at first use, as the relay does).

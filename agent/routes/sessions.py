@@ -5,24 +5,24 @@ from __future__ import annotations
 from quart import Quart, Response
 
 from ..api import SessionCreate, SessionPatch, SessionsClose
-from ..context import AgentContext
+from ..browser import Browser
+from ..records import SessionRecord
+from ..sessions import Sessions
+from ..worker import ControlWorker
 from .toolkit import NoBody, add_route, ok, read_body
 
 
-def register(app: Quart, ctx: AgentContext) -> None:
-    sessions = ctx.sessions
-    worker = ctx.services["worker"]
-
+def register(app: Quart, sessions: Sessions, worker: ControlWorker, browser: Browser) -> None:
     async def list_sessions() -> Response:
-        return ok({"sessions": sessions.list_all()})
+        return ok({"sessions": [sessions.render(s) for s in sessions.list_all()]})
 
     async def create() -> Response:
         body = await read_body(SessionCreate)
 
-        async def job() -> dict[str, object]:
+        async def job() -> SessionRecord:
             return sessions.create(body)
 
-        return ok({"session": await worker.run(job)})
+        return ok({"session": sessions.render(await worker.run(job))})
 
     async def close_group() -> Response:
         body = await read_body(SessionsClose, required=True)
@@ -30,37 +30,37 @@ def register(app: Quart, ctx: AgentContext) -> None:
         return ok({"group": group, "deleted_ids": ids})
 
     async def get(id: str) -> Response:
-        return ok({"session": sessions.get(id)})
+        return ok({"session": sessions.render(sessions.get(id))})
 
     async def patch(id: str) -> Response:
-        sessions.get_row(id)
+        sessions.get(id)
         body = await read_body(SessionPatch)
 
-        async def job() -> dict[str, object]:
+        async def job() -> SessionRecord:
             return sessions.patch(id, body)
 
-        return ok({"session": await worker.run(job)})
+        return ok({"session": sessions.render(await worker.run(job))})
 
     async def delete(id: str) -> Response:
-        sessions.get_row(id)
+        sessions.get(id)
         await read_body(NoBody)
         deleted = await worker.run(lambda: sessions.delete(id))
         return ok({"deleted_id": deleted})
 
     async def ping(id: str) -> Response:
-        sessions.get_row(id)
+        sessions.get(id)
         await read_body(NoBody)
         return ok(sessions.ping(id))
 
     async def pause(id: str) -> Response:
-        sessions.get_row(id)
+        session = sessions.get(id)
         await read_body(NoBody)
-        return ok(await ctx.services["browser"].set_network_paused(id, True))
+        return ok(await browser.set_network_paused(session, True))
 
     async def play(id: str) -> Response:
-        sessions.get_row(id)
+        session = sessions.get(id)
         await read_body(NoBody)
-        return ok(await ctx.services["browser"].set_network_paused(id, False))
+        return ok(await browser.set_network_paused(session, False))
 
     add_route(app, "GET", "/v1/sessions", list_sessions)
     add_route(app, "POST", "/v1/sessions", create)

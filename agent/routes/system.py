@@ -3,39 +3,60 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any
 
 from quart import Quart, Response
 
 from bridge_protocol import ErrorId, SvcError
+from bridge_protocol.session_ids import format_session_id
+from proxy import ProxyListeners
 
-from ..context import AgentContext
+from ..bridge_client import BridgeClient
+from ..config import AgentConfig
+from ..context import AgentProcess
+from ..scheduler import Scheduler
+from ..store import Store
+from ..worker import ControlWorker
 from .toolkit import add_route, ok
 
 
-def health_data(ctx: AgentContext) -> dict[str, Any]:
-    worker = ctx.services["worker"]
-    state = ctx.worker.state
+@dataclass(frozen=True)
+class Health:
+    """What health and status report on."""
+
+    config: AgentConfig
+    process: AgentProcess
+    store: Store
+    scheduler: Scheduler
+    bridge: BridgeClient | None
+    worker: ControlWorker
+    listeners: ProxyListeners
+
+
+def health_data(ctx: Health) -> dict[str, Any]:
+    worker = ctx.worker.state
+    state = worker.state
     if state != "starting":
-        state = "busy" if ctx.scheduler.active_count or ctx.worker.busy_since else "idle"
-    snapshot = ctx.worker.snapshot(ctx.scheduler.active_count) | {"state": state}
-    if ctx.worker.failed or worker.overdue():
+        state = "busy" if ctx.scheduler.active_count or worker.busy_since else "idle"
+    snapshot = worker.snapshot(ctx.scheduler.active_count) | {"state": state}
+    if worker.failed or ctx.worker.overdue():
         raise SvcError.of(
             ErrorId.AGENT_UNHEALTHY,
-            "the control worker failed" if ctx.worker.failed else "the control worker is overdue",
+            "the control worker failed" if worker.failed else "the control worker is overdue",
             worker=snapshot,
         )
     return {
-        "version": ctx.version,
-        "pid": ctx.pid,
-        "browser_proxy_port": ctx.services["proxy_listeners"].base_port,
-        "build": ctx.build,
+        "version": ctx.process.version,
+        "pid": ctx.process.pid,
+        "browser_proxy_port": ctx.listeners.base_port,
+        "build": ctx.process.build,
         "worker": snapshot,
         "database_recovery": ctx.store.recovery,
     }
 
 
-def status_data(ctx: AgentContext) -> dict[str, Any]:
+def status_data(ctx: Health) -> dict[str, Any]:
     bridge_up = ctx.bridge is not None and ctx.bridge.connected
     host_pid = os.getppid()
     checks = [
@@ -53,9 +74,11 @@ def status_data(ctx: AgentContext) -> dict[str, Any]:
             "name": "agent",
             "kind": "process",
             "running": True,
-            "status": "ok" if not ctx.worker.failed else "failed",
-            "detail": f"HTTP on {ctx.config.host}:{ctx.config.port}, worker {ctx.worker.state}",
-            "pids": [ctx.pid],
+            "status": "ok" if not ctx.worker.state.failed else "failed",
+            "detail": (
+                f"HTTP on {ctx.config.host}:{ctx.config.port}, worker {ctx.worker.state.state}"
+            ),
+            "pids": [ctx.process.pid],
         },
         _browser_proxy_check(ctx),
         {
@@ -66,7 +89,7 @@ def status_data(ctx: AgentContext) -> dict[str, Any]:
             "status": "ok" if bridge_up else "down",
             "detail": "protocol 4 over the agent's stdin/stdout"
             + ("" if bridge_up else ": not connected"),
-            "pids": [ctx.pid, host_pid] if bridge_up else [ctx.pid],
+            "pids": [ctx.process.pid, host_pid] if bridge_up else [ctx.process.pid],
         },
     ]
     running = sum(1 for c in checks if c["running"])
@@ -74,19 +97,19 @@ def status_data(ctx: AgentContext) -> dict[str, Any]:
         "overall_status": "ok" if running == len(checks) else "degraded",
         "running_count": running,
         "total_count": len(checks),
-        "build": ctx.build,
+        "build": ctx.process.build,
         "checks": checks,
     }
 
 
-def _browser_proxy_check(ctx: AgentContext) -> dict[str, Any]:
-    listeners = ctx.services["proxy_listeners"]
+def _browser_proxy_check(ctx: Health) -> dict[str, Any]:
+    listeners = ctx.listeners
     ports = listeners.ports
     detail = f"base port {listeners.base_port}, {len(ports)} listening" + "".join(
-        f", Session{n} on {port}" for n, port in ports.items()
+        f", {format_session_id(n)} on {port}" for n, port in ports.items()
     )
     detail += "".join(
-        f"; Session{n} cannot listen on {listeners.port_for(n)}: {cause}"
+        f"; {format_session_id(n)} cannot listen on {listeners.port_for(n)}: {cause}"
         for n, cause in sorted(listeners.failed.items())
     )
     running = bool(listeners.running)
@@ -97,11 +120,11 @@ def _browser_proxy_check(ctx: AgentContext) -> dict[str, Any]:
         "running": running,
         "status": ("degraded" if listeners.failed else "ok") if running else "down",
         "detail": detail if running else "the profile proxy listeners are not running",
-        "pids": [ctx.pid] if running else [],
+        "pids": [ctx.process.pid] if running else [],
     }
 
 
-def register(app: Quart, ctx: AgentContext) -> None:
+def register(app: Quart, ctx: Health) -> None:
     async def health() -> Response:
         return ok(health_data(ctx))
 

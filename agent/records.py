@@ -1,0 +1,97 @@
+"""The rows of the agent's tables as typed, frozen records (the schema is agent/store.py's).
+
+Each table has one repository, the only code that issues SQL against it, and it hands out these
+records: `Sessions` owns `browser_profiles` (SessionRecord), `Profiles` owns `saved_profiles`
+(ProfileRecord), `Proxies` owns `proxies` (ProxyRecord). Rendering a record to the API's JSON
+shape is its repository's `render`, once per record type.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeVar
+
+import msgspec
+
+from bridge_protocol.session_ids import format_session_id
+
+from .api import ImageMode
+
+R = TypeVar("R", bound=msgspec.Struct)
+
+
+def from_row(row: dict[str, Any], type_: type[R]) -> R:
+    # Not strict: SQLite keeps booleans as 0/1 integers.
+    return msgspec.convert(row, type_, strict=False)
+
+
+class SessionRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """A row of `browser_profiles`: one persistent session, `Session<id>`."""
+
+    id: int
+    name: str
+    name_key: str
+    profile: str
+    group_name: str | None
+    group_key: str | None
+    proxy_alias: str | None
+    adblock_enabled: bool
+    image_blocking_mode: ImageMode
+    image_size_limit_kb: int
+    lifetime_type: Literal["inactivity", "indefinite"]
+    lifetime_timeout: int | None
+    origin: str
+    network_paused: bool
+    created_at: int
+
+    @property
+    def session_id(self) -> str:
+        return format_session_id(self.id)
+
+
+class ProfileRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """A row of `saved_profiles`: a session template (the built-in `Custom` is never stored)."""
+
+    id: str
+    name: str
+    name_key: str
+    proxy_alias: str | None
+    adblock_enabled: bool
+    image_blocking_mode: ImageMode
+    image_size_limit_kb: int
+    includes_cookies: bool
+    includes_passwords: bool
+    fingerprint_profile: str | None  # JSON text, as stored
+    created_at: int
+
+
+class ProxyRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """A row of `proxies`. `settings` is the stored JSON text (agent/proxies.py's docstring
+    lists its keys); only `Proxies` reads it."""
+
+    id: int
+    alias: str
+    alias_key: str
+    upstream_host: str
+    upstream_port: int
+    username: str | None
+    password: str | None
+    settings: str
+    created_at: int
+
+
+class SessionTemplate(msgspec.Struct, frozen=True, kw_only=True):
+    """What a new session takes from its profile (a saved one, or the built-in `Custom`)."""
+
+    name: str
+    proxy_alias: str | None
+    adblock_enabled: bool
+    image_blocking_mode: ImageMode
+    image_size_limit_kb: int
+
+
+class ProxyExit(msgspec.Struct, frozen=True, kw_only=True):
+    """What a session shows of its proxy: the targeted exit country and the locale settings."""
+
+    country: str | None = None
+    locale: str | None = None
+    detect_exit_locale: bool = False
