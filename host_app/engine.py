@@ -45,7 +45,7 @@ from bridge_protocol.messages import (
 from bridge_protocol.selectors import DomNode, build_tree
 from bridge_protocol.session_ids import session_number
 
-from . import dialogs, js, memory, observations, operations
+from . import actions, dialogs, js, memory, observations, operations
 from .dialogs import DialogHost
 from .downloads import SessionDownloads
 from .logic import aio
@@ -531,27 +531,27 @@ class SessionBrowser:
         if self.page is not None:
             self.page.triggerAction(QWebEnginePage.WebAction.Stop)
 
-    async def _snapshot(self) -> operations.Snapshot:
+    async def _snapshot(self) -> actions.Snapshot:
         v = await self.run_js(js.SNAPSHOT)
         if not isinstance(v, dict):
-            return operations.Snapshot([], [])
+            return actions.Snapshot([], [])
         nodes = [
             DomNode(i, str(rec[0]), {str(k): str(x) for k, x in rec[1].items()}, int(rec[2]))
             for i, rec in enumerate(v.get("n", []))
         ]
         build_tree(nodes)
-        return operations.Snapshot(nodes, [(int(i), str(h)) for i, h in v.get("k", [])])
+        return actions.Snapshot(nodes, [(int(i), str(h)) for i, h in v.get("k", [])])
 
-    def snapshot(self) -> aio.Future[operations.Snapshot]:
+    def snapshot(self) -> aio.Future[actions.Snapshot]:
         return _spawn(self._snapshot())
 
-    async def _element(self, node: DomNode) -> operations.ElementInfo | None:
+    async def _element(self, node: DomNode) -> actions.ElementInfo | None:
         v = await self.run_js(js.element(node.index, node.tag))
         if not isinstance(v, dict):
             return None
-        return operations.ElementInfo.from_js(v)
+        return actions.ElementInfo.from_js(v)
 
-    def element(self, node: DomNode) -> aio.Future[operations.ElementInfo | None]:
+    def element(self, node: DomNode) -> aio.Future[actions.ElementInfo | None]:
         return _spawn(self._element(node))
 
     async def _focus(self, node: DomNode) -> bool:
@@ -1080,7 +1080,7 @@ class Engine:
                 self.observations,
                 session_id=act.session_id,
                 obs_id=act.observation_id,
-                actions=[msgspec.to_builtins(a) for a in act.actions],
+                actions=act.actions,
                 deadline=deadline,
             )
             return await observations.observe(ab, self.observations, act.session_id, act.mode)

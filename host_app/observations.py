@@ -11,14 +11,13 @@ Public refs are numbered by the host (`RefTable`), unique across frames. They st
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 import os
 import secrets
 import shutil
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,19 +26,31 @@ import msgspec
 
 from bridge_protocol import ErrorId, Observation, SvcError
 from bridge_protocol import observation as wire
-from bridge_protocol.selectors import DomNode
+from bridge_protocol.actions import (
+    RefAction,
+    RefClear,
+    RefClick,
+    RefHover,
+    RefPress,
+    RefScroll,
+    RefSelect,
+    RefType,
+    RefWait,
+)
 
 from . import frame_reads, observe_js, operations
+from .actions import SCROLL_SETTLE, act
 from .logic import aio
 from .logic import frames as fl
 from .logic.page_events import PageEvent
 from .logic.readiness import Probe
+from .progress import download_clicked, navigation_started
+from .ref_target import RefTarget
 
 KEEP = 64  # locator sets kept; the agent retains 32 observations, so a retained one is always here
 DOCUMENTS_KEPT = 32  # per session: documents whose sequence number is remembered
 MAX_SEMANTICS = 512 * 1024
 NAV_SETTLE = 0.15
-MAX_FRAME_SCROLLS = 60  # wheel events per action to bring an element in a frame into view
 Key = tuple[float, int]
 
 
@@ -318,177 +329,6 @@ def _check_sigs(v: dict[str, Any], kept: Kept, obs_id: str, numbers: list[int]) 
 # --- ref actions --------------------------------------------------------------------------------
 
 
-_spawn = aio.spawn
-
-
-class _RefPage:
-    """Adapts an ObsDriver to what `operations`' targeting helpers call, resolving refs (the
-    node's index is the public ref number) to (document, registry number). For an element in a
-    frame, geometry is in the main frame's viewport: the element's box in its frame plus each
-    frame's content-box offset in its parent; `hit` holds when the frame's own hit test lands on
-    the element and each ancestor's lands on the iframe at that point; the frames on the way are
-    scrolled first (real wheel input inside each), outermost first."""
-
-    def __init__(self, page: ObsDriver, kept: Kept, obs_id: str) -> None:
-        self._page = page
-        self.loop = page.loop
-        self.kept = kept
-        self.obs_id = obs_id
-        self.scroll = True
-        self._handles: dict[int, object] = {}
-        self._outer: fl.Level | None = None
-        self._scrolls = 0
-
-    def begin(self, action: dict[str, Any]) -> None:
-        """A new action: its scroll flag; frames are looked up again (a frame may have moved)."""
-        self.scroll = bool(action.get("scroll", True))
-        self._handles = {}
-        self._outer = None
-        self._scrolls = 0
-
-    async def _chain(self, d: int) -> list[tuple[fl.FrameDoc, object]]:
-        ids: list[int] = []
-        x = d
-        while x > 0:
-            ids.append(x)
-            x = self.kept.docs[x].parent
-        tree = self._page.frame_tree()
-        out: list[tuple[fl.FrameDoc, object]] = [(self.kept.docs[0], tree.handle)]
-        for x in reversed(ids):
-            if x not in self._handles:
-                self._handles[x], _ = await frame_reads.resolve(
-                    self._page, tree, self.kept, self.obs_id, x, numbers=[], ref=None
-                )
-            out.append((self.kept.docs[x], self._handles[x]))
-        return out
-
-    async def _geometry(
-        self, chain: list[tuple[fl.FrameDoc, object]], local: int
-    ) -> tuple[list[fl.Level], operations.ElementInfo] | None:
-        levels: list[fl.Level] = []
-        rendered = True
-        for (_, handle), (doc, _) in itertools.pairwise(chain):
-            v = await self._page.run_js_in(handle, observe_js.slot(doc.slot))
-            if not isinstance(v, dict):
-                return None  # the iframe left its document
-            rendered = rendered and bool(v.get("vis"))
-            box = fl.Box(float(v["x"]), float(v["y"]), float(v["w"]), float(v["h"]))
-            levels.append(fl.Level(float(v["vw"]), float(v["vh"]), box))
-        v = await self._page.run_js_in(chain[-1][1], observe_js.element(local))
-        if not isinstance(v, dict):
-            return None
-        info = operations.ElementInfo.from_js(v)
-        levels.append(fl.Level(info.vw, info.vh))
-        self._outer = levels[0]
-        return levels, info if rendered else replace(info, visible=False)
-
-    async def _element(self, node: DomNode) -> operations.ElementInfo | None:
-        d, local = self.kept.locate(node.index)
-        if d == 0:
-            v = await self._page.run_js(observe_js.element(local))
-            return operations.ElementInfo.from_js(v) if isinstance(v, dict) else None
-        chain = await self._chain(d)
-        geo = await self._geometry(chain, local)
-        stuck = 0
-        while geo is not None:
-            levels, info = geo
-            if not info.visible or info.w <= 0 or info.h <= 0:
-                break
-            step = fl.scroll_step(levels, info.cx, info.cy)
-            if step is None:
-                break
-            ref = f"e{node.index}"
-            if not self.scroll:
-                raise SvcError.of(
-                    ErrorId.ACTION_TARGET_NOT_FOUND,
-                    f"{ref}: the element is outside the viewport of its frame and scroll is false",
-                    ref=ref,
-                )
-            if self._scrolls >= MAX_FRAME_SCROLLS or stuck >= 3:
-                raise SvcError.of(
-                    ErrorId.ACTION_TARGET_NOT_FOUND,
-                    f"{ref}: the element could not be scrolled into view through its frames",
-                    ref=ref,
-                )
-            self._scrolls += 1
-            self._page.wheel(step.x, step.y, step.dx, step.dy)
-            await aio.sleep(self.loop, operations.SCROLL_SETTLE)
-            geo = await self._geometry(chain, local)
-            # a wheel that moved nothing (the wrong scroller took it) counts toward giving up
-            stuck = stuck + 1 if geo is not None and geo == (levels, info) else 0
-        if geo is None:
-            return None
-        levels, info = geo
-        offs = fl.offsets(levels)
-        ox, oy = offs[-1]
-        gx, gy = ox + info.cx, oy + info.cy
-        hit = info.hit and fl.shown(levels, info.cx, info.cy)
-        for i in range(len(chain) - 1):
-            if not hit:
-                break
-            point = (gx - offs[i][0], gy - offs[i][1])
-            v = await self._page.run_js_in(
-                chain[i][1], observe_js.slot(chain[i + 1][0].slot, point)
-            )
-            hit = isinstance(v, dict) and v.get("hit") is True
-        return replace(
-            info, x=info.x + ox, y=info.y + oy, vw=levels[0].vw, vh=levels[0].vh, hit=hit
-        )
-
-    def element(self, node: DomNode) -> aio.Future[operations.ElementInfo | None]:
-        return _spawn(self._element(node))
-
-    async def raw_element(self, node: DomNode) -> dict[str, Any] | None:
-        """The element script's answer in the element's own frame (its tag, value, ...)."""
-        d, local = self.kept.locate(node.index)
-        if d == 0:
-            v = await self._page.run_js(observe_js.element(local))
-        else:
-            v = await self._page.run_js_in((await self._chain(d))[-1][1], observe_js.element(local))
-        return v if isinstance(v, dict) else None
-
-    def snapshot(self) -> aio.Future[operations.Snapshot]:
-        out: aio.Future[operations.Snapshot] = aio.Future()
-        out.set_result(operations.Snapshot([], []))
-        return out
-
-    async def _focus(self, node: DomNode) -> bool:
-        self._page.focus_view()
-        d, local = self.kept.locate(node.index)
-        if d == 0:
-            return bool(await self._page.run_js(observe_js.focus(local)))
-        chain = await self._chain(d)
-        return bool(await self._page.run_js_in(chain[-1][1], observe_js.focus(local, True)))
-
-    def focus(self, node: DomNode) -> aio.Future[bool]:
-        return _spawn(self._focus(node))
-
-    def wheel(self, x: float, y: float, dx: int, dy: int) -> None:
-        outer = self._outer
-        if outer is not None and outer.slot is not None:
-            # scrolling the main frame for a target in a frame: not over that frame, which
-            # would take the wheel itself
-            x, y = fl.free_point(fl.Box(0.0, 0.0, outer.vw, outer.vh), outer.slot)
-        self._page.wheel(x, y, dx, dy)
-
-    def mouse_click(self, x: float, y: float, move: bool, ctrl: bool = False) -> None:
-        self._page.mouse_click(x, y, move, ctrl)
-
-    # what `operations`' input helpers also call: scripts for the renderer's progress counters
-    def run_js(self, code: str) -> aio.Future[Any]:
-        return self._page.run_js(code)
-
-    def key(self, name: str, ctrl: bool = False) -> None:
-        self._page.key(name, ctrl)
-
-    def type_text(self, text: str) -> None:
-        self._page.type_text(text)
-
-
-def _none(_: operations.Snapshot) -> DomNode | None:
-    return None
-
-
 async def revalidate(page: ObsDriver, kept: Kept, obs_id: str, numbers: list[int]) -> None:
     """OBSERVATION_STALE unless the page (the session's root page or a popup) holds the
     observation's document, each frame holding a target holds the document it had, and every
@@ -538,10 +378,10 @@ async def run_ref_actions(
     *,
     session_id: str,
     obs_id: str,
-    actions: list[dict[str, Any]],
+    actions: Sequence[RefAction],
     deadline: float,
 ) -> None:
-    refs = [str(a["ref"]) for a in actions if "ref" in a]
+    refs = [a.ref for a in actions if not isinstance(a, RefScroll | RefWait)]
     kept = store.kept.get(obs_id)
     if kept is None or kept.session_id != session_id:
         raise _stale(
@@ -562,112 +402,60 @@ async def run_ref_actions(
         numbers.append(n)
     # whole batch first: document sequence and every target before any input
     await revalidate(page, kept, obs_id, numbers)
-    rp = _RefPage(page, kept, obs_id)
     starts = page.load_starts
     mark = page.downloads.mark()
     page.pointer = None
     for index, action in enumerate(actions):
-        kind = action["action"]
-        if kind == "wait":
-            await aio.sleep(page.loop, float(action["seconds"]))
-            continue
-        if kind == "scroll":
-            await revalidate(page, kept, obs_id, [])
-            dims = await page.run_js("JSON.stringify([innerWidth,innerHeight])")
-            vw, vh = dims if isinstance(dims, list) else (800, 600)
-            # after a click or hover of this batch the wheel goes where the mouse is (a frame or
-            # scroll box under it scrolls, as for a person); else at the viewport's center
-            x, y = page.pointer if page.pointer is not None else (vw / 2, vh / 2)
-            page.wheel(x, y, int(action.get("delta_x", 0)), int(action.get("delta_y", 0)))
-            await aio.sleep(page.loop, operations.SCROLL_SETTLE)
-            continue
-        rp.begin(action)
-        if index > 0 or page.load_starts != starts:
-            # an earlier action may have changed the page: check this target again
-            await revalidate(page, kept, obs_id, [int(action["ref"][1:])])
-        await _ref_action(page, rp, action, deadline)
+        match action:
+            case RefWait(seconds=seconds):
+                await aio.sleep(page.loop, seconds)
+            case RefScroll(delta_x=dx, delta_y=dy):
+                await revalidate(page, kept, obs_id, [])
+                dims = await page.run_js("JSON.stringify([innerWidth,innerHeight])")
+                vw, vh = dims if isinstance(dims, list) else (800, 600)
+                # after a click or hover of this batch the wheel goes where the mouse is (a
+                # frame or scroll box under it scrolls, as for a person); else at the viewport's
+                # center
+                x, y = page.pointer if page.pointer is not None else (vw / 2, vh / 2)
+                page.wheel(x, y, dx, dy)
+                await aio.sleep(page.loop, SCROLL_SETTLE)
+            case _:
+                if index > 0 or page.load_starts != starts:
+                    # an earlier action may have changed the page: check this target again
+                    await revalidate(page, kept, obs_id, [int(action.ref[1:])])
+                target = RefTarget(
+                    page,
+                    kept,
+                    obs_id,
+                    action.ref,
+                    what=f"{_KIND[type(action)]} {action.ref}",
+                    scroll=action.scroll if isinstance(action, RefClick | RefHover) else True,
+                )
+                await act(target, action, deadline)
     await _after_batch(page, starts, deadline)
-    clicked = await operations.download_clicked(page)
+    clicked = await download_clicked(page)
     await page.downloads.settle(mark, deadline, clicked=clicked)
     framed = {kept.locate(n)[0] for n in numbers} - {0}
     if framed:
         await frame_reads.settle(page, [kept.docs[d] for d in sorted(framed)], deadline)
 
 
-async def _ref_action(
-    page: ObsDriver, rp: _RefPage, action: dict[str, Any], deadline: float
-) -> None:
-    kind = str(action["action"])
-    ref = str(action["ref"])
-    node = DomNode(int(ref[1:]), "", {}, -1)
-    what = f"{kind} {ref}"
-    driver: Any = rp
-    if kind == "click":
-        await operations._click_node(
-            driver,
-            node,
-            _none,
-            mouse_move=bool(action.get("mouse_move", True)),
-            scroll=bool(action.get("scroll", True)),
-            what=what,
-            deadline=deadline,
-            ids={"ref": ref},
-        )
-    elif kind == "hover":
-        _, info = await operations.actionable(
-            driver,
-            node,
-            _none,
-            scroll=bool(action.get("scroll", True)),
-            what=what,
-            deadline=deadline,
-            ids={"ref": ref},
-        )
-        # two moves, each dispatched before the next: Chromium coalesces moves within a frame
-        before = await operations.tick(driver)
-        page.mouse_move(info.cx + 1, info.cy + 1)
-        await operations.input_done(driver, before, moves=1)
-        before = await operations.tick(driver)
-        page.mouse_move(info.cx, info.cy)
-        await operations.input_done(driver, before, moves=1)
-    elif kind == "type":
-        _, info = await operations._focused_editable(driver, node, _none, what)
-        tag = await rp.raw_element(node)
-        textarea = isinstance(tag, dict) and tag.get("tag") == "textarea"
-        await operations.type_keys(
-            driver, str(action["text"]), end_ctrl=info.value is None or textarea
-        )
-    elif kind == "clear":
-        _, info = await operations._info(driver, node, _none, what)
-        if (info.multiple and info.rows is not None) or info.aria_options is not None:
-            await operations.clear_choices(driver, node, _none, what)
-            return
-        await operations._focused_editable(driver, node, _none, what)
-        await operations.clear_keys(driver)
-    elif kind == "press":
-        await operations._info(driver, node, _none, what)
-        if not await rp.focus(node):
-            raise SvcError.of(
-                ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element cannot take focus", ref=ref
-            )
-        await operations.press_keys(driver, [str(action["key"])])
-    elif kind == "select":
-        await _select(driver, node, str(action["value"]), what)
-    else:
-        raise SvcError.of(ErrorId.VALIDATION_FAILED, f"unsupported ref action {kind!r}")
-
-
-async def _select(driver: Any, node: DomNode, value: str, what: str) -> None:
-    """A single select moves to the option; a select multiple or a multi-selectable listbox
-    adds it (operations.choose)."""
-    await operations.choose(driver, node, _none, value, what)
+# the `action` tag of each ref action, which names it in messages ("click e5")
+_KIND: dict[type[RefAction], str] = {
+    RefClick: "click",
+    RefHover: "hover",
+    RefType: "type",
+    RefClear: "clear",
+    RefPress: "press",
+    RefSelect: "select",
+}
 
 
 async def _after_batch(page: ObsDriver, starts: int, deadline: float) -> None:
     """Let a navigation the batch started reach a readable document before the new observation.
-    The last input was dispatched already (its handlers ran); operations.navigation_started
+    The last input was dispatched already (its handlers ran); navigation_started
     tells whether it started a navigation."""
-    if not await operations.navigation_started(page, starts):
+    if not await navigation_started(page, starts):
         return
     while page.loop.time() < deadline - 0.5:
         p = await page.probe()

@@ -19,6 +19,9 @@ QT_FREE = [
     "host_app.frame_reads",
     "host_app.observations",
     "host_app.operations",
+    "host_app.actions",
+    "host_app.ref_target",
+    "host_app.progress",
     "host_app.config",
     "host_app.js",
 ]

@@ -1,0 +1,538 @@
+"""The one action executor (no Qt here): click, hover, type, clear, press and select on a
+`Target`, whether a selector or a link named it (`DomTarget`, found in the DOM snapshot) or a ref
+of an observation (`host_app.ref_target.RefTarget`, found through the locators kept for it).
+
+The executor reads the element's live state and scrolls it into view only through its target,
+and sends input to the target's page, so both kinds of target get the same waits for
+actionability, the same keys and the same errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from bridge_protocol import ErrorId, SvcError
+from bridge_protocol.actions import (
+    Clear,
+    Click,
+    ClickLink,
+    Press,
+    RefClear,
+    RefClick,
+    RefHover,
+    RefPress,
+    RefSelect,
+    RefType,
+    Select,
+    Type,
+)
+from bridge_protocol.selectors import DomNode
+
+from .logic import aio
+from .logic.actionability import (
+    NOT_VISIBLE,
+    Box,
+    Cover,
+    Sample,
+    WaitBound,
+    arrow_keys,
+    blocker,
+    not_actionable,
+    wheel_into,
+)
+from .progress import Renderer, input_done, next_frame, tick
+
+MAX_SCROLL_STEPS = 40
+MAX_DISTANCE_STEPS = 2000  # ~2,000,000 px: more than any page Chromium lays out
+SCROLL_SETTLE = 0.12
+
+
+@dataclass(slots=True)
+class ElementInfo:
+    x: float
+    y: float
+    w: float
+    h: float
+    vw: float
+    vh: float
+    visible: bool
+    disabled: bool
+    readonly: bool
+    editable: bool
+    focused: bool
+    hit: bool  # elementFromPoint(center) is the element or inside it
+    value: str | None
+    options: list[tuple[str, bool]] | None  # select: (value, disabled)
+    selected: int
+    multiple: bool
+    cover: Cover | None = None  # the element at the center when it is not this one
+    rows: list[tuple[Box, bool]] | None = None  # list box options: (box, selected)
+    client: Box | None = None  # a list box's client area
+    aria_options: list[tuple[str, bool, bool, Box]] | None = None  # (name, selected, disabled, box)
+    animating: bool = False  # a running or pending animation of its (or an ancestor's) geometry
+
+    @property
+    def cx(self) -> float:
+        return self.x + self.w / 2
+
+    @property
+    def cy(self) -> float:
+        return self.y + self.h / 2
+
+    def in_view(self) -> bool:
+        return 0 <= self.cx < self.vw and 0 <= self.cy < self.vh and self.w > 0 and self.h > 0
+
+    @classmethod
+    def from_js(cls, v: dict[str, Any]) -> ElementInfo:
+        """From the isolated-world element script's compact answer (host_app/js.py)."""
+        opts = v.get("o")
+        return cls(
+            x=float(v["x"]),
+            y=float(v["y"]),
+            w=float(v["w"]),
+            h=float(v["h"]),
+            vw=float(v["vw"]),
+            vh=float(v["vh"]),
+            visible=bool(v["vis"]),
+            disabled=bool(v["dis"]),
+            readonly=bool(v["ro"]),
+            editable=bool(v["ed"]),
+            focused=bool(v["f"]),
+            hit=bool(v["hit"]),
+            value=v.get("v"),
+            options=None if opts is None else [(str(a), bool(b)) for a, b in opts],
+            selected=int(v.get("si", -1)),
+            multiple=bool(v.get("m")),
+            cover=Cover.from_js(v.get("cov")),
+            animating=bool(v.get("an")),
+            rows=None
+            if v.get("op") is None
+            else [((float(a), float(b), float(c), float(d)), bool(e)) for a, b, c, d, e in v["op"]],
+            client=None if v.get("cb") is None else _box(v["cb"]),
+            aria_options=None
+            if v.get("ao") is None
+            else [(str(n), bool(sl), bool(ds), _box(rest)) for n, sl, ds, *rest in v["ao"]],
+        )
+
+    def sample(self) -> Sample:
+        return Sample(
+            (self.x, self.y, self.w, self.h), self.visible, self.hit, self.cover, self.animating
+        )
+
+
+def _box(v: list[Any]) -> Box:
+    return (float(v[0]), float(v[1]), float(v[2]), float(v[3]))
+
+
+@dataclass(slots=True)
+class Snapshot:
+    nodes: list[DomNode]
+    hrefs: list[tuple[int, str]]  # anchors' resolved hrefs (index, href)
+
+
+Locator = Callable[[Snapshot], DomNode | None]
+
+
+class Pointer(Renderer, Protocol):
+    """The input an action sends to a page (real mouse, wheel and key events)."""
+
+    def mouse_click(self, x: float, y: float, move: bool, ctrl: bool = False) -> None: ...
+    def mouse_move(self, x: float, y: float) -> None: ...
+    def wheel(self, x: float, y: float, dx: int, dy: int) -> None: ...
+    def key(self, name: str, ctrl: bool = False) -> None: ...
+    def type_text(self, text: str) -> None: ...
+
+
+class Target(Protocol):
+    """The element an action is aimed at. `what` names the action and its target in messages
+    ("click", "click e5"); `ids` names the target in error details."""
+
+    @property
+    def page(self) -> Pointer: ...
+    @property
+    def what(self) -> str: ...
+    @property
+    def ids(self) -> dict[str, Any]: ...
+
+    async def element(self) -> ElementInfo | None:
+        """The element's live state, in the main frame's viewport; None when the document no
+        longer holds it where the target last found it."""
+        ...
+
+    async def relocate(self) -> bool:
+        """After `element` answered None: find the element again (False: it is gone)."""
+        ...
+
+    async def focus(self) -> bool: ...
+    async def tag(self) -> str: ...
+    def wheel(self, x: float, y: float, dx: int, dy: int) -> None:
+        """A wheel event to bring the element into view."""
+        ...
+
+
+class DomPage(Pointer, Protocol):
+    """What a selector or link target needs of the page (operations.PageDriver)."""
+
+    def snapshot(self) -> aio.Future[Snapshot]: ...
+    def element(self, node: DomNode) -> aio.Future[ElementInfo | None]: ...
+    def focus(self, node: DomNode) -> aio.Future[bool]: ...
+
+
+@dataclass(slots=True)
+class DomTarget:
+    """A target found in the page's DOM snapshot (a selector's first match, a link's best
+    match), found again by `locate` in a fresh snapshot when the document changed under it."""
+
+    page: DomPage
+    node: DomNode
+    locate: Locator
+    what: str
+    ids: dict[str, Any]
+
+    async def element(self) -> ElementInfo | None:
+        return await self.page.element(self.node)
+
+    async def relocate(self) -> bool:
+        found = self.locate(await self.page.snapshot())
+        if found is None:
+            return False
+        self.node = found
+        return True
+
+    async def focus(self) -> bool:
+        return await self.page.focus(self.node)
+
+    async def tag(self) -> str:
+        return self.node.tag
+
+    def wheel(self, x: float, y: float, dx: int, dy: int) -> None:
+        self.page.wheel(x, y, dx, dy)
+
+
+def _err(eid: ErrorId, message: str, **details: Any) -> SvcError:
+    return SvcError.of(eid, message, **details)
+
+
+# --- the executor ------------------------------------------------------------------------------
+
+TargetedAction = (
+    Click
+    | ClickLink
+    | Type
+    | Clear
+    | Press
+    | Select
+    | RefClick
+    | RefHover
+    | RefType
+    | RefClear
+    | RefPress
+    | RefSelect
+)
+
+
+async def act(target: Target, action: TargetedAction, deadline: float) -> None:
+    """Run one action on its resolved target; a selector action and its ref twin take the same
+    path."""
+    match action:
+        case (
+            Click(mouse_move=move, scroll=scroll)
+            | ClickLink(mouse_move=move, scroll=scroll)
+            | RefClick(mouse_move=move, scroll=scroll)
+        ):
+            await click(target, mouse_move=move, scroll=scroll, deadline=deadline)
+        case RefHover(scroll=scroll):
+            await hover(target, scroll=scroll, deadline=deadline)
+        case Type(text=text) | RefType(text=text):
+            info = await focused_editable(target)
+            textarea = await target.tag() == "textarea"
+            await type_keys(target.page, text, end_ctrl=info.value is None or textarea)
+        case Clear() | RefClear():
+            info = await element_info(target)
+            if (info.multiple and info.rows is not None) or info.aria_options is not None:
+                await clear_choices(target)
+                return
+            await focused_editable(target)
+            await clear_keys(target.page)
+        case Press(key=key) | RefPress(key=key):
+            await element_info(target)
+            if not await target.focus():
+                raise _err(
+                    ErrorId.ACTION_TARGET_NOT_FOUND,
+                    f"{target.what}: the element cannot take focus",
+                    **target.ids,
+                )
+            await press_keys(target.page, [key])
+        case Select(value=value) | RefSelect(value=value):
+            await choose(target, value)
+
+
+# --- the element's state -----------------------------------------------------------------------
+
+
+async def element_info(target: Target) -> ElementInfo:
+    """The element's live state; when the document changed since the target was found (indices
+    moved), the target is found again."""
+    for _ in range(3):
+        info = await target.element()
+        if info is not None:
+            return info
+        if not await target.relocate():
+            break
+    raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{target.what}: the element left the document")
+
+
+async def reachable(target: Target, scroll: bool) -> ElementInfo:
+    """The element's bounds once its center is in the viewport (bounded wheel scrolling: each
+    event moves at most ~1,000 px, and the number of events is bounded by the distance to the
+    target when it was first seen, plus MAX_SCROLL_STEPS for pages that move meanwhile)."""
+    what = target.what
+    steps, budget = 0, MAX_SCROLL_STEPS
+    while steps <= budget:
+        steps += 1
+        info = await element_info(target)
+        if not info.visible or info.w <= 0 or info.h <= 0:
+            raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is not rendered")
+        if info.in_view():
+            return info
+        if not scroll:
+            raise _err(
+                ErrorId.ACTION_TARGET_NOT_FOUND,
+                f"{what}: the element is outside the viewport and scroll is false",
+            )
+        dy = info.cy - info.vh / 2
+        dx = info.cx - info.vw / 2 if not 0 <= info.cx < info.vw else 0
+        if steps == 1:
+            # A target far down a long page needs more events than a near one.
+            budget += min(MAX_DISTANCE_STEPS, int(max(abs(dy), abs(dx)) // 1000))
+        # Chromium scrolls ~100 CSS px per 120 units of wheel angle; bounded per event
+        wy = -max(-1200, min(1200, round(dy * 1.2))) if abs(dy) >= 1 else 0
+        wx = -max(-1200, min(1200, round(dx * 1.2))) if abs(dx) >= 1 else 0
+        target.wheel(info.vw / 2, info.vh / 2, wx, wy)
+        await aio.sleep(target.page.loop, SCROLL_SETTLE)
+    raise _err(
+        ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element could not be scrolled into view"
+    )
+
+
+async def actionable(target: Target, *, scroll: bool, deadline: float | None) -> ElementInfo:
+    """The target once it is visible, in view, stable and hit at its center (logic/actionability:
+    bounded wait, then ACTION_TIMEOUT or TIMEOUT naming the cover); a target that left the
+    document fails at once with ACTION_TARGET_NOT_FOUND."""
+    loop = target.page.loop
+    start = loop.time()
+    bound = WaitBound.of(start, deadline)
+    before: Sample | None = None
+    scrolled = False
+    while True:
+        info = await element_info(target)
+        now = info.sample()
+        reason = blocker(now, before)
+        if reason != NOT_VISIBLE and not info.in_view() and loop.time() < bound.end:
+            info = await reachable(target, scroll)
+            if not scrolled:
+                # the first scroll has its own bound: the wait for actionability starts in view
+                scrolled = True
+                start = loop.time()
+                bound = WaitBound.of(start, deadline)
+            before = None
+            continue
+        if reason != NOT_VISIBLE and not info.in_view():
+            raise _err(
+                ErrorId.ACTION_TARGET_NOT_FOUND,
+                f"{target.what}: the element keeps leaving the viewport",
+            )
+        if reason is None:
+            return info
+        if loop.time() >= bound.end and before is not None:
+            raise not_actionable(target.what, reason, now, loop.time() - start, bound, **target.ids)
+        before = now
+        await next_frame(target.page)
+
+
+async def focused_editable(target: Target) -> ElementInfo:
+    what = target.what
+    info = await element_info(target)
+    if info.disabled:
+        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is disabled")
+    if info.readonly:
+        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is read-only")
+    if not info.editable:
+        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is not editable")
+    if not await target.focus():
+        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element cannot take focus")
+    return info
+
+
+# --- pointer and keys --------------------------------------------------------------------------
+
+
+async def click(target: Target, *, mouse_move: bool, scroll: bool, deadline: float) -> None:
+    info = await actionable(target, scroll=scroll, deadline=deadline)
+    before = await tick(target.page)
+    target.page.mouse_click(info.cx, info.cy, mouse_move)
+    await input_done(target.page, before, ups=1)
+
+
+async def hover(target: Target, *, scroll: bool, deadline: float) -> None:
+    info = await actionable(target, scroll=scroll, deadline=deadline)
+    page = target.page
+    # two moves, each dispatched before the next: Chromium coalesces moves within a frame
+    before = await tick(page)
+    page.mouse_move(info.cx + 1, info.cy + 1)
+    await input_done(page, before, moves=1)
+    before = await tick(page)
+    page.mouse_move(info.cx, info.cy)
+    await input_done(page, before, moves=1)
+
+
+async def _click_at(page: Pointer, x: float, y: float, ctrl: bool) -> None:
+    before = await tick(page)
+    page.mouse_click(x, y, True, ctrl)
+    await input_done(page, before, ups=1)
+
+
+async def press_keys(page: Pointer, keys: list[str], *, ctrl: bool = False) -> None:
+    before = await tick(page)
+    for k in keys:
+        page.key(k, ctrl=ctrl)
+    await input_done(page, before, keys=len(keys))
+
+
+async def type_keys(page: Pointer, text: str, *, end_ctrl: bool) -> None:
+    """Append: the caret goes to the end with a real key (ctrl+End in a multi-line control),
+    then the text is typed key by key."""
+    before = await tick(page)
+    page.key("End", ctrl=end_ctrl)
+    page.type_text(text)
+    # QTest types one key per UTF-16 unit
+    await input_done(page, before, keys=1 + len(text.encode("utf-16-le")) // 2)
+
+
+async def clear_keys(page: Pointer) -> None:
+    before = await tick(page)
+    page.key("A", ctrl=True)
+    page.key("Delete")
+    await input_done(page, before, keys=2)
+
+
+# --- choices -----------------------------------------------------------------------------------
+
+
+async def choose(target: Target, value: str) -> None:
+    """`select`: a single select moves to the option with real keys (all at once, then checked);
+    a list box that allows several (select multiple, multi-selectable ARIA listbox) adds the
+    option with ctrl+click on its row (docs/decisions.md)."""
+    what = target.what
+    info = await element_info(target)
+    if info.aria_options is not None:
+        await _choose_aria(target, info, name=value)
+        return
+    if info.options is None:
+        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: not a select element")
+    if info.disabled:
+        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is disabled")
+    enabled = [i for i, (_, off) in enumerate(info.options) if not off]
+    wanted = [i for i in enabled if info.options[i][0] == value]
+    if not wanted:
+        raise _err(
+            ErrorId.ACTION_TARGET_NOT_FOUND,
+            f"{what}: no enabled option has the value {value!r}",
+            value=value,
+        )
+    chosen = wanted[0]
+    if info.multiple and info.rows is not None:
+        if not info.rows[chosen][1]:
+            info = await _click_row(target, chosen, ctrl=True)
+        if info.rows is None or not info.rows[chosen][1]:
+            raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: could not add {value!r}")
+        return
+    if info.selected == chosen:
+        return
+    if not await target.focus():
+        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element cannot take focus")
+    # Arrow keys on a focused, closed select move over enabled options and fire input/change.
+    await press_keys(target.page, arrow_keys(enabled, info.selected, chosen))
+    info = await element_info(target)
+    for _ in range(len(info.options or []) + 1):  # a page that moved the selection meanwhile
+        if info.selected == chosen:
+            return
+        await press_keys(target.page, arrow_keys(enabled, info.selected, chosen)[:1])
+        info = await element_info(target)
+    raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: could not choose {value!r}")
+
+
+async def _choose_aria(target: Target, info: ElementInfo, *, name: str) -> None:
+    """A multi-selectable ARIA listbox: its options are matched by accessible name."""
+    assert info.aria_options is not None
+    wanted = [i for i, (n, _, off, _) in enumerate(info.aria_options) if n == name and not off]
+    if not wanted:
+        raise _err(
+            ErrorId.ACTION_TARGET_NOT_FOUND,
+            f"{target.what}: no enabled option is named {name!r}",
+            value=name,
+        )
+    chosen = wanted[0]
+    if not info.aria_options[chosen][1]:
+        info = await _click_row(target, chosen, ctrl=True)
+    if info.aria_options is None or not info.aria_options[chosen][1]:
+        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{target.what}: could not add {name!r}")
+
+
+def _rows(info: ElementInfo) -> list[tuple[Box, bool]]:
+    if info.aria_options is not None:
+        return [(box, sel) for _, sel, _, box in info.aria_options]
+    return info.rows or []
+
+
+async def _click_row(target: Target, row: int, *, ctrl: bool) -> ElementInfo:
+    """Click the list box's option row `row` (wheel-scrolled into the client area first); the
+    list box's state after the click."""
+    info = await reachable(target, True)
+    for _ in range(MAX_SCROLL_STEPS):
+        rows = _rows(info)
+        if row >= len(rows) or info.client is None:
+            break
+        box = rows[row][0]
+        dy = wheel_into(box, info.client)
+        if dy == 0:
+            await _click_at(
+                target.page, box[0] + min(box[2], info.client[2]) / 2, box[1] + box[3] / 2, ctrl
+            )
+            return await element_info(target)
+        target.wheel(
+            info.client[0] + info.client[2] / 2, info.client[1] + info.client[3] / 2, 0, dy
+        )
+        await next_frame(target.page)
+        info = await element_info(target)
+    raise _err(
+        ErrorId.ACTION_TARGET_NOT_FOUND,
+        f"{target.what}: the option could not be scrolled into view",
+    )
+
+
+async def clear_choices(target: Target) -> None:
+    """`clear` on a list box that allows several choices: deselect all (a plain click on one
+    chosen row keeps only it, a ctrl+click on it drops it; an ARIA listbox gets a ctrl+click
+    per chosen option)."""
+    info = await element_info(target)
+    if info.disabled:
+        raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{target.what}: the element is disabled")
+    if info.aria_options is not None:
+        for _ in range(len(info.aria_options)):
+            chosen = [i for i, (_, sel, _, _) in enumerate(info.aria_options or []) if sel]
+            if not chosen:
+                return
+            info = await _click_row(target, chosen[0], ctrl=True)
+    else:
+        chosen = [i for i, (_, sel) in enumerate(info.rows or []) if sel]
+        if not chosen:
+            return
+        info = await _click_row(target, chosen[0], ctrl=False)
+        info = await _click_row(target, chosen[0], ctrl=True)
+    if any(sel for _, sel in _rows(info)):
+        raise _err(
+            ErrorId.ACTION_TARGET_NOT_FOUND, f"{target.what}: could not deselect every option"
+        )

@@ -1,0 +1,139 @@
+"""The renderer's progress as the host waits on it (no Qt here): counters kept by listeners in
+the page's isolated world (host_app/js.py TICK) tell when input was dispatched, when a frame was
+rendered and whether input started a navigation, instead of fixed sleeps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from . import js
+from .logic import aio
+
+FRAME_WAIT = 0.1  # a page that renders no frames (hidden) is not waited for longer than this
+TICK_POLL = 0.002
+# Input the counters cannot see (a cross-origin frame) is taken as dispatched once both
+# INPUT_ACK_FRAMES frames and INPUT_ACK_IDLE seconds passed with no new count (a loaded renderer
+# may take several frames to receive input), and at the latest after INPUT_ACK_MAX.
+INPUT_ACK_FRAMES = 3
+INPUT_ACK_IDLE = 0.15
+INPUT_ACK_MAX = 1.0
+
+
+class Renderer(Protocol):
+    """What the progress waits need of a page."""
+
+    @property
+    def loop(self) -> aio.Loop: ...
+    def run_js(self, code: str) -> aio.Future[Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """The renderer's counters (host_app/js.py TICK)."""
+
+    document: float
+    frames: int
+    moves: int
+    ups: int
+    keys: int
+    submitting: bool
+    # a click on an `<a download>` in the last 2 s that the page did not cancel: Chromium
+    # fetches it without a load, and announces the download only later
+    download_click: bool = False
+
+    @classmethod
+    def of(cls, v: Any) -> Tick:
+        if isinstance(v, list) and len(v) == 7:
+            return cls(
+                float(v[0]), int(v[1]), int(v[2]), int(v[3]), int(v[4]), bool(v[5]), bool(v[6])
+            )
+        return cls(-1.0, 0, 0, 0, 0, False)
+
+
+async def tick(page: Renderer) -> Tick:
+    return Tick.of(await page.run_js(js.TICK))
+
+
+DOWNLOAD_CLICK_READ = 0.5
+
+
+async def download_clicked(page: Renderer) -> bool:
+    """Whether the batch clicked an `<a download>` the page did not cancel. Bounded: after a
+    click that opened a popup this reads a page that may be replacing its first document, and
+    the engine may never answer a script sent to a frame that went away."""
+    read = aio.within(page.loop, page.run_js(js.TICK), DOWNLOAD_CLICK_READ, None)
+    return Tick.of(await read).download_click
+
+
+async def next_frame(page: Renderer) -> None:
+    """Until the renderer has run one animation frame after this call (a requestAnimationFrame
+    round trip in the isolated world): style, layout and rAF-aligned input of that frame are
+    done."""
+    first = await tick(page)
+    end = page.loop.time() + FRAME_WAIT
+    while page.loop.time() < end:
+        await aio.sleep(page.loop, TICK_POLL)
+        now = await tick(page)
+        if now.frames != first.frames or now.document != first.document:
+            return
+
+
+async def input_done(
+    page: Renderer, before: Tick, *, moves: int = 0, ups: int = 0, keys: int = 0
+) -> None:
+    """Until the renderer has dispatched the input sent since `before` (counted by the isolated
+    world's listeners; the page's handlers for it have run when the count shows), or another
+    document took over; input the counters cannot see ends the wait when nothing more comes
+    (INPUT_ACK_* above)."""
+    end = page.loop.time() + INPUT_ACK_MAX
+    last = before
+    idle_since = before.frames
+    idle_at = page.loop.time()
+    while True:
+        now = await tick(page)
+        if now.document != before.document:
+            return
+        if (
+            now.moves - before.moves >= moves
+            and now.ups - before.ups >= ups
+            and now.keys - before.keys >= keys
+        ):
+            return
+        if (now.moves, now.ups, now.keys) != (last.moves, last.ups, last.keys):
+            idle_since, idle_at = now.frames, page.loop.time()
+        last = now
+        t = page.loop.time()
+        idle = now.frames - idle_since >= INPUT_ACK_FRAMES and t - idle_at >= INPUT_ACK_IDLE
+        if idle or t >= end:
+            return
+        await aio.sleep(page.loop, TICK_POLL)
+
+
+NAV_START_WAIT = 1.0
+NAV_START_POLL = 0.01
+
+
+class Loading(Renderer, Protocol):
+    @property
+    def load_starts(self) -> int: ...
+    @property
+    def loading(self) -> bool: ...
+
+
+async def navigation_started(page: Loading, starts: int) -> bool:
+    """After input: did it start a main-frame navigation? A link or script navigation shows as a
+    load start within one animation frame; a form submission the page did not cancel is
+    scheduled, so its load start is awaited (bounded: a submission into another window never
+    starts one here)."""
+    await next_frame(page)
+    if page.load_starts != starts or page.loading:
+        return True
+    if not (await tick(page)).submitting:
+        return False
+    end = page.loop.time() + NAV_START_WAIT
+    while page.loop.time() < end:
+        await aio.sleep(page.loop, NAV_START_POLL)
+        if page.load_starts != starts or page.loading:
+            return True
+    return False

@@ -1,0 +1,165 @@
+"""A ref of an observation as an action's target (no Qt here): the other kind of
+`actions.Target`, beside the selector's `actions.DomTarget`.
+
+A ref resolves through the locators kept for its observation to (document, registry number); the
+stale checks of docs/observations.md ran before the action (`observations.revalidate`), so a
+ref is never looked up again. For an element in a frame, geometry is in the main frame's
+viewport: the element's box in its frame plus each frame's content-box offset in its parent;
+`hit` holds when the frame's own hit test lands on the element and each ancestor's lands on the
+iframe at that point; the frames on the way are scrolled first (real wheel input inside each),
+outermost first.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from bridge_protocol import ErrorId, SvcError
+
+from . import frame_reads, observe_js
+from .actions import SCROLL_SETTLE, ElementInfo
+from .logic import aio
+from .logic import frames as fl
+
+if TYPE_CHECKING:
+    from .observations import Kept, ObsDriver
+
+MAX_FRAME_SCROLLS = 60  # wheel events per action to bring an element in a frame into view
+
+
+class RefTarget:
+    """Ref `e<N>` of observation `obs_id` as the target of one action (`what`); `scroll` is the
+    action's flag, which also governs scrolling the frames on the way."""
+
+    def __init__(
+        self, page: ObsDriver, kept: Kept, obs_id: str, ref: str, *, what: str, scroll: bool
+    ) -> None:
+        self.page = page
+        self.kept = kept
+        self.obs_id = obs_id
+        self.ref = ref
+        self.number = int(ref[1:])
+        self.what = what
+        self.ids: dict[str, Any] = {"ref": ref}
+        self.scroll = scroll
+        # frames are looked up once per action: a frame may have moved since the last one
+        self._handles: dict[int, object] = {}
+        self._outer: fl.Level | None = None
+        self._scrolls = 0
+
+    async def _chain(self, d: int) -> list[tuple[fl.FrameDoc, object]]:
+        ids: list[int] = []
+        x = d
+        while x > 0:
+            ids.append(x)
+            x = self.kept.docs[x].parent
+        tree = self.page.frame_tree()
+        out: list[tuple[fl.FrameDoc, object]] = [(self.kept.docs[0], tree.handle)]
+        for x in reversed(ids):
+            if x not in self._handles:
+                self._handles[x], _ = await frame_reads.resolve(
+                    self.page, tree, self.kept, self.obs_id, x, numbers=[], ref=None
+                )
+            out.append((self.kept.docs[x], self._handles[x]))
+        return out
+
+    async def _geometry(
+        self, chain: list[tuple[fl.FrameDoc, object]], local: int
+    ) -> tuple[list[fl.Level], ElementInfo] | None:
+        levels: list[fl.Level] = []
+        rendered = True
+        for (_, handle), (doc, _) in itertools.pairwise(chain):
+            v = await self.page.run_js_in(handle, observe_js.slot(doc.slot))
+            if not isinstance(v, dict):
+                return None  # the iframe left its document
+            rendered = rendered and bool(v.get("vis"))
+            box = fl.Box(float(v["x"]), float(v["y"]), float(v["w"]), float(v["h"]))
+            levels.append(fl.Level(float(v["vw"]), float(v["vh"]), box))
+        v = await self.page.run_js_in(chain[-1][1], observe_js.element(local))
+        if not isinstance(v, dict):
+            return None
+        info = ElementInfo.from_js(v)
+        levels.append(fl.Level(info.vw, info.vh))
+        self._outer = levels[0]
+        return levels, info if rendered else replace(info, visible=False)
+
+    async def element(self) -> ElementInfo | None:
+        d, local = self.kept.locate(self.number)
+        if d == 0:
+            v = await self.page.run_js(observe_js.element(local))
+            return ElementInfo.from_js(v) if isinstance(v, dict) else None
+        chain = await self._chain(d)
+        geo = await self._geometry(chain, local)
+        stuck = 0
+        while geo is not None:
+            levels, info = geo
+            if not info.visible or info.w <= 0 or info.h <= 0:
+                break
+            step = fl.scroll_step(levels, info.cx, info.cy)
+            if step is None:
+                break
+            if not self.scroll:
+                raise SvcError.of(
+                    ErrorId.ACTION_TARGET_NOT_FOUND,
+                    f"{self.ref}: the element is outside the viewport of its frame and scroll is "
+                    "false",
+                    ref=self.ref,
+                )
+            if self._scrolls >= MAX_FRAME_SCROLLS or stuck >= 3:
+                raise SvcError.of(
+                    ErrorId.ACTION_TARGET_NOT_FOUND,
+                    f"{self.ref}: the element could not be scrolled into view through its frames",
+                    ref=self.ref,
+                )
+            self._scrolls += 1
+            self.page.wheel(step.x, step.y, step.dx, step.dy)
+            await aio.sleep(self.page.loop, SCROLL_SETTLE)
+            geo = await self._geometry(chain, local)
+            # a wheel that moved nothing (the wrong scroller took it) counts toward giving up
+            stuck = stuck + 1 if geo is not None and geo == (levels, info) else 0
+        if geo is None:
+            return None
+        levels, info = geo
+        offs = fl.offsets(levels)
+        ox, oy = offs[-1]
+        gx, gy = ox + info.cx, oy + info.cy
+        hit = info.hit and fl.shown(levels, info.cx, info.cy)
+        for i in range(len(chain) - 1):
+            if not hit:
+                break
+            point = (gx - offs[i][0], gy - offs[i][1])
+            v = await self.page.run_js_in(chain[i][1], observe_js.slot(chain[i + 1][0].slot, point))
+            hit = isinstance(v, dict) and v.get("hit") is True
+        return replace(
+            info, x=info.x + ox, y=info.y + oy, vw=levels[0].vw, vh=levels[0].vh, hit=hit
+        )
+
+    async def relocate(self) -> bool:
+        return False
+
+    async def tag(self) -> str:
+        """The element's tag, read in its own frame."""
+        d, local = self.kept.locate(self.number)
+        if d == 0:
+            v = await self.page.run_js(observe_js.element(local))
+        else:
+            v = await self.page.run_js_in((await self._chain(d))[-1][1], observe_js.element(local))
+        return str(v.get("tag", "")) if isinstance(v, dict) else ""
+
+    async def focus(self) -> bool:
+        self.page.focus_view()
+        d, local = self.kept.locate(self.number)
+        if d == 0:
+            return bool(await self.page.run_js(observe_js.focus(local)))
+        chain = await self._chain(d)
+        return bool(await self.page.run_js_in(chain[-1][1], observe_js.focus(local, True)))
+
+    def wheel(self, x: float, y: float, dx: int, dy: int) -> None:
+        outer = self._outer
+        if outer is not None and outer.slot is not None:
+            # scrolling the main frame for a target in a frame: not over that frame, which
+            # would take the wheel itself
+            x, y = fl.free_point(fl.Box(0.0, 0.0, outer.vw, outer.vh), outer.slot)
+        self.page.wheel(x, y, dx, dy)
