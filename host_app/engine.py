@@ -1,7 +1,9 @@
-"""The QtWebEngine edge: one runtime, one profile per session, and the bridge handler.
+"""The QtWebEngine edge: one runtime, one profile per session, and the bridge handler's Qt side.
 
-Qt objects are translated into plain values here and handed to `host_app.operations` and
-`host_app.logic`; nothing in those imports Qt.
+Qt objects are translated into plain values here and handed to `host_app.operations`,
+`host_app.observations` and `host_app.logic`; nothing in those imports Qt. Which command does
+what is `host_app.dispatch`'s business; the engine runs the work it names under the session's
+lock and deadline.
 """
 
 from __future__ import annotations
@@ -20,46 +22,29 @@ from bridge_protocol import (
     ApiError,
     Done,
     ErrorId,
-    NotificationsAnswer,
-    PageAnswer,
     PauseAnswer,
     PlayAnswer,
     SessionSettings,
     SvcError,
 )
 from bridge_protocol.host_endpoint import CancelCallback, HostRequest, Responder
-from bridge_protocol.messages import (
-    ActionRequest,
-    ApplySessionSettings,
-    AttachRequest,
-    CaptureRequest,
-    CloseSession,
-    Navigate,
-    Notifications,
-    ObservationAction,
-    Observe,
-    Pause,
-    Play,
-    Screenshot,
-)
 from bridge_protocol.selectors import DomNode, build_tree
 from bridge_protocol.session_ids import session_number
 
-from . import actions, dialogs, js, memory, observations, operations
+from . import actions, dialogs, dispatch, js, memory, observations, operations
 from .dialogs import DialogHost
 from .downloads import SessionDownloads
 from .logic import aio
 from .logic.follow import selects_for_view
 from .logic.frames import MAX_DEPTH, HostFrame
 from .logic.images import QT_FORMAT, qt_quality
-from .logic.links import normalize_url
 from .logic.logfile import HostLog
 from .logic.memory import RendererMemory
 from .logic.notifications import NotificationQueue
 from .logic.page_events import PageEvent, PageEvents
 from .logic.page_stack import PageStack
 from .logic.policy import NetworkPolicy
-from .logic.readiness import Probe, Ready
+from .logic.readiness import Probe
 from .logic.settings import AppSettings
 from .qt import (
     QApplication,
@@ -748,7 +733,8 @@ def profile_id_of(session_id: str) -> int:
 
 
 class Engine:
-    """The single browser runtime: sessions, settings, notifications, and the bridge handler."""
+    """The single browser runtime: sessions, their settings, views and notifications (the
+    `dispatch.Host` the bridge's commands act on), and the runner of their page work."""
 
     def __init__(
         self,
@@ -946,146 +932,37 @@ class Engine:
 
     # -- the bridge handler ------------------------------------------------------------------
 
+    @property
+    def options(self) -> operations.Options:
+        return operations.Options(wait_for_bot_challenge=self.settings.wait_for_bot_challenge)
+
+    def pause_session(self, session_id: str) -> PauseAnswer:
+        b = self._set_paused(session_id, paused=True)
+        if b is not None:
+            b.pause()
+        self.session_changed_id(session_id)
+        return PauseAnswer(network_paused=True)
+
+    def play_session(self, session_id: str) -> PlayAnswer:
+        b = self._set_paused(session_id, paused=False)
+        reloaded = b.play() if b is not None else False
+        self.session_changed_id(session_id)
+        return PlayAnswer(network_paused=False, reloaded=reloaded)
+
+    def _set_paused(self, session_id: str, *, paused: bool) -> SessionBrowser | None:
+        settings = self.session_settings.get(session_id)
+        if settings is None:
+            raise SvcError.of(ErrorId.BROWSER_CREATION_FAILED, f"no settings for {session_id}")
+        self.session_settings[session_id] = msgspec.structs.replace(settings, network_paused=paused)
+        return self.sessions.get(session_id)
+
     def handle(self, request: HostRequest, responder: Responder) -> CancelCallback | None:
-        opts = operations.Options(wait_for_bot_challenge=self.settings.wait_for_bot_challenge)
-        if isinstance(request, CaptureRequest):
-            p = request.params
-            cb = self.browser(p.session_id)
-            deadline = self.loop.time() + p.timeout
-
-            async def do_capture() -> Answer:
-                return await operations.capture_file(
-                    cb,
-                    url=p.url,
-                    actions=list(p.actions),
-                    wait=p.wait,
-                    output_path=p.output_path,
-                    deadline=deadline,
-                    opts=opts,
-                )
-
-            return self._run(cb, p.timeout, do_capture, responder)
-        if isinstance(request, AttachRequest):
-            a = request.params
-            ab = self.browser(a.session_id)
-            deadline = self.loop.time() + a.timeout
-
-            async def do_attach() -> Answer:
-                return await operations.capture(
-                    ab,
-                    url=a.url,
-                    actions=[],
-                    wait=a.wait if a.navigate else 0.0,
-                    output_path=a.output_path,
-                    deadline=deadline,
-                    opts=opts,
-                    navigate_first=a.navigate,
-                    strict=True,
-                )
-
-            return self._run(ab, a.timeout, do_attach, responder)
-        assert isinstance(request, ActionRequest)
-        return self._command(request, responder, opts)
-
-    def _command(
-        self, request: ActionRequest, responder: Responder, opts: operations.Options
-    ) -> CancelCallback | None:
-        c = request.command
-        if isinstance(c, Notifications):
-            responder.ok(NotificationsAnswer(notifications=self.notifications.snapshot()))
-            return None
-        if isinstance(c, ApplySessionSettings):
-            responder.ok(self.apply_session_settings(c.session_id, c.settings))
-            return None
-        if isinstance(c, CloseSession):
-            responder.ok(self.close_session(c.session_id))
-            return None
-        if isinstance(c, Pause | Play):
-            if c.session_id not in self.session_settings:
-                raise SvcError.of(
-                    ErrorId.BROWSER_CREATION_FAILED, f"no settings for {c.session_id}"
-                )
-            paused = isinstance(c, Pause)
-            self.session_settings[c.session_id] = msgspec.structs.replace(
-                self.session_settings[c.session_id], network_paused=paused
-            )
-            b = self.sessions.get(c.session_id)
-            if paused:
-                if b is not None:
-                    b.pause()
-                responder.ok(PauseAnswer(network_paused=True))
-            else:
-                reloaded = b.play() if b is not None else False
-                responder.ok(PlayAnswer(network_paused=False, reloaded=reloaded))
-            self.session_changed_id(c.session_id)
-            return None
-        if isinstance(c, Navigate):
-            b = self.browser(c.session_id)
-            nav = c
-
-            async def do_navigate() -> Answer:
-                ready = await operations.navigate(
-                    b, nav.navigation, nav.url, strict=True, opts=opts
-                )
-                ready = await operations.settle(b, ready, nav.wait, strict=True, opts=opts)
-                return _page_data(ready)
-
-            return self._run(b, c.timeout, do_navigate, responder)
-        if isinstance(c, Screenshot):
-            sb = self.browser(c.session_id)
-            shot = c
-
-            async def do_screenshot() -> Answer:
-                sb.selected()
-                return await operations.screenshot(
-                    sb,
-                    output_path=shot.output_path,
-                    fmt=shot.format,
-                    quality=shot.quality,
-                    full_page=shot.full_page,
-                    wait=shot.wait,
-                    opts=opts,
-                )
-
-            return self._run(sb, c.timeout, do_screenshot, responder)
-        return self._observation_command(c, responder, opts)
-
-    def _observation_command(
-        self,
-        c: Observe | ObservationAction,
-        responder: Responder,
-        opts: operations.Options,
-    ) -> CancelCallback | None:
-        if isinstance(c, Observe):
-            ob = self.browser(c.session_id)
-            observe = c
-
-            async def do_observe() -> Answer:
-                ob.selected()
-                ready = await operations.current(ob)
-                await operations.settle(ob, ready, observe.wait, strict=False, opts=opts)
-                return await observations.observe(
-                    ob, self.observations, observe.session_id, observe.mode
-                )
-
-            return self._run(ob, c.timeout, do_observe, responder)
-        ab = self.browser(c.session_id)
-        act = c
-        deadline = self.loop.time() + c.timeout
-
-        async def do_actions() -> Answer:
-            ab.selected()
-            await observations.run_ref_actions(
-                ab,
-                self.observations,
-                session_id=act.session_id,
-                obs_id=act.observation_id,
-                actions=act.actions,
-                deadline=deadline,
-            )
-            return await observations.observe(ab, self.observations, act.session_id, act.mode)
-
-        return self._run(ab, c.timeout, do_actions, responder)
+        match dispatch.dispatch(request, self):
+            case dispatch.Job() as job:
+                return self._run(job.session, job.timeout, job.work, responder, job.name)
+            case answer:
+                responder.ok(answer)
+                return None
 
     def _collect_when_due(self, b: SessionBrowser) -> None:
         """After an operation: a garbage collection in the session's renderer when it grew by
@@ -1130,14 +1007,15 @@ class Engine:
         self,
         b: SessionBrowser,
         timeout: float,
-        op: Callable[[], Coroutine[Any, None, Answer]],
+        work: Callable[[], Coroutine[Any, None, Answer]],
         responder: Responder,
+        name: str = "operation",
     ) -> CancelCallback:
         async def locked() -> Answer:
             dialogs.agent_started()  # before the lock: the operation may not wait on a person
             await b.lock.acquire()
             try:
-                return await op()
+                return await work()
             finally:
                 b.lock.release()
 
@@ -1152,12 +1030,11 @@ class Engine:
                 responder.error(exc.error)
             elif isinstance(exc, aio.Cancelled):
                 # the endpoint already answered REQUEST_CANCELLED; the browser work has stopped
-                operation = op.__name__.removeprefix("do_")
                 self.write_log(
                     "engine.cancelled",
-                    f"{operation} on {b.session_id} cancelled",
+                    f"{name} on {b.session_id} cancelled",
                     session_id=b.session_id,
-                    operation=operation,
+                    operation=name,
                 )
             else:
                 responder.error(
@@ -1174,14 +1051,6 @@ class Engine:
         )
         task.start()
         return lambda: task.throw(aio.Cancelled())
-
-
-def _page_data(ready: Ready) -> PageAnswer:
-    return PageAnswer(
-        url=normalize_url(ready.url) or ready.url,
-        title=ready.title,
-        target_http_status=ready.status,
-    )
 
 
 def engine_application_name() -> None:

@@ -22,6 +22,7 @@ QT_FREE = [
     "host_app.actions",
     "host_app.ref_target",
     "host_app.progress",
+    "host_app.dispatch",
     "host_app.config",
     "host_app.js",
 ]
