@@ -30,7 +30,7 @@ from .logic.dialogs import (
 from .qt import QDialog, QEventLoop, QInputDialog, QLabel, QLineEdit, QMessageBox, Qt, QUrl, QWidget
 
 if TYPE_CHECKING:
-    from .engine import SessionBrowser
+    from .session_browser import SessionBrowser
 
 _Button = QMessageBox.StandardButton
 

@@ -52,7 +52,7 @@ from .logic.notifications import NotificationQueue
 
 
 class Session(operations.PageDriver, observations.ObsDriver, Protocol):
-    """A session's browser as the operations drive it (host_app.engine.SessionBrowser)."""
+    """A session's browser as the operations drive it (host_app.session_browser.SessionBrowser)."""
 
 
 S = TypeVar("S", bound=Session)

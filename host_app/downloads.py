@@ -25,7 +25,7 @@ from .logic.downloads import (
 from .qt import QWebEngineDownloadRequest, QWebEngineProfile
 
 if TYPE_CHECKING:
-    from .engine import SessionBrowser
+    from .session_browser import SessionBrowser
 
 _State = QWebEngineDownloadRequest.DownloadState
 POLL = 0.02

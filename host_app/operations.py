@@ -1,8 +1,10 @@
-"""The engine operations of docs/bridge.md as coroutines over a `PageDriver` (no Qt here).
+"""The engine operations of docs/bridge.md as coroutines over a `PageDriver` (no Qt here):
+navigation and readiness, selector actions (run by `host_app.actions`), captures, screenshots.
 
-`host_app.engine.SessionBrowser` implements `PageDriver` with QtWebEngine; each method returns a
-`Future` that a Qt signal or timer resolves. Deadlines and cancellation are exceptions thrown into
-the coroutine at its current await; the `finally` blocks stop the browser work they started.
+`host_app.session_browser.SessionBrowser` implements `PageDriver` with QtWebEngine; each method
+returns a `Future` that a Qt signal or timer resolves. Deadlines and cancellation are exceptions
+thrown into the coroutine at its current await; the `finally` blocks stop the browser work they
+started.
 """
 
 from __future__ import annotations

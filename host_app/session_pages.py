@@ -34,7 +34,7 @@ CATEGORY = "page.popup"  # the session log record of every popup event
 
 
 class PagesOwner(Protocol[P_co]):
-    """What a session's pages need from their session (`engine.SessionBrowser`)."""
+    """What a session's pages need from their session (`session_browser.SessionBrowser`)."""
 
     def new_page(self, view: QWebEngineView) -> P_co:
         """The session's page class in `view`, with its per-page connections (dialogs and the

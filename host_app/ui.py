@@ -10,7 +10,7 @@ from typing import Any
 from bridge_protocol import SessionSettings
 
 from .config import HostConfig
-from .engine import Engine, SessionBrowser
+from .engine import Engine
 from .logic.settings import PLANS, SIZE_PRESETS, AppSettings, SettingsStore
 from .qt import (
     QAction,
@@ -42,6 +42,7 @@ from .qt import (
     QVBoxLayout,
     QWidget,
 )
+from .session_browser import SessionBrowser
 from .supervisor import Supervisor
 
 

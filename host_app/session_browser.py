@@ -1,0 +1,656 @@
+"""One session's browser in QtWebEngine: its profile and pages (the root page and its popups),
+and the page driving the operations ask of it (`operations.PageDriver`, `observations.ObsDriver`,
+so `dispatch.Session`). Qt objects are translated into plain values here; the decisions are in
+`host_app.operations`, `host_app.actions`, `host_app.observations` and `host_app.logic`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bridge_protocol import (
+    ErrorId,
+    SessionSettings,
+    SvcError,
+)
+from bridge_protocol.selectors import DomNode, build_tree
+
+from . import actions, js, operations
+from .dialogs import DialogHost
+from .downloads import SessionDownloads
+from .logic import aio
+from .logic.frames import MAX_DEPTH, HostFrame
+from .logic.images import QT_FORMAT, qt_quality
+from .logic.memory import RendererMemory
+from .logic.page_events import PageEvent, PageEvents
+from .logic.page_stack import PageStack
+from .logic.policy import NetworkPolicy
+from .logic.readiness import Probe
+from .qt import (
+    QApplication,
+    QBuffer,
+    QEvent,
+    QIODevice,
+    QMouseEvent,
+    QObject,
+    QPoint,
+    QPointF,
+    Qt,
+    QTest,
+    QUrl,
+    QWebEngineFrame,
+    QWebEngineNotification,
+    QWebEnginePage,
+    QWebEngineProfile,
+    QWebEngineScript,
+    QWebEngineUrlRequestInfo,
+    QWebEngineUrlRequestInterceptor,
+    QWebEngineView,
+    QWheelEvent,
+    QWidget,
+)
+from .session_pages import SessionPages
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+
+MAX_FRAME_TREE = 200  # frames listed per page (the observation reads at most 64 of them)
+FRAME_JS_TIMEOUT = 5.0
+# The Qt stubs type QTest's static helpers as instance methods.
+_QTEST: Any = QTest
+WORLD = QWebEngineScript.ScriptWorldId.ApplicationWorld
+
+KEYS: dict[str, Qt.Key] = {
+    "Enter": Qt.Key.Key_Return,
+    "Tab": Qt.Key.Key_Tab,
+    "Escape": Qt.Key.Key_Escape,
+    "Backspace": Qt.Key.Key_Backspace,
+    "Delete": Qt.Key.Key_Delete,
+    "ArrowUp": Qt.Key.Key_Up,
+    "ArrowDown": Qt.Key.Key_Down,
+    "ArrowLeft": Qt.Key.Key_Left,
+    "ArrowRight": Qt.Key.Key_Right,
+    "Home": Qt.Key.Key_Home,
+    "End": Qt.Key.Key_End,
+    "PageUp": Qt.Key.Key_PageUp,
+    "PageDown": Qt.Key.Key_PageDown,
+    "Space": Qt.Key.Key_Space,
+    "A": Qt.Key.Key_A,
+}
+
+
+class Interceptor(QWebEngineUrlRequestInterceptor):
+    def __init__(
+        self, policy: NetworkPolicy, parent: QObject, navigation: Callable[[], None]
+    ) -> None:
+        super().__init__(parent)
+        self.policy = policy
+        self.navigation = navigation  # told of main-frame requests that are not redirects
+
+    def interceptRequest(self, info: QWebEngineUrlRequestInfo | None) -> None:
+        if info is None:
+            return
+        rtype = info.resourceType()
+        redirect = QWebEngineUrlRequestInfo.NavigationType.NavigationTypeRedirect
+        main_frame = rtype == QWebEngineUrlRequestInfo.ResourceType.ResourceTypeMainFrame
+        if main_frame and info.navigationType() != redirect:
+            self.navigation()
+        if self.policy.block(
+            info.requestUrl().scheme(),
+            main_frame=main_frame,
+            image=rtype == QWebEngineUrlRequestInfo.ResourceType.ResourceTypeImage,
+        ):
+            info.block(True)
+
+
+class SessionPage(QWebEnginePage):
+    """Dialogs go to the session's `DialogHost`, never to Qt's application-modal boxes; a page
+    made without one (say, a popup's) answers them by the policy, unreported."""
+
+    def __init__(
+        self, profile: QWebEngineProfile, view: QWidget, dialogs: DialogHost | None = None
+    ) -> None:
+        super().__init__(profile, view)
+        self.dialogs = dialogs
+
+    def javaScriptConsoleMessage(self, *args: Any) -> None:
+        """Page console output is not the app's business."""
+
+    def javaScriptAlert(self, origin: QUrl, message: str | None) -> None:
+        if self.dialogs is not None:
+            self.dialogs.alert(origin, message or "")
+
+    def javaScriptConfirm(self, origin: QUrl, message: str | None) -> bool:
+        return self.dialogs is None or self.dialogs.confirm(origin, message or "")
+
+    def javaScriptPrompt(
+        self, origin: QUrl, message: str | None, default: str | None
+    ) -> tuple[bool, str]:
+        if self.dialogs is None:
+            return True, default or ""
+        return self.dialogs.prompt(origin, message or "", default or "")
+
+
+class SessionBrowser:
+    """One session's profile and pages (the root page and its popups, `session_pages`); the
+    current page is `page`, in `view`. Implements `operations.PageDriver`."""
+
+    def __init__(self, engine: Engine, session_id: str, profile_id: int) -> None:
+        self.engine = engine
+        self._loop = engine.loop
+        self.session_id = session_id
+        self.profile_id = profile_id
+        self.lock = aio.Lock()
+        # readiness counters and per-page load state; they follow the current page
+        self.stack = PageStack()
+        self.policy = NetworkPolicy()
+        self.profile: QWebEngineProfile | None = None
+        self.pages: SessionPages[SessionPage] | None = None
+        self.proxy_port: int | None = None
+        self.events = PageEvents()
+        self.dialogs = DialogHost(self)
+        self.downloads = SessionDownloads(self)
+        self.memory = RendererMemory()
+
+    @property
+    def view(self) -> QWebEngineView | None:
+        return self.pages.view if self.pages is not None else None
+
+    @property
+    def page(self) -> SessionPage | None:
+        return self.pages.page if self.pages is not None else None
+
+    @property
+    def load_starts(self) -> int:
+        return self.stack.load_starts
+
+    @property
+    def failure(self) -> tuple[int, str, str] | None:
+        return self.stack.failure
+
+    @failure.setter
+    def failure(self, value: tuple[int, str, str] | None) -> None:
+        self.stack.failure = value
+
+    @property
+    def last_status(self) -> int | None:
+        return self.stack.state.last_status
+
+    @last_status.setter
+    def last_status(self, value: int | None) -> None:
+        self.stack.state.last_status = value
+
+    @property
+    def loading(self) -> bool:
+        return self.stack.state.loading
+
+    @property
+    def page_id(self) -> int:
+        return self.stack.current
+
+    def page_open(self, page_id: int) -> bool:
+        return self.stack.page(page_id) is not None
+        self.pointer: tuple[float, float] | None = None
+
+    @property
+    def storage(self) -> Path:
+        return self.engine.data_dir / "Browser" / f"Tab-{self.profile_id}"
+
+    @property
+    def loop(self) -> aio.Loop:
+        return self._loop
+
+    @property
+    def active(self) -> bool:
+        return self.page is not None
+
+    @property
+    def paused(self) -> bool:
+        return self.policy.paused
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def activate(self, settings: SessionSettings) -> None:
+        if self.page is not None:
+            return
+        proxy_port = settings.proxy_port
+        try:
+            self.storage.mkdir(parents=True, exist_ok=True)
+            prefs_path = self.storage / "user_prefs.json"
+            prefs: dict[str, Any] = {}
+            with contextlib.suppress(OSError, ValueError):
+                loaded = json.loads(prefs_path.read_text("utf-8"))
+                if isinstance(loaded, dict):
+                    prefs = loaded
+            if proxy_port is None:
+                prefs["proxy"] = {"mode": "direct"}
+            else:
+                prefs["proxy"] = {
+                    "mode": "fixed_servers",
+                    "server": f"127.0.0.1:{int(proxy_port)}",
+                    "bypass_list": "<-loopback>",
+                }
+            prefs_path.write_text(json.dumps(prefs), "utf-8")
+        except (OSError, ValueError, TypeError) as exc:
+            raise SvcError.of(
+                ErrorId.PROXY_CONFIGURATION_FAILED,
+                f"cannot write the proxy preference of {self.session_id}: {exc}",
+            ) from None
+        self.proxy_port = proxy_port
+        self.policy = NetworkPolicy.from_settings(settings)
+        profile = QWebEngineProfile(f"Tab-{self.profile_id}", self.engine.qobject)
+        if profile.isOffTheRecord():
+            raise SvcError.of(
+                ErrorId.BROWSER_CREATION_FAILED, f"{self.session_id}: profile is off the record"
+            )
+        profile.setCachePath(str(self.storage / "Cache"))
+        profile.setPersistentCookiesPolicy(
+            QWebEngineProfile.PersistentCookiesPolicy.ForcePersistentCookies
+        )
+        interceptor = Interceptor(self.policy, profile, self.downloads.main_frame_request)
+        profile.setUrlRequestInterceptor(interceptor)
+        self._interceptor = interceptor
+        profile.setNotificationPresenter(self._notification)
+        self.downloads.attach(profile)
+        self.profile = profile
+        self.stack = PageStack()
+        self.pages = SessionPages(profile, self, self.stack)
+
+    def new_page(self, view: QWebEngineView) -> SessionPage:
+        """Every page of the session, the root page and each popup, is made here."""
+        assert self.profile is not None
+        page = SessionPage(self.profile, view, self.dialogs)
+        with contextlib.suppress(AttributeError):
+            page.permissionRequested.connect(self._permission)
+        return page
+
+    def show_background(self, view: QWidget) -> None:
+        self.engine.show_background(view)
+
+    def pages_changed(self) -> None:
+        self.engine.session_changed(self)
+
+    def slot_failed(self, what: str, exc: Exception) -> None:
+        self.engine.write_log(
+            "engine.slot_failed",
+            f"{what} on {self.session_id} failed: {exc!r}",
+            session_id=self.session_id,
+            handler=what,
+        )
+
+    def _notification(self, note: QWebEngineNotification | None) -> None:
+        if note is None:
+            return
+        self.engine.notifications.add(
+            enabled=self.engine.settings.send_notifications,
+            session_id=self.session_id,
+            origin=note.origin().toString(),
+            title=note.title(),
+            body=note.message(),
+            tag=note.tag(),
+            persistent=False,
+        )
+        note.show()
+
+    def _permission(self, permission: Any) -> None:
+        try:
+            kind = permission.permissionType()
+            notifications = kind == type(kind).Notifications
+        except AttributeError:
+            return
+        if notifications and self.engine.settings.send_notifications:
+            permission.grant()
+        else:
+            permission.deny()
+
+    def close(self) -> None:
+        pages, profile = self.pages, self.profile
+        self.pages = None
+        self.profile = None
+        self.dialogs.close()
+        self.downloads.cancel_all()
+        if pages is not None:
+            self.engine.forget_view(self)
+            pages.close_all(profile.deleteLater if profile is not None else lambda: None)
+        elif profile is not None:
+            profile.deleteLater()
+
+    def drop_data(self) -> None:
+        storage = self.storage
+
+        def remove(attempt: int = 0) -> None:
+            shutil.rmtree(storage, ignore_errors=True)
+            if storage.exists() and attempt < 10:
+                self.loop.call_later(0.5, lambda: remove(attempt + 1))
+
+        remove()
+        self.loop.call_later(1.0, lambda: remove(5))
+
+    # -- PageDriver --------------------------------------------------------------------------
+
+    def _page(self) -> SessionPage:
+        if self.page is None:
+            raise SvcError.of(ErrorId.BROWSER_UNAVAILABLE, f"{self.session_id} has no browser")
+        return self.page
+
+    def run_js(self, code: str) -> aio.Future[Any]:
+        fut: aio.Future[Any] = aio.Future()
+        self._page()
+        assert self.pages is not None
+
+        def done(raw: aio.Future[Any]) -> None:
+            result = raw.result()
+            if not isinstance(result, str):
+                fut.set_result(None)
+                return
+            try:
+                fut.set_result(json.loads(result))
+            except ValueError:
+                fut.set_result(None)
+
+        self.pages.run_js(code).add_done_callback(done)
+        return fut
+
+    def frame_tree(self) -> HostFrame:
+        """The page's frames as plain data (html name, URL, size), their QWebEngineFrame kept as
+        opaque handles: valid while the page lives, so used within one operation only."""
+        count = 0
+
+        def node(frame: QWebEngineFrame, depth: int) -> HostFrame:
+            nonlocal count
+            count += 1
+            size = frame.size()
+            out = HostFrame(
+                frame.htmlName(), frame.url().toString(), size.width(), size.height(), [], frame
+            )
+            if depth < MAX_DEPTH:
+                for child in frame.children():
+                    if count >= MAX_FRAME_TREE:
+                        break
+                    out.children.append(node(child, depth + 1))
+            return out
+
+        return node(self._page().mainFrame(), 0)
+
+    def run_js_in(self, frame: object, code: str) -> aio.Future[Any]:
+        """`run_js` in one frame's isolated world; None when the frame is gone."""
+        fut: aio.Future[Any] = aio.Future()
+        self._page()
+        if not isinstance(frame, QWebEngineFrame) or not frame.isValid():
+            fut.set_result(None)
+            return fut
+
+        def done(result: Any) -> None:
+            if fut.done():
+                return
+            timer.cancel()
+            try:
+                fut.set_result(json.loads(result) if isinstance(result, str) else None)
+            except ValueError:
+                fut.set_result(None)
+
+        def late() -> None:
+            # a frame that never answers (its renderer hung or went away) reads as unreadable
+            if not fut.done():
+                fut.set_result(None)
+
+        timer = self.loop.call_later(FRAME_JS_TIMEOUT, late)
+        frame.runJavaScript(code, WORLD, done)
+        return fut
+
+    async def _probe(self) -> Probe:
+        v = await self.run_js(js.PROBE)
+        if not isinstance(v, dict):
+            url = self._page().url().toString()
+            return Probe(url, "loading", 0, 0, -1.0)
+        return Probe(
+            href=str(v.get("h", "")),
+            ready_state=str(v.get("r", "")),
+            length=int(v.get("l") or 0),
+            status=int(v.get("s") or 0),
+            origin=float(v.get("o") or 0.0),
+            title=str(v.get("t", "")),
+            challenge=bool(v.get("c")),
+        )
+
+    def probe(self) -> aio.Future[Probe]:
+        return _spawn(self._probe())
+
+    def load(self, url: str) -> None:
+        self.failure = None
+        self._page().load(QUrl(url))
+
+    def history(self, how: str) -> bool:
+        page = self._page()
+        hist = page.history()
+        if how == "back":
+            if hist is None or not hist.canGoBack():
+                # a popup with nowhere to go back to closes and its opener is current again, as
+                # a phone browser's back does for a tab a link opened: the agent's way out
+                return self.pages is not None and self.pages.close_popup(
+                    self.stack.current, by="back"
+                )
+            page.triggerAction(QWebEnginePage.WebAction.Back)
+        elif how == "forward":
+            if hist is None or not hist.canGoForward():
+                return False
+            page.triggerAction(QWebEnginePage.WebAction.Forward)
+        else:
+            page.triggerAction(QWebEnginePage.WebAction.Reload)
+        return True
+
+    def stop(self) -> None:
+        if self.page is not None:
+            self.page.triggerAction(QWebEnginePage.WebAction.Stop)
+
+    async def _snapshot(self) -> actions.Snapshot:
+        v = await self.run_js(js.SNAPSHOT)
+        if not isinstance(v, dict):
+            return actions.Snapshot([], [])
+        nodes = [
+            DomNode(i, str(rec[0]), {str(k): str(x) for k, x in rec[1].items()}, int(rec[2]))
+            for i, rec in enumerate(v.get("n", []))
+        ]
+        build_tree(nodes)
+        return actions.Snapshot(nodes, [(int(i), str(h)) for i, h in v.get("k", [])])
+
+    def snapshot(self) -> aio.Future[actions.Snapshot]:
+        return _spawn(self._snapshot())
+
+    async def _element(self, node: DomNode) -> actions.ElementInfo | None:
+        v = await self.run_js(js.element(node.index, node.tag))
+        if not isinstance(v, dict):
+            return None
+        return actions.ElementInfo.from_js(v)
+
+    def element(self, node: DomNode) -> aio.Future[actions.ElementInfo | None]:
+        return _spawn(self._element(node))
+
+    async def _focus(self, node: DomNode) -> bool:
+        self._focus_view()
+        return bool(await self.run_js(js.focus(node.index, node.tag)))
+
+    def focus(self, node: DomNode) -> aio.Future[bool]:
+        return _spawn(self._focus(node))
+
+    def _target(self) -> QWidget:
+        view = self.view
+        if view is None:
+            raise SvcError.of(ErrorId.BROWSER_UNAVAILABLE, f"{self.session_id} has no view")
+        return view.focusProxy() or view
+
+    def _focus_view(self) -> None:
+        target = self._target()
+        target.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def mouse_click(self, x: float, y: float, move: bool, ctrl: bool = False) -> None:
+        target = self._target()
+        pos = QPoint(round(x), round(y))
+        mod = Qt.KeyboardModifier.ControlModifier if ctrl else Qt.KeyboardModifier.NoModifier
+        self.pointer = (x, y)
+        if move:
+            _QTEST.mouseMove(target, pos)
+        _QTEST.mousePress(target, Qt.MouseButton.LeftButton, mod, pos)
+        _QTEST.mouseRelease(target, Qt.MouseButton.LeftButton, mod, pos)
+
+    def mouse_move(self, x: float, y: float) -> None:
+        """A local mouse-move event (hover); the OS cursor does not move."""
+        target = self._target()
+        pos = QPointF(x, y)
+        self.pointer = (x, y)
+        event = QMouseEvent(
+            QEvent.Type.MouseMove,
+            pos,
+            QPointF(target.mapToGlobal(pos)),
+            Qt.MouseButton.NoButton,
+            Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.NoModifier,
+        )
+        QApplication.sendEvent(target, event)
+
+    def focus_view(self) -> None:
+        self._focus_view()
+
+    def wheel(self, x: float, y: float, dx: int, dy: int) -> None:
+        # One gesture per call (begin, update, end): a wheel without phases is latched by
+        # Chromium to the scroller its sequence first hit for as long as wheels keep coming
+        # (~500 ms apart at most), so one that landed while a new document was not yet
+        # hit-testable kept every later step of a scroll-into-view going nowhere.
+        target = self._target()
+        pos = QPointF(x, y)
+        glob = QPointF(target.mapToGlobal(pos))
+        for phase, delta in (
+            (Qt.ScrollPhase.ScrollBegin, QPoint(0, 0)),
+            (Qt.ScrollPhase.ScrollUpdate, QPoint(dx, dy)),
+            (Qt.ScrollPhase.ScrollEnd, QPoint(0, 0)),
+        ):
+            event = QWheelEvent(
+                pos,
+                glob,
+                QPoint(0, 0),
+                delta,
+                Qt.MouseButton.NoButton,
+                Qt.KeyboardModifier.NoModifier,
+                phase,
+                False,
+            )
+            QApplication.sendEvent(target, event)
+
+    def key(self, name: str, ctrl: bool = False) -> None:
+        self._focus_view()
+        mod = Qt.KeyboardModifier.ControlModifier if ctrl else Qt.KeyboardModifier.NoModifier
+        _QTEST.keyClick(self._target(), KEYS[name], mod)
+
+    def type_text(self, text: str) -> None:
+        self._focus_view()
+        _QTEST.keyClicks(self._target(), text)
+
+    def to_html(self) -> aio.Future[str]:
+        fut: aio.Future[str] = aio.Future()
+        self._page().toHtml(lambda html: fut.set_result(html if isinstance(html, str) else ""))
+        return fut
+
+    async def _traffic(self) -> int:
+        v = await self.run_js(js.TRAFFIC)
+        return int(v) if isinstance(v, int | float) else 0
+
+    def traffic_bytes(self) -> aio.Future[int]:
+        return _spawn(self._traffic())
+
+    async def _document_size(self) -> tuple[int, int, int, int]:
+        v = await self.run_js(js.DOC_SIZE)
+        if not isinstance(v, list) or len(v) != 4:
+            return (0, 0, 0, 0)
+        return (int(v[0]), int(v[1]), int(v[2]), int(v[3]))
+
+    def document_size(self) -> aio.Future[tuple[int, int, int, int]]:
+        return _spawn(self._document_size())
+
+    async def _grab(self, full_page: bool, height: int) -> Any:
+        view = self.view
+        assert view is not None
+        if not full_page or height <= view.height():
+            await aio.sleep(self.loop, 0.05)
+            return view.grab().toImage()
+        old = view.size()
+        view.resize(old.width(), height)
+        try:
+            for _ in range(100):
+                inner = await self.run_js(js.INNER_HEIGHT)
+                if isinstance(inner, int) and inner >= height:
+                    break
+                await aio.sleep(self.loop, 0.03)
+            await aio.sleep(self.loop, 0.15)
+            return view.grab().toImage()
+        finally:
+            view.resize(old)
+
+    def grab(self, full_page: bool, height: int) -> aio.Future[Any]:
+        return _spawn(self._grab(full_page, height))
+
+    def save_image(self, image: Any, path: str, fmt: str, quality: int | None) -> int:
+        if fmt == "jpeg":
+            image = image.convertToFormat(image.Format.Format_RGB32)
+        buffer = QBuffer()
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        if not image.save(buffer, QT_FORMAT[fmt], qt_quality(fmt, quality)):
+            raise SvcError.of(ErrorId.INTERNAL_ERROR, f"cannot encode the {fmt} image")
+        return operations.write_file(path, buffer.data().data())
+
+    def title(self) -> str:
+        return self.page.title() if self.page is not None else ""
+
+    def take_events(self) -> tuple[list[PageEvent], int]:
+        return self.events.take()
+
+    def page_event(
+        self, event: PageEvent, category: str, message: str | None = None, **data: Any
+    ) -> None:
+        """Keep `event` for the next observation and write its record to the session's log
+        (`message` defaults to the event's text)."""
+        self.events.add(event)
+        self.engine.write_session_log(
+            self.profile_id, category, message or event.text, session_id=self.session_id, **data
+        )
+
+    def selected(self) -> None:
+        self.engine.operation_selected(self)
+
+    # -- pause / play ------------------------------------------------------------------------
+
+    def pause(self) -> None:
+        if self.policy.paused:
+            return
+        self.policy.paused = True
+        self.policy.deferred_navigation = False
+        for state, page in self.pages.states() if self.pages is not None else []:
+            state.interrupted = False
+            if state.loading:
+                # Stop before commit restores the previous document (Chromium keeps it); a stop
+                # after commit leaves a partial document, so play must reload.
+                state.interrupted = state.committed_in_load
+                page.triggerAction(QWebEnginePage.WebAction.Stop)
+
+    def play(self) -> bool:
+        if not self.policy.paused:
+            return False
+        self.policy.paused = False
+        deferred = self.policy.deferred_navigation
+        self.policy.deferred_navigation = False
+        reloaded = False
+        for state, page in self.pages.states() if self.pages is not None else []:
+            # a deferred navigation is the current page's (only it is driven while paused)
+            if state.interrupted or (deferred and state is self.stack.state):
+                page.triggerAction(QWebEnginePage.WebAction.Reload)
+                reloaded = reloaded or state is self.stack.state
+            state.interrupted = False
+        return reloaded
+
+
+_spawn = aio.spawn
