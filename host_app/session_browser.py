@@ -157,6 +157,7 @@ class SessionBrowser:
         self.dialogs = DialogHost(self)
         self.downloads = SessionDownloads(self)
         self.memory = RendererMemory()
+        self.pointer: tuple[float, float] | None = None  # where the last click or hover left it
 
     @property
     def view(self) -> QWebEngineView | None:
@@ -196,7 +197,6 @@ class SessionBrowser:
 
     def page_open(self, page_id: int) -> bool:
         return self.stack.page(page_id) is not None
-        self.pointer: tuple[float, float] | None = None
 
     @property
     def storage(self) -> Path:
