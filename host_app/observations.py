@@ -28,13 +28,9 @@ from bridge_protocol import ErrorId, Observation, SvcError
 from bridge_protocol import observation as wire
 from bridge_protocol.actions import (
     RefAction,
-    RefClear,
     RefClick,
     RefHover,
-    RefPress,
     RefScroll,
-    RefSelect,
-    RefType,
     RefWait,
 )
 
@@ -428,7 +424,7 @@ async def run_ref_actions(
                     kept,
                     obs_id,
                     action.ref,
-                    what=f"{_KIND[type(action)]} {action.ref}",
+                    what=f"{action.__struct_config__.tag} {action.ref}",  # "click e5"
                     scroll=action.scroll if isinstance(action, RefClick | RefHover) else True,
                 )
                 await act(target, action, deadline)
@@ -438,17 +434,6 @@ async def run_ref_actions(
     framed = {kept.locate(n)[0] for n in numbers} - {0}
     if framed:
         await frame_reads.settle(page, [kept.docs[d] for d in sorted(framed)], deadline)
-
-
-# the `action` tag of each ref action, which names it in messages ("click e5")
-_KIND: dict[type[RefAction], str] = {
-    RefClick: "click",
-    RefHover: "hover",
-    RefType: "type",
-    RefClear: "clear",
-    RefPress: "press",
-    RefSelect: "select",
-}
 
 
 async def _after_batch(page: ObsDriver, starts: int, deadline: float) -> None:
