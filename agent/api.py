@@ -13,6 +13,7 @@ import msgspec
 
 from bridge_protocol import Action, ErrorId, SvcError
 from bridge_protocol.actions import RefAction
+from bridge_protocol.identity import FingerprintProfile
 from bridge_protocol.session_ids import PATTERN as SESSION_ID_PATTERN
 
 T = TypeVar("T")
@@ -81,36 +82,6 @@ class SessionsClose(Body):
 
 
 # --- profiles ----------------------------------------------------------------------------------
-
-
-class Screen(msgspec.Struct, forbid_unknown_fields=True):
-    width: Annotated[int, msgspec.Meta(ge=1, le=16384)]
-    height: Annotated[int, msgspec.Meta(ge=1, le=16384)]
-    available_height: Annotated[int, msgspec.Meta(ge=1, le=16384)]
-    device_scale_factor: Annotated[float, msgspec.Meta(gt=0, le=8)]
-
-
-FpText = Annotated[str, msgspec.Meta(min_length=1, max_length=512)]
-
-
-class FingerprintProfile(msgspec.Struct, forbid_unknown_fields=True):
-    schema_version: Literal[1]
-    seed: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{8,64}$")]
-    platform: FpText
-    browser_brand: FpText
-    browser_version: FpText
-    user_agent: FpText
-    locale: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")]
-    timezone: FpText
-    network_profile: FpText
-    hardware_concurrency: Annotated[int, msgspec.Meta(ge=1, le=256)]
-    device_memory_gib: Annotated[int, msgspec.Meta(ge=1, le=1024)]
-    max_touch_points: Annotated[int, msgspec.Meta(ge=0, le=32)]
-    screen: Screen
-    graphics_profile: FpText
-    storage_quota_bytes: Annotated[int, msgspec.Meta(ge=0)]
-    canvas_noise_mode: Literal["off", "seeded"]
-    audio_noise_mode: Literal["off", "seeded"]
 
 
 class ProfileCreate(Body):

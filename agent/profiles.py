@@ -17,11 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from bridge_protocol import ErrorId, SvcError
+from bridge_protocol import ErrorId, FingerprintProfile, SvcError
 
 from . import transfers
 from .api import (
-    FingerprintProfile,
     ImageLimit,
     ImageMode,
     ProfileCreate,

@@ -64,6 +64,7 @@ from .errors import (
 )
 from .framing import HEADER_SIZE, MAX_FRAME, FrameDecoder, encode_frame
 from .host_endpoint import HostEndpoint, HostRequest, Responder
+from .identity import FingerprintProfile, ProxyTrust, Screen
 from .messages import (
     ANSWERS,
     PROTOCOL_VERSION,
@@ -129,6 +130,7 @@ __all__ = [
     "ErrorResponse",
     "ErrorSpec",
     "FailureEnvelope",
+    "FingerprintProfile",
     "FrameDecoder",
     "FrameTooLarge",
     "FuzzyLink",
@@ -157,6 +159,7 @@ __all__ = [
     "Play",
     "PlayAnswer",
     "Press",
+    "ProxyTrust",
     "RawOkResponse",
     "RefAction",
     "RefClear",
@@ -168,6 +171,7 @@ __all__ = [
     "RefType",
     "RefWait",
     "Responder",
+    "Screen",
     "Screenshot",
     "ScreenshotAnswer",
     "Select",

@@ -41,6 +41,7 @@ from .errors import (
     WrongVersion,
     check_api_error,
 )
+from .identity import FingerprintProfile, ProxyTrust
 
 PROTOCOL_VERSION: Final = 4
 
@@ -80,6 +81,10 @@ class SessionSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, k
     image_blocking_mode: ImageBlocking = "none"
     image_size_limit_kb: Annotated[int, msgspec.Meta(ge=0)] = 0
     network_paused: bool = False
+    # The session's effective browser identity; None: the engine's native identity.
+    identity: FingerprintProfile | None = None
+    # A proxied session's extra trust; None: the system store only (and for direct sessions).
+    trust: ProxyTrust | None = None
 
 
 # --- engine commands carried by browser_action -------------------------------------------------

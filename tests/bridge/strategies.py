@@ -84,6 +84,39 @@ session_settings = st.builds(
     image_blocking_mode=st.sampled_from(["none", "all", "over_limit"]),
     image_size_limit_kb=st.integers(0, 10**6),
     network_paused=st.booleans(),
+    identity=st.none()
+    | st.builds(
+        bp.FingerprintProfile,
+        schema_version=st.just(1),
+        seed=st.from_regex(r"[0-9a-f]{8,64}", fullmatch=True),
+        platform=st.text(min_size=1, max_size=20),
+        browser_brand=st.text(min_size=1, max_size=20),
+        browser_version=st.text(min_size=1, max_size=20),
+        user_agent=st.text(min_size=1, max_size=60),
+        locale=st.sampled_from(["en-US", "de-DE", "fr", "pt-BR"]),
+        timezone=st.sampled_from(["UTC", "Europe/Berlin", "America/Sao_Paulo"]),
+        network_profile=st.text(min_size=1, max_size=20),
+        hardware_concurrency=st.integers(1, 256),
+        device_memory_gib=st.integers(1, 1024),
+        max_touch_points=st.integers(0, 32),
+        screen=st.builds(
+            bp.Screen,
+            width=st.integers(1, 16384),
+            height=st.integers(1, 16384),
+            available_height=st.integers(1, 16384),
+            device_scale_factor=st.floats(0.5, 8),
+        ),
+        graphics_profile=st.text(min_size=1, max_size=20),
+        storage_quota_bytes=st.integers(0, 2**50),
+        canvas_noise_mode=st.sampled_from(["off", "seeded"]),
+        audio_noise_mode=st.sampled_from(["off", "seeded"]),
+    ),
+    trust=st.none()
+    | st.builds(
+        bp.ProxyTrust,
+        mode=st.sampled_from(["system", "providery"]),
+        certificates=st.none() | st.text(min_size=1, max_size=100),
+    ),
 )
 
 commands: st.SearchStrategy[bp.EngineCommand] = st.one_of(
