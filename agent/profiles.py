@@ -29,8 +29,8 @@ from .api import (
     ProfilePatch,
 )
 from .config import AgentConfig
-from .records import ProfileRecord, SessionTemplate, from_row
-from .sessions import BUILTIN_PROFILE, CUSTOM_TEMPLATE, name_key, pro_required
+from .records import ProfileRecord, SessionTemplate, from_row, name_key
+from .sessions import BUILTIN_PROFILE, CUSTOM_TEMPLATE, pro_required
 from .store import Store, now_ms
 
 if TYPE_CHECKING:

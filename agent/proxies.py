@@ -38,8 +38,8 @@ from proxy import Upstream, geolocation, managed_username
 from . import transfers
 from .api import ProviderY, ProxyCreate, ProxyExport, ProxyImport, ProxyPatch, Tls
 from .config import AgentConfig
-from .records import ProxyExit, ProxyRecord, SessionRecord, from_row
-from .sessions import Sessions, name_key, pro_required
+from .records import ProxyExit, ProxyRecord, SessionRecord, from_row, name_key
+from .sessions import Sessions, pro_required
 from .store import Store, now_ms
 
 if TYPE_CHECKING:

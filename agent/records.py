@@ -8,6 +8,7 @@ shape is its repository's `render`, once per record type.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, Literal, TypeVar
 
 import msgspec
@@ -17,6 +18,12 @@ from bridge_protocol.session_ids import format_session_id
 from .api import ImageMode
 
 R = TypeVar("R", bound=msgspec.Struct)
+
+
+def name_key(name: str) -> str:
+    """The key a name is stored and compared under (profile and session names, groups, proxy
+    aliases are case-insensitive)."""
+    return unicodedata.normalize("NFC", name).casefold()
 
 
 def from_row(row: dict[str, Any], type_: type[R]) -> R:

@@ -10,9 +10,13 @@ from proxy import Diagnostics, ProxyListeners
 
 from .bridge_client import BridgeClient
 from .browser import Browser
+from .capture_stream import CaptureJob
 from .config import AgentConfig
 from .context import AgentProcess
+from .engine_client import EngineClient
 from .logs import LogWriter
+from .notification_log import NotificationLog
+from .pages import PageRegistry
 from .profiles import Profiles
 from .proxies import Proxies
 from .scheduler import Scheduler
@@ -34,7 +38,10 @@ class Services:
     proxies: Proxies
     sessions: Sessions
     proxy_listeners: ProxyListeners
+    engine: EngineClient
     browser: Browser
+    captures: CaptureJob
+    notifications: NotificationLog
 
 
 def build_services(
@@ -63,17 +70,28 @@ def build_services(
         diagnostics=diagnostics,
         log=proxy_log,
     )
+    engine = EngineClient(bridge, config.proxy_base_port)
+    pages = PageRegistry()
     browser = Browser(
+        config=config,
+        logs=logs,
+        scheduler=scheduler,
+        worker=worker,
+        sessions=sessions,
+        diagnostics=diagnostics,
+        engine=engine,
+        pages=pages,
+    )
+    captures = CaptureJob(
         config=config,
         process=process,
         store=store,
         logs=logs,
-        scheduler=scheduler,
-        bridge=bridge,
-        worker=worker,
-        sessions=sessions,
-        diagnostics=diagnostics,
+        engine=engine,
+        pages=pages,
+        browser=browser,
     )
+    notifications = NotificationLog(engine.notifications, since=process.started_at)
 
     async def session_closed(session_id: str) -> None:
         scheduler.close_session(session_id)
@@ -82,7 +100,7 @@ def build_services(
     sessions.hooks.on_closed.append(session_closed)
     sessions.hooks.on_proxy_changed.append(proxies.session_assigned)
     sessions.hooks.on_proxy_changed.append(lambda session_id, alias: listeners.changed())
-    sessions.hooks.busy = lambda sid: scheduler.has_work(sid) or browser.has_work(sid)
+    sessions.hooks.busy = lambda sid: scheduler.has_work(sid) or engine.has_work(sid)
     return Services(
         config=config,
         process=process,
@@ -95,5 +113,8 @@ def build_services(
         proxies=proxies,
         sessions=sessions,
         proxy_listeners=listeners,
+        engine=engine,
         browser=browser,
+        captures=captures,
+        notifications=notifications,
     )

@@ -16,7 +16,7 @@ from bridge_protocol.session_ids import format_session_id, session_number
 from .api import InactivityLifetime, IndefiniteLifetime, SessionCreate, SessionPatch
 from .config import AgentConfig
 from .logs import LogWriter
-from .records import ProxyExit, SessionRecord, SessionTemplate, from_row
+from .records import ProxyExit, SessionRecord, SessionTemplate, from_row, name_key
 from .store import Store, now_ms
 
 DEFAULT_INACTIVITY = 120
@@ -29,10 +29,6 @@ CUSTOM_TEMPLATE = SessionTemplate(
     image_blocking_mode="none",
     image_size_limit_kb=1024,
 )
-
-
-def name_key(name: str) -> str:
-    return unicodedata.normalize("NFC", name).casefold()
 
 
 def clean_group(raw: str) -> str:

@@ -20,5 +20,5 @@ def register_all(app: Quart, services: Services) -> None:
     sessions.register(app, s.sessions, s.worker, s.browser)
     profiles.register(app, s.profiles, s.proxies, s.worker)
     proxies.register(app, s.proxies, s.sessions, s.profiles, s.worker)
-    browser.register(app, s.browser)
+    browser.register(app, s.browser, s.captures, s.notifications)
     observations.register(app, s.browser)

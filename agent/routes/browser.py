@@ -1,11 +1,13 @@
 """Browser routes: shorthand page operations, screenshots, POST /v1/captures, attached pages and
-GET /v1/notifications (spec 1 §4). The work is `agent.browser.Browser`'s."""
+GET /v1/notifications (spec 1 §4). The work is `agent.browser.Browser`'s, the capture stream's
+(`agent.capture_stream`) and the notification log's (`agent.notification_log`)."""
 
 from __future__ import annotations
 
 import re
 from typing import TypeVar, cast
 
+import msgspec
 from quart import Quart, Response, current_app, g
 from quart_trio import QuartTrio
 
@@ -20,6 +22,8 @@ from ..api import (
     ScreenshotBody,
 )
 from ..browser import Browser
+from ..capture_stream import CaptureJob
+from ..notification_log import NotificationLog
 from .toolkit import add_route, ok, read_body
 
 T = TypeVar("T")
@@ -30,7 +34,9 @@ def request_id() -> str:
     return str(g.request_id)
 
 
-def register(app: Quart, browser: Browser) -> None:
+def register(
+    app: Quart, browser: Browser, capture_job: CaptureJob, notification_log: NotificationLog
+) -> None:
     async def navigate() -> Response:
         return ok(await browser.navigate(await read_body(NavigateBody), request_id()))
 
@@ -44,10 +50,10 @@ def register(app: Quart, browser: Browser) -> None:
         return ok(await browser.screenshot(await read_body(ScreenshotBody), request_id()))
 
     async def captures() -> Response:
-        plan = await browser.captures_preflight(await read_body(CapturesBody), request_id())
+        plan = await capture_job.preflight(await read_body(CapturesBody), request_id())
         nursery = cast(QuartTrio, current_app).nursery
         response = Response(
-            browser.captures_stream(plan, nursery),
+            capture_job.stream(plan, nursery),
             status=200,
             content_type="application/x-ndjson",
         )
@@ -66,7 +72,7 @@ def register(app: Quart, browser: Browser) -> None:
         return ok(await browser.screenshot(body, request_id(), page_id))
 
     async def notifications() -> Response:
-        return ok(await browser.notifications())
+        return ok(msgspec.structs.asdict(await notification_log.read()))
 
     add_route(app, "GET", "/v1/notifications", notifications)
     add_route(app, "POST", "/v1/navigate", navigate)
