@@ -85,6 +85,10 @@ KEYS: dict[str, Qt.Key] = {
 }
 
 
+# grabs of a full page compared until two agree (then ~1 s more at most)
+STABLE_GRABS = 10
+
+
 class Interceptor(QWebEngineUrlRequestInterceptor):
     def __init__(
         self, policy: NetworkPolicy, parent: QObject, navigation: Callable[[], None]
@@ -587,7 +591,17 @@ class SessionBrowser:
                     break
                 await aio.sleep(self.loop, 0.03)
             await aio.sleep(self.loop, 0.15)
-            return view.grab().toImage()
+            # The compositor rasterizes the newly exposed rows at its own pace (on a loaded
+            # machine well after the page's layout matched): a grab is taken once two in a row
+            # agree, so a half-painted page is never the answer unless it keeps changing.
+            image = view.grab().toImage()
+            for _ in range(STABLE_GRABS):
+                await aio.sleep(self.loop, 0.1)
+                again = view.grab().toImage()
+                if again == image:
+                    break
+                image = again
+            return image
         finally:
             view.resize(old)
 
