@@ -1,11 +1,11 @@
 """A proxied session's extra trust (spec 1 §4 Proxies, `tls`): whether a certificate chain the
 engine rejected is acceptable for that session alone (no Qt here).
 
-PyQt6 cannot give a profile extra trusted roots, so the page's `certificateError` hands the
-chain over and only a chain that verifies against the session's own roots is accepted: path
-building to one of those roots, the host name against the leaf's SAN, every certificate's
-validity at `now` (`cryptography.x509.verification`, the same checks a browser makes, with
-only these roots in the store). Anything else stays rejected: never a blanket accept.
+The Qt bindings cannot give a profile extra trusted roots, so the page's `certificateError`
+hands the chain over and only a chain that verifies against the session's own roots is
+accepted: path building to one of those roots, the host name against the leaf's SAN, every
+certificate's validity at `now` (`cryptography.x509.verification`, the checks a browser makes,
+with only these roots in the store). Anything else stays rejected: never a blanket accept.
 """
 
 from __future__ import annotations
