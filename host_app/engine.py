@@ -57,6 +57,7 @@ __all__ = [
 ]
 
 ENGINE_APP_NAME = "svc"
+PREFS_QUIET = 0.25
 
 
 def prepare_storage(data_dir: Path) -> Path:
@@ -319,6 +320,19 @@ class Engine:
 
         self._locked_task(b, apply(), "Reload and apply")
 
+    async def _prefs_written(self, prefs: Path) -> None:
+        """The old profile's preference store writes user_prefs.json once more after the
+        profile object is gone (a few ms later, from the engine's file thread), with the old
+        proxy in it; a new profile reading that file ran on the old route (measured: one
+        rebuild in three). Wait until the file has been quiet for PREFS_QUIET seconds."""
+        end = self.loop.time() + 3.0
+        last, quiet_since = _mtime(prefs), self.loop.time()
+        while self.loop.time() < end and self.loop.time() - quiet_since < PREFS_QUIET:
+            await aio.sleep(self.loop, 0.05)
+            now = _mtime(prefs)
+            if now != last:
+                last, quiet_since = now, self.loop.time()
+
     async def rebuild(self, session_id: str) -> bool:
         """A new browser context (profile) on the session's current route, on the same storage
         folder so cookies and storage are kept: user_prefs.json is rewritten before the profile
@@ -345,6 +359,7 @@ class Engine:
         try:
             b.close()
             await aio.within(self.loop, gone, 5.0, None)
+            await self._prefs_written(b.storage / "user_prefs.json")
         finally:
             b.rebuilding = False
         # the session closed meanwhile, or its settings went: no context to build
@@ -504,6 +519,13 @@ class Engine:
         )
         task.start()
         return lambda: task.throw(aio.Cancelled())
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
 
 
 def engine_application_name() -> None:

@@ -232,24 +232,14 @@ class SessionBrowser:
                 loaded = json.loads(prefs_path.read_text("utf-8"))
                 if isinstance(loaded, dict):
                     prefs = loaded
-            webrtc = prefs.get("webrtc")
-            webrtc = webrtc if isinstance(webrtc, dict) else {}
             if proxy_port is None:
                 prefs["proxy"] = {"mode": "direct"}
-                webrtc.pop("ip_handling_policy", None)
             else:
                 prefs["proxy"] = {
                     "mode": "fixed_servers",
                     "server": f"127.0.0.1:{int(proxy_port)}",
                     "bypass_list": "<-loopback>",
                 }
-                # WebRTC's UDP does not go through an HTTP proxy: without this a proxied page
-                # learns the machine's addresses from its ICE candidates
-                webrtc["ip_handling_policy"] = "disable_non_proxied_udp"
-            if webrtc:
-                prefs["webrtc"] = webrtc
-            else:
-                prefs.pop("webrtc", None)
             prefs_path.write_text(json.dumps(prefs), "utf-8")
         except (OSError, ValueError, TypeError) as exc:
             raise SvcError.of(

@@ -48,3 +48,18 @@ def route_of(settings: SessionSettings) -> Route:
     if settings.proxy_port is None:
         return (None, None)
     return (settings.proxy_port, settings.trust)
+
+
+WEBRTC_POLICY_FLAG = "--force-webrtc-ip-handling-policy"
+
+
+def with_webrtc_policy(flags: str) -> str:
+    """The engine's command line with WebRTC kept off non-proxied UDP. WebRTC's UDP never goes
+    through an HTTP proxy, so a proxied page would learn the machine's addresses from its ICE
+    candidates (host, and srflx with any STUN server). QtWebEngine reads no per-profile WebRTC
+    preference (`webrtc.ip_handling_policy` in user_prefs.json is ignored, measured) and
+    WebRTCPublicInterfacesOnly still gathers over UDP, so the policy is the engine's, for
+    every session: direct sessions lose UDP WebRTC too (no candidates at all)."""
+    if WEBRTC_POLICY_FLAG in flags:
+        return flags
+    return f"{flags} {WEBRTC_POLICY_FLAG}=disable_non_proxied_udp".strip()
