@@ -9,6 +9,7 @@ from typing import Any
 
 from .config import HostConfig
 from .logic.logfile import HostLog
+from .logic.policy import with_webrtc_policy
 from .logic.settings import SettingsStore
 
 
@@ -22,7 +23,7 @@ def _prepare_env(config: HostConfig) -> dict[str, str]:
         flags = f"{flags} --no-sandbox".strip()
     if config.headless and "--disable-gpu" not in flags:
         flags = f"{flags} --disable-gpu".strip()
-    os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = flags
+    os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = with_webrtc_policy(flags)
     from .engine import prepare_storage
 
     os.environ["XDG_DATA_HOME"] = str(prepare_storage(config.data_dir))

@@ -77,6 +77,12 @@ class Host(Protocol[S_co]):
         ...
 
     def apply_session_settings(self, session_id: str, settings: SessionSettings) -> Done: ...
+    async def apply_route(self, session_id: str, how: str = "url") -> str | None:
+        """Under the session's lock, before a navigation: a session held for a route change
+        gets its new browser context (host_app.engine.Engine.apply_route); returns the URL a
+        history move `how` would have reached when the old context (and its history) went."""
+        ...
+
     def close_session(self, session_id: str) -> Done: ...
     def pause_session(self, session_id: str) -> PauseAnswer: ...
     def play_session(self, session_id: str) -> PlayAnswer: ...
@@ -132,6 +138,8 @@ def capture(p: CaptureParams, host: Host[S]) -> Job[S]:
     deadline = host.loop.time() + p.timeout
 
     async def work() -> CaptureAnswer:
+        if p.url is not None:
+            await host.apply_route(p.session_id)
         return await operations.capture_file(
             page,
             url=p.url,
@@ -151,6 +159,8 @@ def attach(a: AttachParams, host: Host[S]) -> Job[S]:
     deadline = host.loop.time() + a.timeout
 
     async def work() -> AttachAnswer:
+        if a.navigate:
+            await host.apply_route(a.session_id)
         return await operations.capture(
             page,
             url=a.url,
@@ -171,7 +181,12 @@ def navigate(c: Navigate, host: Host[S]) -> Job[S]:
     opts = host.options
 
     async def work() -> PageAnswer:
-        ready = await operations.navigate(page, c.navigation, c.url, strict=True, opts=opts)
+        how, url = c.navigation, c.url
+        # a new route's context has none of the old history: the move goes to its URL instead
+        moved = await host.apply_route(c.session_id, how)
+        if moved is not None:
+            how, url = "url", moved
+        ready = await operations.navigate(page, how, url, strict=True, opts=opts)
         ready = await operations.settle(page, ready, c.wait, strict=True, opts=opts)
         return PageAnswer(
             url=normalize_url(ready.url) or ready.url,

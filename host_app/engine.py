@@ -32,6 +32,7 @@ from .logic import aio
 from .logic.follow import selects_for_view
 from .logic.logfile import HostLog
 from .logic.notifications import NotificationQueue
+from .logic.policy import route_of
 from .logic.settings import AppSettings
 from .qt import (
     QApplication,
@@ -56,6 +57,7 @@ __all__ = [
 ]
 
 ENGINE_APP_NAME = "svc"
+PREFS_QUIET = 0.25
 
 
 def prepare_storage(data_dir: Path) -> Path:
@@ -214,7 +216,7 @@ class Engine:
         if b is None:
             b = SessionBrowser(self, session_id, profile_id_of(session_id))
             self.sessions[session_id] = b
-        if not b.active:
+        if not b.active and not b.rebuilding:
             try:
                 b.activate(settings)
             except SvcError:
@@ -228,36 +230,44 @@ class Engine:
 
     def apply_session_settings(self, session_id: str, settings: SessionSettings) -> Done:
         profile_id_of(session_id)
-        old = self.session_settings.get(session_id)
         self.session_settings[session_id] = settings
         b = self.sessions.get(session_id)
         if b is not None and b.active:
+            # the hold first: a play in the same settings must not reload by the old route
+            if b.route != route_of(settings):
+                b.hold_route()
+                self._renew_when_idle(b)
+            else:
+                b.release_route()
             b.policy.image_blocking_mode = settings.image_blocking_mode
             if settings.network_paused != b.paused:
                 if settings.network_paused:
                     b.pause()
                 else:
                     b.play()
-            if old is not None and old.proxy_port != settings.proxy_port:
-                self._renew_when_idle(b)
         self.session_changed_id(session_id)
         return Done()
 
     def _renew_when_idle(self, b: SessionBrowser) -> None:
-        """A proxy change takes a new profile, so a new page; only an empty browser is renewed
-        (spec 1 §4 Sessions). Never under a running operation: the settings come outside the
-        session's scheduler slot too (pause, play), and a page replaced under a capture left it
-        reading a blank page or waiting on a navigation that had gone (issue 12, the empty
-        capture). Queued on the session's lock, an operation sent after these settings still
-        runs on the renewed browser."""
-        if not b.lock.locked:
-            self._renew_if_empty(b)
-            return
+        """A route change takes a new browser context; an empty browser (no page, popup or
+        history, spec 1 §4 Sessions) gets it at once, any other stays held for Reload and apply
+        or the session's next navigating operation. Never under a running operation: the
+        settings come outside the session's scheduler slot too (pause, play), and a page
+        replaced under a capture left it reading a blank page or waiting on a navigation that
+        had gone (issue 12, the empty capture). Queued on the session's lock, an operation
+        sent after these settings still runs on the renewed browser."""
 
         async def renew() -> None:
+            if self._empty(b):
+                await self.rebuild(b.session_id)
+
+        self._locked_task(b, renew(), "renewing the browser")
+
+    def _locked_task(self, b: SessionBrowser, work: Coroutine[Any, None, None], what: str) -> None:
+        async def locked() -> None:
             await b.lock.acquire()
             try:
-                self._renew_if_empty(b)
+                await work
             finally:
                 b.lock.release()
 
@@ -266,24 +276,18 @@ class Engine:
             if task.exception is not None and not isinstance(task.exception, aio.Cancelled):
                 self.write_log(
                     "engine.settings",
-                    f"renewing the browser of {b.session_id} failed: {task.exception!r}",
+                    f"{what} of {b.session_id} failed: {task.exception!r}",
                     session_id=b.session_id,
                 )
 
-        task = aio.Task(renew(), finished)
+        task = aio.Task(locked(), finished)
         self.tasks.add(task)
         task.start()
 
-    def _renew_if_empty(self, b: SessionBrowser) -> None:
-        settings = self.session_settings.get(b.session_id)
-        # the session closed, or the settings moved back, while an operation ran
-        if self.sessions.get(b.session_id) is not b or settings is None or not b.active:
-            return
-        if b.proxy_port == settings.proxy_port:
-            return
+    def _empty(self, b: SessionBrowser) -> bool:
         hist = b.page.history() if b.page is not None else None
         # "empty": no page, popup or history (spec 1 §4 Sessions)
-        empty = b.stack.popups == 0 and (
+        return b.stack.popups == 0 and (
             hist is None
             or (
                 hist.count() <= 1
@@ -291,9 +295,85 @@ class Engine:
                 and (b.page.url().toString() in ("", "about:blank"))
             )
         )
-        if empty:
+
+    async def apply_route(self, session_id: str, how: str = "url") -> str | None:
+        """Before an operation that navigates (under the session's lock): a session held for a
+        route change gets its new browser context first. The URL the history move `how` would
+        have reached in the old context when it was rebuilt (that history is gone), else None."""
+        b = self.sessions.get(session_id)
+        if b is None or not b.route_held:
+            return None
+        target = b.history_target(how) if how != "url" else None
+        return target if await self.rebuild(session_id) else None
+
+    def reload_and_apply(self, session_id: str) -> None:
+        """The banner's button: the new context, then the page it showed, loaded on the new
+        route. Queued on the session's lock like an operation."""
+        b = self.sessions.get(session_id)
+        if b is None:
+            return
+
+        async def apply() -> None:
+            url = await self.apply_route(session_id, "reload")
+            if url is not None and b.active:
+                b.load(url)
+
+        self._locked_task(b, apply(), "Reload and apply")
+
+    async def _prefs_written(self, prefs: Path) -> None:
+        """The old profile's preference store writes user_prefs.json once more after the
+        profile object is gone (a few ms later, from the engine's file thread), with the old
+        proxy in it; a new profile reading that file ran on the old route (measured: one
+        rebuild in three). Wait until the file has been quiet for PREFS_QUIET seconds."""
+        end = self.loop.time() + 3.0
+        last, quiet_since = _mtime(prefs), self.loop.time()
+        while self.loop.time() < end and self.loop.time() - quiet_since < PREFS_QUIET:
+            await aio.sleep(self.loop, 0.05)
+            now = _mtime(prefs)
+            if now != last:
+                last, quiet_since = now, self.loop.time()
+
+    async def rebuild(self, session_id: str) -> bool:
+        """A new browser context (profile) on the session's current route, on the same storage
+        folder so cookies and storage are kept: user_prefs.json is rewritten before the profile
+        is created. Waits for the old profile to be gone first: two live profiles on one data
+        path share nothing reliably (the engine warns "Using the same data path")."""
+        b = self.sessions.get(session_id)
+        settings = self.session_settings.get(session_id)
+        if b is None or settings is None or not b.active:
+            return False
+        if b.route == route_of(settings):
+            b.release_route()
+            return False
+        gone: aio.Future[None] = aio.Future()
+
+        def destroyed(*_: Any) -> None:
+            if not gone.done():
+                gone.set_result(None)
+
+        if b.profile is not None:
+            b.profile.destroyed.connect(destroyed)
+        else:
+            destroyed()
+        b.rebuilding = True
+        try:
             b.close()
-            self.browser(b.session_id)
+            await aio.within(self.loop, gone, 5.0, None)
+            await self._prefs_written(b.storage / "user_prefs.json")
+        finally:
+            b.rebuilding = False
+        # the session closed meanwhile, or its settings went: no context to build
+        settings = self.session_settings.get(session_id)
+        if self.sessions.get(session_id) is not b or settings is None:
+            return False
+        self.write_log(
+            "engine.route",
+            f"{session_id}'s browser context rebuilt for its new route",
+            session_id=session_id,
+            proxied=settings.proxy_port is not None,
+        )
+        self.browser(session_id)
+        return True
 
     def session_changed_id(self, session_id: str) -> None:
         for cb in self.on_session_changed:
@@ -439,6 +519,13 @@ class Engine:
         )
         task.start()
         return lambda: task.throw(aio.Cancelled())
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
 
 
 def engine_application_name() -> None:

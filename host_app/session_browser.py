@@ -23,13 +23,13 @@ from bridge_protocol.selectors import DomNode, build_tree
 from . import actions, js, operations
 from .dialogs import DialogHost
 from .downloads import SessionDownloads
-from .logic import aio
+from .logic import aio, trust
 from .logic.frames import MAX_DEPTH, HostFrame
 from .logic.images import QT_FORMAT, qt_quality
 from .logic.memory import RendererMemory
 from .logic.page_events import PageEvent, PageEvents
 from .logic.page_stack import PageStack
-from .logic.policy import NetworkPolicy
+from .logic.policy import NetworkPolicy, Route, route_of
 from .logic.readiness import Probe
 from .qt import (
     QApplication,
@@ -43,6 +43,7 @@ from .qt import (
     Qt,
     QTest,
     QUrl,
+    QWebEngineCertificateError,
     QWebEngineFrame,
     QWebEngineNotification,
     QWebEnginePage,
@@ -157,6 +158,9 @@ class SessionBrowser:
         self.profile: QWebEngineProfile | None = None
         self.pages: SessionPages[SessionPage] | None = None
         self.proxy_port: int | None = None
+        self.route: Route = (None, None)  # what the current browser context was built on
+        # the context is being replaced (Engine.rebuild): not to be activated by anyone else
+        self.rebuilding = False
         self.events = PageEvents()
         self.dialogs = DialogHost(self)
         self.downloads = SessionDownloads(self)
@@ -247,6 +251,7 @@ class SessionBrowser:
                 f"cannot write the proxy preference of {self.session_id}: {exc}",
             ) from None
         self.proxy_port = proxy_port
+        self.route = route_of(settings)
         self.policy = NetworkPolicy.from_settings(settings)
         profile = QWebEngineProfile(f"Tab-{self.profile_id}", self.engine.qobject)
         if profile.isOffTheRecord():
@@ -272,7 +277,33 @@ class SessionBrowser:
         page = SessionPage(self.profile, view, self.dialogs)
         with contextlib.suppress(AttributeError):
             page.permissionRequested.connect(self._permission)
+        page.certificateError.connect(self._certificate_error)
         return page
+
+    def _certificate_error(self, error: QWebEngineCertificateError) -> None:
+        """Accept a certificate the engine rejected only when it chains to the extra roots of
+        the route this context was built on (`logic.trust`): an unknown issuer is the one error
+        extra roots can answer; every other error (name, dates, weak key...) stays an error."""
+        _, extra = self.route
+        unknown_issuer = error.type() == QWebEngineCertificateError.Type.CertificateAuthorityInvalid
+        roots = trust.roots_of(extra, trust.read_providery_ca()) if unknown_issuer else []
+        chain = [bytes(c.toDer().data()) for c in error.certificateChain()]
+        host = error.url().host()
+        if roots and error.isOverridable() and trust.chain_verifies(chain, host, roots):
+            error.acceptCertificate()
+            verdict = "accepted"
+        else:
+            error.rejectCertificate()
+            verdict = "rejected"
+        self.engine.write_session_log(
+            self.profile_id,
+            "page.certificate",
+            f"certificate for {host} {verdict} ({error.type().name})",
+            session_id=self.session_id,
+            host=host,
+            error=error.type().name,
+            verdict=verdict,
+        )
 
     def show_background(self, view: QWidget) -> None:
         self.engine.show_background(view)
@@ -636,6 +667,51 @@ class SessionBrowser:
     def selected(self) -> None:
         self.engine.operation_selected(self)
 
+    # -- route hold --------------------------------------------------------------------------
+
+    def history_target(self, how: str) -> str | None:
+        """The URL a history move (`reload`, `back`, `forward`) of the current page would load:
+        what a rebuilt context loads instead, the old context's history being gone with it."""
+        page = self.page
+        if page is None:
+            return None
+        hist = page.history()
+        if how == "back" and hist is not None:
+            url = hist.backItem().url().toString() if hist.canGoBack() else None
+        elif how == "forward" and hist is not None:
+            url = hist.forwardItem().url().toString() if hist.canGoForward() else None
+        else:
+            url = page.url().toString()
+        return url if url not in (None, "", "about:blank") else None
+
+    @property
+    def route_held(self) -> bool:
+        """The session waits for Reload and apply: its settings name another route."""
+        return self.policy.held
+
+    def hold_route(self) -> None:
+        """From now on nothing of this session leaves by the route its context was built on:
+        new requests are blocked and loads in flight stopped, the documents stay."""
+        if self.policy.held:
+            return
+        self.policy.held = True
+        for state, page in self.pages.states() if self.pages is not None else []:
+            if state.loading:
+                state.interrupted = state.committed_in_load
+            # also on loaded pages: Stop cancels the requests their scripts have in flight
+            page.triggerAction(QWebEnginePage.WebAction.Stop)
+
+    def release_route(self) -> None:
+        """The settings came back to the route this context runs on: nothing to apply; loads
+        the hold interrupted after their commit are reloaded, as play does."""
+        if not self.policy.held:
+            return
+        self.policy.held = False
+        for state, page in self.pages.states() if self.pages is not None else []:
+            if state.interrupted and not self.policy.paused:
+                page.triggerAction(QWebEnginePage.WebAction.Reload)
+                state.interrupted = False
+
     # -- pause / play ------------------------------------------------------------------------
 
     def pause(self) -> None:
@@ -655,6 +731,11 @@ class SessionBrowser:
         if not self.policy.paused:
             return False
         self.policy.paused = False
+        if self.policy.held:
+            # a reload now would go nowhere (held) and replace the documents with error pages;
+            # Reload and apply reloads on the new route
+            self.policy.deferred_navigation = False
+            return False
         deferred = self.policy.deferred_navigation
         self.policy.deferred_navigation = False
         reloaded = False

@@ -32,6 +32,7 @@ from .qt import (
     QPainter,
     QPixmap,
     QPlainTextEdit,
+    QPushButton,
     QSplitter,
     QStackedWidget,
     QSystemTrayIcon,
@@ -62,6 +63,12 @@ def app_icon() -> QIcon:
     p.drawText(pix.rect(), Qt.AlignmentFlag.AlignCenter, "S")
     p.end()
     return QIcon(pix)
+
+
+ROUTE_BANNER = (
+    "This session's proxy or trust settings changed. The open page is kept and its network is"
+    " held until it is reloaded on the new route."
+)
 
 
 def session_line(session_id: str, settings: SessionSettings, paused: bool) -> str:
@@ -107,10 +114,22 @@ class BrowserWindow(HidingWindow):
             bar.addWidget(w)
         bar.addWidget(self.address, 1)
         bar.addWidget(self.pause)
+        # spec 1 §4 Sessions: a change that needs a new browser context leaves the open page as
+        # it is (its network held) and offers to apply it
+        self.banner = QWidget()
+        self.banner_text = QLabel(ROUTE_BANNER)
+        self.banner_text.setWordWrap(True)
+        self.apply_route = QPushButton("Reload and apply")
+        self.apply_route.clicked.connect(self._reload_and_apply)
+        banner_layout = QHBoxLayout(self.banner)
+        banner_layout.addWidget(self.banner_text, 1)
+        banner_layout.addWidget(self.apply_route)
+        self.banner.setVisible(False)
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addLayout(bar)
+        rl.addWidget(self.banner)
         rl.addWidget(self.stack, 1)
         split = QSplitter()
         split.addWidget(self.sessions)
@@ -157,6 +176,10 @@ class BrowserWindow(HidingWindow):
         self.pause.setText("Play" if on else "Pause")
         self.refresh()
 
+    def _reload_and_apply(self) -> None:
+        if self.current is not None:
+            self.engine.reload_and_apply(self.current)
+
     def _operation(self, session_id: str) -> None:
         # selected for the next view; the window is not raised
         QTimer.singleShot(0, lambda: self.select(session_id))
@@ -178,6 +201,7 @@ class BrowserWindow(HidingWindow):
         b = self._browser()
         if b is not None:
             self._show(b)
+        self.banner.setVisible(b is not None and b.route_held)
         if b is not None and b.page is not None:
             self.address.setText(b.page.url().toString())
             self.pause.blockSignals(True)

@@ -73,6 +73,10 @@ class FakeHost:
         self.calls.append(("settings", session_id, settings))
         return Done()
 
+    async def apply_route(self, session_id: str, how: str = "url") -> str | None:
+        self.calls.append(("route", session_id, how))
+        return None
+
     def close_session(self, session_id: str) -> Done:
         self.calls.append(("close", session_id))
         return Done()
@@ -237,6 +241,47 @@ def test_page_commands_become_jobs_on_the_session(
     assert seen["navigate"]["url"] == "http://a/"
     assert seen["settle"]["wait"] == 0.5
     assert host.page.selections == 1  # the screenshot selected its session for the view
+    # only the operations that navigate apply a pending route first
+    assert [c for c in host.calls if c[0] == "route"] == [("route", "Session1", "url")]
+
+
+def test_a_navigation_applies_a_pending_route_before_it_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The new route's context has no history: back goes to the URL back would have reached."""
+    host = FakeHost(tmp_path)
+    order: list[Any] = []
+
+    async def apply_route(session_id: str, how: str = "url") -> str | None:
+        order.append(("route", how))
+        return "http://site.test/before" if how == "back" else None
+
+    async def navigate(page: Any, how: str, url: str | None, **kw: Any) -> Ready:
+        order.append(("navigate", how, url))
+        return Ready("http://site.test/a", "A", 200, 1.0)
+
+    async def settle(page: Any, ready: Ready, wait: float, **kw: Any) -> Ready:
+        return ready
+
+    monkeypatch.setattr(host, "apply_route", apply_route)
+    monkeypatch.setattr(operations, "navigate", navigate)
+    monkeypatch.setattr(operations, "settle", settle)
+    for op in (
+        Navigate(session_id="Session1", navigation="back"),
+        Navigate(session_id="Session1", navigation="forward"),
+        Navigate(session_id="Session1", url="http://a/"),
+    ):
+        job = dispatch.dispatch(request(op), host)
+        assert isinstance(job, dispatch.Job)
+        host.loop.run(job.work())
+    assert order == [
+        ("route", "back"),
+        ("navigate", "url", "http://site.test/before"),
+        ("route", "forward"),
+        ("navigate", "forward", None),
+        ("route", "url"),
+        ("navigate", "url", "http://a/"),
+    ]
 
 
 def test_observe_and_ref_actions_answer_observations(tmp_path: Path) -> None:

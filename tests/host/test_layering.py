@@ -15,6 +15,7 @@ QT_FREE = [
     "host_app.logic.logfile",
     "host_app.logic.supervision",
     "host_app.logic.policy",
+    "host_app.logic.trust",
     "host_app.logic.frames",
     "host_app.frame_reads",
     "host_app.observations",

@@ -200,6 +200,31 @@ def test_network_policy() -> None:
     assert not p.block("data", main_frame=False, image=True)
 
 
+def test_the_engine_keeps_webrtc_off_non_proxied_udp() -> None:
+    from host_app.logic.policy import with_webrtc_policy
+
+    flag = "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"
+    assert with_webrtc_policy("") == flag
+    assert with_webrtc_policy("--no-sandbox") == f"--no-sandbox {flag}"
+    # a policy the person chose on the command line is theirs
+    mine = "--force-webrtc-ip-handling-policy=default"
+    assert with_webrtc_policy(mine) == mine
+
+
+def test_a_route_hold_outlasts_play() -> None:
+    """Held for a route change: every network request is blocked, whatever pause says, and a
+    navigation tried meanwhile is not one that play would retry (by the old route)."""
+    p = NetworkPolicy()
+    p.held = True
+    assert p.block("https", main_frame=True, image=False)
+    assert p.block("wss", main_frame=False, image=False)
+    assert not p.deferred_navigation
+    p.paused = True
+    p.paused = False
+    assert p.block("http", main_frame=False, image=False)
+    assert not p.block("data", main_frame=False, image=False)
+
+
 def test_within_gives_the_default_when_no_answer_comes() -> None:
     """aio.within: an engine callback that never comes does not hold an operation."""
     from host_app.logic import aio
