@@ -28,6 +28,7 @@ from bridge_protocol.host_endpoint import CancelCallback, HostRequest, Responder
 from bridge_protocol.session_ids import session_number
 
 from . import dialogs, dispatch, memory, observations, operations
+from .identity import apply_identity
 from .logic import aio
 from .logic.follow import selects_for_view
 from .logic.logfile import HostLog
@@ -240,6 +241,9 @@ class Engine:
                     b.play()
             if old is not None and old.proxy_port != settings.proxy_port:
                 self._renew_when_idle(b)
+            if old is not None and old.identity != settings.identity and b.profile is not None:
+                # the next document takes it; the open one keeps its identity until it reloads
+                apply_identity(b.profile, settings.identity)
         self.session_changed_id(session_id)
         return Done()
 

@@ -34,6 +34,7 @@ from PyQt6.QtGui import (
 from PyQt6.QtNetwork import QNetworkAccessManager, QNetworkReply, QNetworkRequest
 from PyQt6.QtTest import QTest
 from PyQt6.QtWebEngineCore import (
+    QWebEngineClientHints,
     QWebEngineDownloadRequest,
     QWebEngineFrame,
     QWebEngineLoadingInfo,
@@ -119,6 +120,7 @@ __all__ = [
     "QToolButton",
     "QUrl",
     "QVBoxLayout",
+    "QWebEngineClientHints",
     "QWebEngineDownloadRequest",
     "QWebEngineFrame",
     "QWebEngineLoadingInfo",
