@@ -24,9 +24,12 @@ def apply_identity(profile: QWebEngineProfile, fp: FingerprintProfile | None) ->
             scripts.remove(old)
     hints = profile.clientHints()
     if fp is None:
-        # empty strings bring back the engine's own values
-        profile.setHttpUserAgent("")
-        profile.setHttpAcceptLanguage("")
+        # an empty string does not bring the engine's own value back; the default profile,
+        # which the app never changes, still has it
+        native = QWebEngineProfile.defaultProfile()
+        if native is not None:
+            profile.setHttpUserAgent(native.httpUserAgent())
+            profile.setHttpAcceptLanguage(native.httpAcceptLanguage())
         if hints is not None:
             hints.resetAll()
         return
