@@ -28,6 +28,7 @@ from bridge_protocol.host_endpoint import CancelCallback, HostRequest, Responder
 from bridge_protocol.session_ids import session_number
 
 from . import dialogs, dispatch, memory, observations, operations
+from .identity import apply_identity
 from .logic import aio
 from .logic.follow import selects_for_view
 from .logic.logfile import HostLog
@@ -230,6 +231,7 @@ class Engine:
 
     def apply_session_settings(self, session_id: str, settings: SessionSettings) -> Done:
         profile_id_of(session_id)
+        old = self.session_settings.get(session_id)
         self.session_settings[session_id] = settings
         b = self.sessions.get(session_id)
         if b is not None and b.active:
@@ -245,6 +247,9 @@ class Engine:
                     b.pause()
                 else:
                     b.play()
+            if old is not None and old.identity != settings.identity and b.profile is not None:
+                # the next document takes it; the open one keeps its identity until it reloads
+                apply_identity(b.profile, settings.identity)
         self.session_changed_id(session_id)
         return Done()
 

@@ -35,6 +35,7 @@ from PyQt6.QtNetwork import QNetworkAccessManager, QNetworkReply, QNetworkReques
 from PyQt6.QtTest import QTest
 from PyQt6.QtWebEngineCore import (
     QWebEngineCertificateError,
+    QWebEngineClientHints,
     QWebEngineDownloadRequest,
     QWebEngineFrame,
     QWebEngineLoadingInfo,
@@ -121,6 +122,7 @@ __all__ = [
     "QUrl",
     "QVBoxLayout",
     "QWebEngineCertificateError",
+    "QWebEngineClientHints",
     "QWebEngineDownloadRequest",
     "QWebEngineFrame",
     "QWebEngineLoadingInfo",

@@ -23,6 +23,7 @@ from bridge_protocol.selectors import DomNode, build_tree
 from . import actions, js, operations
 from .dialogs import DialogHost
 from .downloads import SessionDownloads
+from .identity import apply_identity
 from .logic import aio, trust
 from .logic.frames import MAX_DEPTH, HostFrame
 from .logic.images import QT_FORMAT, qt_quality
@@ -266,6 +267,7 @@ class SessionBrowser:
         profile.setUrlRequestInterceptor(interceptor)
         self._interceptor = interceptor
         profile.setNotificationPresenter(self._notification)
+        apply_identity(profile, settings.identity)
         self.downloads.attach(profile)
         self.profile = profile
         self.stack = PageStack()

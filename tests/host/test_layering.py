@@ -17,6 +17,7 @@ QT_FREE = [
     "host_app.logic.policy",
     "host_app.logic.trust",
     "host_app.logic.frames",
+    "host_app.logic.identity",
     "host_app.frame_reads",
     "host_app.observations",
     "host_app.operations",

@@ -1,0 +1,443 @@
+"""The identity page script: run at document creation in the main world of every frame
+(`host_app.identity`), it makes the page read the session's fingerprint where QtWebEngine has no
+API for it. `/*CONFIG*/` is replaced by the JSON of `EngineIdentity.page`.
+
+Why it is written the way it is (docs/decisions.md "Session identity"):
+- Getters are replaced on the prototypes that hold the native ones (Navigator.prototype,
+  Screen.prototype), with the native descriptor's attributes, names and lengths; each
+  replacement first calls the native getter, so a wrong receiver still throws "Illegal
+  invocation".
+- Function.prototype.toString is itself replaced: for a replacement it answers the native
+  function's own text, for anything else it calls the native toString.
+- The intrinsics it relies on are captured before page scripts run, so a page that changes
+  Reflect, WeakMap or Promise.prototype.then later cannot break or observe the replacements.
+- A same-origin iframe created by script is reachable before the engine has run this script in
+  it: reading its `contentWindow`/`contentDocument` installs the same replacements first.
+"""
+
+from __future__ import annotations
+
+SCRIPT_TEMPLATE = r"""(function (C) {
+'use strict';
+const apply = Reflect.apply, construct = Reflect.construct, defineProperty = Object.defineProperty;
+const getDesc = Object.getOwnPropertyDescriptor, setProto = Object.setPrototypeOf;
+const create = Object.create, isFinite_ = Number.isFinite, trunc = Math.trunc, floor = Math.floor;
+const imul = Math.imul;
+const uncurry = (f) => Function.prototype.call.bind(f);
+const wmGet = uncurry(WeakMap.prototype.get), wmSet = uncurry(WeakMap.prototype.set);
+const wsHas = uncurry(WeakSet.prototype.has), wsAdd = uncurry(WeakSet.prototype.add);
+const reTest = uncurry(RegExp.prototype.test);
+const NATIVE_TS = Function.prototype.toString;
+const TS_TEXT = 'function toString() { [native code] }';
+const natives = new WeakMap();
+
+function mix(a, b) {
+  let h = imul((a ^ b) >>> 0, 0x9e3779b1);
+  h ^= h >>> 15; h = imul(h, 0x85ebca6b); h ^= h >>> 13; h = imul(h, 0xc2b2ae35); h ^= h >>> 16;
+  return h >>> 0;
+}
+
+function install(win) {
+  let FP;
+  try { FP = win.Function.prototype; } catch (e) { return; }  // another origin's window
+  // Installed already (by this document's own run, or through a parent frame).
+  if (apply(NATIVE_TS, FP.toString, []) !== TS_TEXT) return;
+
+  function disguise(fake, orig) {
+    setProto(fake, FP);
+    defineProperty(fake, 'length', { value: orig.length, configurable: true });
+    defineProperty(fake, 'name', { value: orig.name, configurable: true });
+    wmSet(natives, fake, apply(NATIVE_TS, orig, []));
+    return fake;
+  }
+  function patchGetter(obj, name, value) {
+    const d = obj && getDesc(obj, name);
+    if (!d || typeof d.get !== 'function') return;
+    const orig = d.get;
+    const fake = getDesc({ get [name]() { return value(this, orig); } }, name).get;
+    d.get = disguise(fake, orig);
+    defineProperty(obj, name, d);
+  }
+  // A getter that answers a constant, after the native one checked the receiver.
+  function constGetter(obj, name, v) {
+    patchGetter(obj, name, (self, orig) => { apply(orig, self, []); return v; });
+  }
+  function patchMethod(obj, name, make) {
+    const d = obj && getDesc(obj, name);
+    if (!d || typeof d.value !== 'function') return;
+    const orig = d.value;
+    d.value = disguise(make(orig), orig);
+    defineProperty(obj, name, d);
+  }
+  function wrapCtor(owner, name, fix) {
+    const d = owner && getDesc(owner, name);
+    if (!d || typeof d.value !== 'function') return null;
+    const T = d.value;
+    const P = new win.Proxy(T, {
+      apply(target, self, args) { return apply(target, self, fix(args)); },
+      construct(target, args, nt) { return construct(target, fix(args), nt); },
+    });
+    wmSet(natives, P, apply(NATIVE_TS, T, []));
+    d.value = P;
+    defineProperty(owner, name, d);
+    const pd = T.prototype && getDesc(T.prototype, 'constructor');
+    if (pd) { pd.value = P; defineProperty(T.prototype, 'constructor', pd); }
+    return T;
+  }
+
+  const realTS = FP.toString;
+  patchMethod(FP, 'toString', () => ({ toString() {
+    const s = wmGet(natives, this);
+    return s !== undefined ? s : apply(realTS, this, arguments);
+  } }).toString);
+
+  // --- navigator, screen, window ------------------------------------------------------------
+  const NP = win.Navigator && win.Navigator.prototype;
+  constGetter(NP, 'platform', C.platform);
+  constGetter(NP, 'hardwareConcurrency', C.hardwareConcurrency);
+  constGetter(NP, 'deviceMemory', C.deviceMemory);
+  constGetter(NP, 'maxTouchPoints', C.maxTouchPoints);
+  if (!C.userAgentData && NP && getDesc(NP, 'userAgentData')) delete NP.userAgentData;
+  const NIP = win.NetworkInformation && win.NetworkInformation.prototype;
+  for (const k of ['effectiveType', 'downlink', 'rtt']) constGetter(NIP, k, C.connection[k]);
+  const SP = win.Screen && win.Screen.prototype;
+  for (const k of ['width', 'height', 'availWidth', 'availHeight', 'colorDepth']) {
+    constGetter(SP, k, C.screen[k]);
+  }
+  constGetter(SP, 'pixelDepth', C.screen.colorDepth);
+  constGetter(SP, 'availLeft', 0);
+  constGetter(SP, 'availTop', 0);
+  constGetter(win, 'devicePixelRatio', C.devicePixelRatio);
+  // The window is as wide as its viewport and a desktop browser's toolbar (85 px) taller,
+  // within the screen's available height; never smaller than the viewport itself.
+  const innerW = getDesc(win, 'innerWidth'), innerH = getDesc(win, 'innerHeight');
+  if (innerW && innerH) {
+    patchGetter(win, 'outerWidth', (self, orig) => {
+      apply(orig, self, []);
+      return apply(innerW.get, self, []);
+    });
+    patchGetter(win, 'outerHeight', (self, orig) => {
+      apply(orig, self, []);
+      const h = apply(innerH.get, self, []);
+      const avail = C.screen.availHeight;
+      return h + 85 <= avail ? h + 85 : (h > avail ? h : avail);
+    });
+  }
+
+  // --- storage quota ------------------------------------------------------------------------
+  const then = win.Promise.prototype.then;
+  patchMethod(win.StorageManager && win.StorageManager.prototype, 'estimate', (orig) => ({
+    estimate() {
+      return apply(then, apply(orig, this, arguments), [(r) => { r.quota = C.quota; return r; }]);
+    } }).estimate);
+
+  // --- locale and time zone -----------------------------------------------------------------
+  const LOC = C.locale, TZ = C.timezone, I = win.Intl;
+  const byLocale = (args) => [args[0] === undefined ? LOC : args[0], args[1]];
+  const withZone = (o) => {
+    if (o === undefined || o === null) return o === null ? o : { timeZone: TZ };
+    if (o.timeZone !== undefined) return o;
+    const c = create(o);
+    defineProperty(c, 'timeZone', { value: TZ, enumerable: true });
+    return c;
+  };
+  const DTF = wrapCtor(I, 'DateTimeFormat',
+    (a) => [a[0] === undefined ? LOC : a[0], withZone(a[1])]);
+  for (const k of ['NumberFormat', 'Collator', 'PluralRules', 'RelativeTimeFormat', 'ListFormat',
+                   'Segmenter', 'DisplayNames']) {
+    wrapCtor(I, k, byLocale);
+  }
+  const localeMethod = (proto, name) => patchMethod(proto, name, (orig) => ({ [name]() {
+    const a = [arguments[0] === undefined ? LOC : arguments[0], arguments[1]];
+    return apply(orig, this, a);
+  } })[name]);
+  localeMethod(win.Number.prototype, 'toLocaleString');
+  localeMethod(win.BigInt.prototype, 'toLocaleString');
+  patchMethod(win.String.prototype, 'localeCompare', (orig) => ({ localeCompare(that) {
+    return apply(orig, this, [that, arguments[1] === undefined ? LOC : arguments[1], arguments[2]]);
+  } }).localeCompare);
+
+  const WD = win.Date, DP = WD.prototype, N = {};
+  for (const k of Object.getOwnPropertyNames(DP)) {
+    const d = getDesc(DP, k);
+    if (typeof d.value === 'function') N[k] = d.value;
+  }
+  const nParse = WD.parse;
+  const parts = uncurry(DTF.prototype.formatToParts);
+  const wall = new DTF('en-US', { timeZone: TZ, hourCycle: 'h23', era: 'short', year: 'numeric',
+    month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+  const scratch = new WD(0);
+  const at = (t) => { apply(N.setTime, scratch, [t]); return scratch; };
+  const cache = new Map(), cacheGet = uncurry(Map.prototype.get);
+  const cacheSet = uncurry(Map.prototype.set), cacheClear = uncurry(Map.prototype.clear);
+  // ms to add to the instant t to get the zone's wall-clock time, from the zone's own rules.
+  function offsetAt(t) {
+    const key = floor(t / 60000);
+    const hit = cacheGet(cache, key);
+    if (hit !== undefined) return hit;
+    const p = parts(wall, t);
+    const f = { year: 0, month: 1, day: 1, hour: 0, minute: 0, second: 0, era: 'AD' };
+    for (let i = 0; i < p.length; i++) f[p[i].type] = p[i].value;
+    let y = +f.year;
+    if (f.era === 'BC' || f.era === 'B') y = 1 - y;
+    const d = at(0);
+    apply(N.setUTCFullYear, d, [y, +f.month - 1, +f.day]);
+    apply(N.setUTCHours, d, [+f.hour, +f.minute, +f.second, 0]);
+    const off = apply(N.getTime, d, []) - floor(t / 1000) * 1000;
+    if (cache.size > 4096) cacheClear(cache);
+    cacheSet(cache, key, off);
+    return off;
+  }
+  // Wall-clock time in the zone -> instant. A time in a gap or a repeated hour takes the offset
+  // from before the transition, as ECMAScript's LocalTime does.
+  function toInstant(w) {
+    const before = offsetAt(w - 54000000), after = offsetAt(w + 46800000);
+    const t1 = w - before;
+    if (offsetAt(t1) === before) return t1;
+    const t2 = w - after;
+    return offsetAt(t2) === after ? t2 : t1;
+  }
+  const tv = (d) => apply(N.getTime, d, []);
+  const localAt = (t) => at(t + offsetAt(t));
+
+  const GETTERS = { getFullYear: 'getUTCFullYear', getMonth: 'getUTCMonth', getDate: 'getUTCDate',
+    getDay: 'getUTCDay', getHours: 'getUTCHours', getMinutes: 'getUTCMinutes',
+    getSeconds: 'getUTCSeconds', getMilliseconds: 'getUTCMilliseconds' };
+  for (const name in GETTERS) {
+    const utc = N[GETTERS[name]];
+    patchMethod(DP, name, () => ({ [name]() {
+      const t = tv(this);
+      return t !== t ? NaN : apply(utc, localAt(t), []);
+    } })[name]);
+  }
+  patchMethod(DP, 'getYear', () => ({ getYear() {
+    const t = tv(this);
+    return t !== t ? NaN : apply(N.getUTCFullYear, localAt(t), []) - 1900;
+  } }).getYear);
+  patchMethod(DP, 'getTimezoneOffset', () => ({ getTimezoneOffset() {
+    const t = tv(this);
+    return t !== t ? NaN : -offsetAt(t) / 60000;
+  } }).getTimezoneOffset);
+  const SETTERS = { setMilliseconds: 'setUTCMilliseconds', setSeconds: 'setUTCSeconds',
+    setMinutes: 'setUTCMinutes', setHours: 'setUTCHours', setDate: 'setUTCDate',
+    setMonth: 'setUTCMonth', setFullYear: 'setUTCFullYear' };
+  for (const name in SETTERS) {
+    const utc = N[SETTERS[name]];
+    patchMethod(DP, name, (orig) => ({ [name](...args) {
+      const t = tv(this);
+      if (t !== t && name !== 'setFullYear') return apply(orig, this, args);
+      const w = apply(utc, at(t !== t ? 0 : t + offsetAt(t)), args);
+      return apply(N.setTime, this, [w !== w ? NaN : toInstant(w)]);
+    } })[name]);
+  }
+
+  const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+  const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov',
+    'Dec'];
+  const two = (n) => (n < 10 ? '0' : '') + n;
+  const zoneName = new DTF(LOC, { timeZone: TZ, timeZoneName: 'long' });
+  function dateText(t) {
+    const l = localAt(t);
+    const y = apply(N.getUTCFullYear, l, []);
+    const ys = y < 0 ? '-' + ('00000' + -y).slice(-6) : ('000' + y).slice(-4);
+    return DAYS[apply(N.getUTCDay, l, [])] + ' ' + MONTHS[apply(N.getUTCMonth, l, [])] + ' ' +
+      two(apply(N.getUTCDate, l, [])) + ' ' + ys;
+  }
+  function timeText(t) {
+    const off = offsetAt(t) / 60000, a = off < 0 ? -off : off;
+    const l = localAt(t);
+    const p = parts(zoneName, t);
+    let name = '';
+    for (let i = 0; i < p.length; i++) if (p[i].type === 'timeZoneName') name = p[i].value;
+    return two(apply(N.getUTCHours, l, [])) + ':' + two(apply(N.getUTCMinutes, l, [])) + ':' +
+      two(apply(N.getUTCSeconds, l, [])) + ' GMT' + (off < 0 ? '-' : '+') + two(trunc(a / 60)) +
+      two(a % 60) + ' (' + name + ')';
+  }
+  const TEXTS = { toString: (t) => dateText(t) + ' ' + timeText(t), toDateString: dateText,
+    toTimeString: timeText };
+  for (const name in TEXTS) {
+    const text = TEXTS[name];
+    patchMethod(DP, name, () => ({ [name]() {
+      const t = tv(this);
+      return t !== t ? 'Invalid Date' : text(t);
+    } })[name]);
+  }
+  for (const name of ['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString']) {
+    patchMethod(DP, name, (orig) => ({ [name]() {
+      const loc = arguments[0] === undefined ? LOC : arguments[0];
+      return apply(orig, this, [loc, withZone(arguments[1])]);
+    } })[name]);
+  }
+  // A date-time string without a zone is local time; a date-only ISO string is UTC.
+  const ZONED =
+    /\d:\d\d(:\d\d(\.\d+)?)?\s*(z\b|[+-]\d\d(:?\d\d)?\b)|\b(gmt|utc|ut)\b|\b[ecmp][sd]t\b|z\s*$/i;
+  const DATE_ONLY = /^\s*[+-]?\d{4,6}(-\d\d(-\d\d)?)?\s*$/;
+  function parseLocal(s) {
+    const t = apply(nParse, WD, [s]);
+    if (t !== t || reTest(ZONED, s) || reTest(DATE_ONLY, s)) return t;
+    // the native parser read the string as the engine's own local time: take those fields back
+    const d = at(t);
+    const w = t - apply(N.getTimezoneOffset, d, []) * 60000;
+    return toInstant(w);
+  }
+  patchMethod(WD, 'parse', () => ({ parse(s) { return parseLocal('' + s); } }).parse);
+  const toStringFake = DP.toString;
+  const DateProxy = new win.Proxy(WD, {
+    apply() { return apply(toStringFake, new WD(), []); },
+    construct(target, args, nt) {
+      if (args.length >= 2) {
+        const u = apply(WD.UTC, WD, args);
+        return construct(target, [u !== u ? NaN : toInstant(u)], nt);
+      }
+      if (args.length === 1 && typeof args[0] === 'string') {
+        return construct(target, [parseLocal(args[0])], nt);
+      }
+      return construct(target, args, nt);
+    },
+  });
+  wmSet(natives, DateProxy, apply(NATIVE_TS, WD, []));
+  const wd = getDesc(win, 'Date');
+  wd.value = DateProxy;
+  defineProperty(win, 'Date', wd);
+  const cd = getDesc(DP, 'constructor');
+  cd.value = DateProxy;
+  defineProperty(DP, 'constructor', cd);
+
+  // --- canvas noise -------------------------------------------------------------------------
+  if (C.canvasKey !== null) {
+    const K = C.canvasKey >>> 0;
+    // The lowest bit of one channel of about a quarter of the opaque pixels is set from the
+    // seed, the pixel's place on the canvas and its colour without those bits: at most 1 off,
+    // the same drawing always reads the same, and noising twice changes nothing more (an
+    // install layered over another through a parent frame stays within 1).
+    const noise = (data, x0, y0, w) => {
+      for (let i = 0, n = data.length; i < n; i += 4) {
+        if (data[i + 3] !== 255) continue;
+        const k = i >> 2, x = x0 + (k % w), y = y0 + floor(k / w);
+        const rgb = (data[i] | (data[i + 1] << 8) | (data[i + 2] << 16)) & 0xfefefe;
+        const h = mix(K, mix(imul(y, 0x10001) ^ x, rgb));
+        if ((h & 3) !== 0) continue;
+        const c = i + ((h >>> 2) % 3);
+        data[c] = (data[c] & 0xfe) | ((h >>> 4) & 1);
+      }
+    };
+    const C2D = win.CanvasRenderingContext2D && win.CanvasRenderingContext2D.prototype;
+    const OC = win.OffscreenCanvasRenderingContext2D, O2D = OC && OC.prototype;
+    const nGet = C2D.getImageData, nPut = C2D.putImageData, nDraw = C2D.drawImage;
+    const imageData = (orig) => ({ getImageData(sx, sy, sw, sh) {
+      const img = apply(orig, this, arguments);
+      let x = trunc(+sx) || 0, y = trunc(+sy) || 0;
+      if (+sw < 0) x += trunc(+sw);
+      if (+sh < 0) y += trunc(+sh);
+      noise(img.data, x, y, img.width);
+      return img;
+    } }).getImageData;
+    patchMethod(C2D, 'getImageData', imageData);
+    patchMethod(O2D, 'getImageData', imageData);
+    const CP = win.HTMLCanvasElement.prototype;
+    const cw = getDesc(CP, 'width').get, ch = getDesc(CP, 'height').get;
+    const nGetContext = CP.getContext, nCreate = win.Document.prototype.createElement;
+    const sw = getDesc(CP, 'width').set, sh = getDesc(CP, 'height').set;
+    // The canvas's pixels with the noise, on a copy: the page's canvas itself is left alone.
+    function noisy(canvas) {
+      const w = apply(cw, canvas, []), h = apply(ch, canvas, []);
+      if (!w || !h || w * h > 16777216) return canvas;
+      const tmp = apply(nCreate, win.document, ['canvas']);
+      apply(sw, tmp, [w]); apply(sh, tmp, [h]);
+      const ctx = apply(nGetContext, tmp, ['2d']);
+      apply(nDraw, ctx, [canvas, 0, 0]);
+      const img = apply(nGet, ctx, [0, 0, w, h]);
+      noise(img.data, 0, 0, w);
+      apply(nPut, ctx, [img, 0, 0]);
+      return tmp;
+    }
+    for (const name of ['toDataURL', 'toBlob']) {
+      patchMethod(CP, name, (orig) => ({ [name]() {
+        apply(cw, this, []);  // the receiver check of the native method
+        return apply(orig, noisy(this), arguments);
+      } })[name]);
+    }
+  }
+
+  // --- audio noise --------------------------------------------------------------------------
+  if (C.audioKey !== null) {
+    const K = C.audioKey >>> 0;
+    const f32 = new Float32Array(1), u32 = new Uint32Array(f32.buffer);
+    // The lowest mantissa bit of about one sample in eight is set from the seed, the index and
+    // the other bits: at most one unit in the last place, far below anything audible, and
+    // idempotent like the canvas noise.
+    const floats = (a) => {
+      for (let i = 0, n = a.length; i < n; i++) {
+        const v = a[i];
+        if (v === 0 || !isFinite_(v)) continue;
+        f32[0] = v;
+        const h = mix(K, mix(i, u32[0] & 0xfffffffe));
+        if ((h & 7) !== 0) continue;
+        u32[0] = (u32[0] & 0xfffffffe) | ((h >>> 3) & 1);
+        a[i] = f32[0];
+      }
+    };
+    const bytes = (a) => {
+      for (let i = 0, n = a.length; i < n; i++) {
+        const v = a[i];
+        if (v === 0) continue;
+        const h = mix(K, mix(i, v & 0xfe));
+        if ((h & 7) === 0) a[i] = (v & 0xfe) | ((h >>> 3) & 1);
+      }
+    };
+    const AN = win.AnalyserNode && win.AnalyserNode.prototype;
+    for (const [name, fn] of [['getFloatFrequencyData', floats], ['getFloatTimeDomainData', floats],
+                              ['getByteFrequencyData', bytes], ['getByteTimeDomainData', bytes]]) {
+      patchMethod(AN, name, (orig) => ({ [name](array) {
+        const r = apply(orig, this, arguments);
+        fn(array);
+        return r;
+      } })[name]);
+    }
+    // A buffer's channel is the same live array on every read: it takes the noise once.
+    const AB = win.AudioBuffer && win.AudioBuffer.prototype;
+    const nChannel = AB && AB.getChannelData, seen = new WeakSet();
+    const channel = (buffer, index) => {
+      const a = apply(nChannel, buffer, [index]);
+      if (!wsHas(seen, a)) { wsAdd(seen, a); floats(a); }
+      return a;
+    };
+    patchMethod(AB, 'getChannelData', (orig) => ({ getChannelData(index) {
+      apply(orig, this, arguments);
+      return channel(this, index);
+    } }).getChannelData);
+    patchMethod(AB, 'copyFromChannel', (orig) => ({ copyFromChannel(dest, index) {
+      try { channel(this, index); } catch (e) { /* the native call below reports it */ }
+      return apply(orig, this, arguments);
+    } }).copyFromChannel);
+  }
+
+  // --- WebGL --------------------------------------------------------------------------------
+  const GL = { 0x1F00: C.webgl.vendor, 0x1F01: C.webgl.renderer, 0x9245: C.webgl.unmaskedVendor,
+    0x9246: C.webgl.unmaskedRenderer };
+  for (const name of ['WebGLRenderingContext', 'WebGL2RenderingContext']) {
+    patchMethod(win[name] && win[name].prototype, 'getParameter', (orig) => ({ getParameter(p) {
+      const r = apply(orig, this, arguments);
+      return typeof r === 'string' && typeof p === 'number' && GL[p] !== undefined ? GL[p] : r;
+    } }).getParameter);
+  }
+
+  // --- frames created by script -------------------------------------------------------------
+  for (const name of ['HTMLIFrameElement', 'HTMLFrameElement']) {
+    const proto = win[name] && win[name].prototype;
+    patchGetter(proto, 'contentWindow', (self, orig) => {
+      const w = apply(orig, self, []);
+      if (w) try { install(w); } catch (e) { /* the frame stays native */ }
+      return w;
+    });
+    patchGetter(proto, 'contentDocument', (self, orig) => {
+      const d = apply(orig, self, []);
+      if (d && d.defaultView) try { install(d.defaultView); } catch (e) { /* stays native */ }
+      return d;
+    });
+  }
+}
+
+try { install(window); } catch (e) { /* a partial identity beats a broken page */ }
+})(/*CONFIG*/);
+"""

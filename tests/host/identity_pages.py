@@ -1,0 +1,221 @@
+"""A local site that reports the browser identity a page sees (issue 14 point 1): navigator,
+Intl, Date, screen, storage, canvas and audio hashes, WebGL strings, and the request headers the
+server received, from the main frame, a same-origin iframe, an iframe made by script (read
+through its contentWindow at once) and a dedicated worker. The page writes its report as JSON
+into #out."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from urllib.parse import urlsplit
+
+PROBE = r"""
+function fnv(s) { let h = 0x811c9dc5; for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i);
+  h = Math.imul(h, 0x01000193); } return (h >>> 0).toString(16); }
+function basics(w) {
+  const n = w.navigator, s = w.screen;
+  return { ua: n.userAgent, platform: n.platform, languages: n.languages, language: n.language,
+    cores: n.hardwareConcurrency, memory: n.deviceMemory, touch: n.maxTouchPoints,
+    brands: n.userAgentData ? n.userAgentData.brands.map((b) => b.brand + '/' + b.version) : null,
+    uaPlatform: n.userAgentData ? n.userAgentData.platform : null,
+    tz: w.Intl.DateTimeFormat().resolvedOptions().timeZone,
+    intlLocale: w.Intl.NumberFormat().resolvedOptions().locale,
+    offsetJan: new w.Date(2024, 0, 15, 12).getTimezoneOffset(),
+    offsetJul: new w.Date(2024, 6, 15, 12).getTimezoneOffset(),
+    localHour: new w.Date(Date.UTC(2024, 6, 15, 10)).getHours(),
+    dateText: new w.Date(Date.UTC(2024, 6, 15, 10)).toString(),
+    screen: [s.width, s.height, s.availWidth, s.availHeight, s.colorDepth, w.devicePixelRatio],
+    outer: [w.outerWidth, w.outerHeight, w.innerWidth, w.innerHeight] };
+}
+function canvasProbe(w) {
+  const c = w.document.createElement('canvas'); c.width = 220; c.height = 60;
+  const x = c.getContext('2d');
+  x.fillStyle = 'rgb(10,200,30)'; x.fillRect(0, 0, 100, 60);
+  x.fillStyle = '#f60'; x.font = '18px sans-serif'; x.fillText('Cwm fjordbank 😃', 105, 30);
+  const d = x.getImageData(0, 0, 100, 60).data;
+  let maxDiff = 0, changed = 0;
+  const want = [10, 200, 30, 255];
+  for (let i = 0; i < d.length; i++) {
+    const diff = Math.abs(d[i] - want[i % 4]);
+    if (diff > maxDiff) maxDiff = diff;
+    if (diff) changed++;
+  }
+  const all = x.getImageData(0, 0, 220, 60).data;
+  let sum = 0; for (let i = 0; i < all.length; i++) sum = (sum * 31 + all[i]) >>> 0;
+  return { url: fnv(c.toDataURL()), data: sum.toString(16), maxDiff, changed };
+}
+function describe(obj, name) {
+  const d = Object.getOwnPropertyDescriptor(obj, name);
+  if (!d) return null;
+  const f = d.get || d.value;
+  return { keys: Object.keys(d).sort().join(','), enumerable: d.enumerable,
+    configurable: d.configurable, text: Function.prototype.toString.call(f), name: f.name,
+    length: f.length, hasPrototype: Object.prototype.hasOwnProperty.call(f, 'prototype') };
+}
+function checks(w) {
+  const ts = w.Function.prototype.toString;
+  let illegal = null;
+  try { Object.getOwnPropertyDescriptor(w.Navigator.prototype, 'platform').get.call({}); }
+  catch (e) { illegal = e.constructor.name; }
+  return {
+    ownPlatform: Object.prototype.hasOwnProperty.call(w.navigator, 'platform'),
+    platform: describe(w.Navigator.prototype, 'platform'),
+    cores: describe(w.Navigator.prototype, 'hardwareConcurrency'),
+    width: describe(w.Screen.prototype, 'width'),
+    dpr: describe(w, 'devicePixelRatio'),
+    estimate: describe(w.StorageManager.prototype, 'estimate'),
+    getHours: describe(w.Date.prototype, 'getHours'),
+    toDataURL: describe(w.HTMLCanvasElement.prototype, 'toDataURL'),
+    getParameter: describe(w.WebGLRenderingContext.prototype, 'getParameter'),
+    toString: describe(w.Function.prototype, 'toString'),
+    date: ts.call(w.Date), dtf: ts.call(w.Intl.DateTimeFormat),
+    toStringOfToString: ts.call(ts), illegal,
+    dateIsCtor: w.Date.prototype.constructor === w.Date,
+  };
+}
+function webgl(w) {
+  const gl = w.document.createElement('canvas').getContext('webgl');
+  if (!gl) return null;
+  const e = gl.getExtension('WEBGL_debug_renderer_info');
+  return [gl.getParameter(gl.VENDOR), gl.getParameter(gl.RENDERER),
+    e && gl.getParameter(e.UNMASKED_VENDOR_WEBGL), e && gl.getParameter(e.UNMASKED_RENDERER_WEBGL)];
+}
+async function audio(w) {
+  const ctx = new w.OfflineAudioContext(1, 5000, 44100);
+  const osc = ctx.createOscillator(); osc.type = 'triangle'; osc.frequency.value = 10000;
+  const comp = ctx.createDynamicsCompressor();
+  osc.connect(comp); comp.connect(ctx.destination); osc.start(0);
+  const buf = await ctx.startRendering();
+  const data = buf.getChannelData(0);
+  const bits = new Uint32Array(data.buffer.slice(0));
+  let h = 0; for (let i = 4000; i < 5000; i++) h = (Math.imul(h, 31) + bits[i]) >>> 0;
+  let sum = 0; for (let i = 4000; i < 5000; i++) sum += Math.abs(data[i]);
+  return { hash: h.toString(16), sum };
+}
+async function report(w) {
+  const out = basics(w);
+  out.canvas = canvasProbe(w);
+  out.webgl = webgl(w);
+  out.quota = (await w.navigator.storage.estimate()).quota;
+  out.audio = await audio(w);
+  out.headers = await (await w.fetch('/echo')).json();
+  return out;
+}
+"""
+
+PAGE = (
+    """<!doctype html><html><head><title>identity</title><script>"""
+    + PROBE
+    + r"""
+const WORKER = `
+self.onmessage = async () => {
+  const n = self.navigator;
+  const headers = await (await fetch(ORIGIN + '/echo')).json();
+  postMessage({ ua: n.userAgent, languages: n.languages, platform: n.platform,
+    brands: n.userAgentData ? n.userAgentData.brands.map((b) => b.brand + '/' + b.version) : null,
+    tz: Intl.DateTimeFormat().resolvedOptions().timeZone, cores: n.hardwareConcurrency, headers });
+};`;
+async function run() {
+  const out = { main: await report(window), checks: checks(window) };
+  const made = document.createElement('iframe');
+  document.body.appendChild(made);
+  const cw = made.contentWindow;
+  out.made = basics(cw);
+  out.madeChecks = checks(cw);
+  out.madeCanvas = canvasProbe(cw);
+  const frame = document.getElementById('f');
+  if (!frame.contentWindow.report) {
+    await new Promise((r) => frame.addEventListener('load', r, { once: true }));
+  }
+  out.frame = await frame.contentWindow.report(frame.contentWindow);
+  const worker = new Worker(URL.createObjectURL(
+    new Blob(['const ORIGIN = ' + JSON.stringify(location.origin) + ';' + WORKER])));
+  out.worker = await new Promise((r) => { worker.onmessage = (e) => r(e.data); worker.postMessage(1); });
+  const done = document.createElement('pre');
+  done.id = 'out';
+  done.textContent = JSON.stringify(out);
+  document.body.appendChild(done);
+}
+addEventListener('load', () => run().catch((e) => {
+  const p = document.createElement('pre'); p.id = 'out';
+  p.textContent = JSON.stringify({ error: String(e && e.stack || e) });
+  document.body.appendChild(p);
+}));
+</script></head><body><iframe id="f" src="/frame"></iframe></body></html>"""
+)
+
+FRAME = (
+    """<!doctype html><html><head><script>"""
+    + PROBE
+    + """window.report = report;</script></head><body>frame</body></html>"""
+)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: IdentitySite._Server
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        path = urlsplit(self.path).path
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        with self.server.lock:
+            self.server.seen.setdefault(path, []).append(headers)
+        if path == "/echo":
+            body, ctype = json.dumps(headers).encode(), "application/json"
+        elif path in ("/page", "/frame"):
+            body, ctype = (PAGE if path == "/page" else FRAME).encode(), "text/html; charset=utf-8"
+        else:
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        # Chrome sends the high-entropy hints only to a site that asks for them
+        self.send_header(
+            "Accept-CH", "Sec-CH-UA-Full-Version-List, Sec-CH-UA-Platform-Version, Sec-CH-UA-Arch"
+        )
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class IdentitySite:
+    class _Server(ThreadingHTTPServer):
+        daemon_threads = True
+        seen: dict[str, list[dict[str, str]]]
+        lock: threading.Lock
+
+    def __init__(self) -> None:
+        self._server = IdentitySite._Server(("127.0.0.1", 0), _Handler)
+        self._server.seen = {}
+        self._server.lock = threading.Lock()
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self._server.server_port}{path}"
+
+    def seen(self, path: str) -> list[dict[str, str]]:
+        with self._server.lock:
+            return list(self._server.seen.get(path, []))
+
+    def __enter__(self) -> IdentitySite:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(5)

@@ -1,0 +1,300 @@
+"""A session's fingerprint applied in the real engine (issue 14 point 1, host side): what a page
+sees in its main frame, a same-origin iframe, an iframe made by script and a worker, and the
+headers the server gets, for native identity, a custom profile and two seeds; a change of the
+identity on an open session reaches the next document.
+
+The agent does not send `identity` yet, so an in-process Engine runs in one child process
+(QtWebEngine must be imported before the QApplication exists), for every case at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import bridge_protocol as bp
+from bridge_protocol.identity import FingerprintProfile, Screen
+
+from .identity_pages import IdentitySite
+
+pytestmark = pytest.mark.e2e
+
+WIN_UA = (
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/140.0.0.0 Safari/537.36"
+)
+NATIVE = "native"
+
+
+def german(seed: str) -> FingerprintProfile:
+    return FingerprintProfile(
+        schema_version=1,
+        seed=seed,
+        platform="Win32",
+        browser_brand="Google Chrome",
+        browser_version="140.0.7339.225",
+        user_agent=WIN_UA,
+        locale="de-DE",
+        timezone="Europe/Berlin",
+        network_profile="broadband",
+        hardware_concurrency=12,
+        device_memory_gib=16,
+        max_touch_points=0,
+        screen=Screen(width=2560, height=1440, available_height=1400, device_scale_factor=1.25),
+        graphics_profile="nvidia-windows",
+        storage_quota_bytes=100 * 1024**3,
+        canvas_noise_mode="seeded",
+        audio_noise_mode="seeded",
+    )
+
+
+SEED_A = "0123456789abcdef"
+SEED_B = "fedcba9876543210"
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    data_dir = tmp_path_factory.mktemp("identity")
+    with IdentitySite() as site:
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+        # SwiftShader gives the offscreen engine a WebGL context to read the strings from
+        env["QTWEBENGINE_CHROMIUM_FLAGS"] = (
+            "--no-sandbox --disable-gpu --use-gl=angle --use-angle=swiftshader-webgl"
+        )
+        started = time.monotonic()
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "tests.host.test_e2e_identity",
+                str(data_dir),
+                site.url("/page"),
+            ],
+            check=False,
+            timeout=120,
+            env=env,
+            cwd=Path(__file__).resolve().parents[2],
+            capture_output=True,
+        )
+        assert proc.returncode == 0, proc.stderr.decode()[-4000:]
+        out: dict[str, Any] = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+        out["seconds"] = time.monotonic() - started
+        out["page_requests"] = site.seen("/page")
+    for name, rep in out["reports"].items():
+        assert "error" not in rep, (name, rep)
+    return out
+
+
+def test_native_identity_is_left_alone(reports: dict[str, Any]) -> None:
+    r = reports["reports"]["native"]
+    main = r["main"]
+    assert "Chrome/140." in main["ua"]
+    assert "QtWebEngine" in main["ua"]
+    assert main["platform"] == "Linux x86_64"
+    assert main["tz"] == "UTC"
+    assert main["offsetJan"] == 0 == main["offsetJul"]
+    assert main["brands"] == ["Not=A?Brand/24", "Chromium/140"]
+    assert r["checks"]["platform"]["text"] == "function get platform() { [native code] }"
+    assert r["worker"]["ua"] == main["ua"]
+    # no noise: the solid rectangle reads exactly
+    assert main["canvas"]["maxDiff"] == 0
+
+
+def test_a_custom_profile_reaches_http_frames_and_workers(reports: dict[str, Any]) -> None:
+    r = reports["reports"]["seedA"]
+    for where in ("main", "frame", "made"):
+        v = r[where]
+        assert v["ua"] == WIN_UA, where
+        assert v["platform"] == "Win32", where
+        assert v["languages"] == ["de-DE", "de"], where
+        assert v["language"] == "de-DE", where
+        assert v["tz"] == "Europe/Berlin", where
+        assert v["intlLocale"] == "de-DE", where
+        assert (v["offsetJan"], v["offsetJul"], v["localHour"]) == (-60, -120, 12), where
+        assert v["dateText"] == (
+            "Mon Jul 15 2024 12:00:00 GMT+0200 (Mitteleuropäische Sommerzeit)"
+        ), where
+        assert (v["cores"], v["memory"], v["touch"]) == (12, 8, 0), where
+        assert v["screen"] == [2560, 1440, 2560, 1400, 24, 1.25], where
+        assert v["uaPlatform"] == "Windows", where
+        assert sorted(v["brands"]) == ["Chromium/140", "Google Chrome/140", "Not=A?Brand/24"]
+        outer_w, outer_h, inner_w, inner_h = v["outer"]
+        assert outer_w >= inner_w, where
+        assert inner_h <= outer_h <= max(inner_h, 1400), where
+    for where in ("main", "frame"):
+        v = r[where]
+        assert v["quota"] == 100 * 1024**3, where
+        assert v["webgl"] == [
+            "WebKit",
+            "WebKit WebGL",
+            "Google Inc. (NVIDIA)",
+            "ANGLE (NVIDIA, NVIDIA GeForce GTX 1650 Direct3D11 vs_5_0 ps_5_0, D3D11)",
+        ], where
+        h = v["headers"]
+        assert h["user-agent"] == WIN_UA, where
+        assert h["accept-language"] == "de-DE,de;q=0.9", where
+        assert h["sec-ch-ua-platform"] == '"Windows"', where
+        assert '"Google Chrome";v="140"' in h["sec-ch-ua"], where
+    # a worker gets the profile's HTTP identity; the page script does not reach it (documented)
+    w = r["worker"]
+    assert w["ua"] == WIN_UA
+    assert w["languages"] == ["de-DE", "de"]
+    assert w["headers"]["user-agent"] == WIN_UA
+    assert w["headers"]["accept-language"] == "de-DE,de;q=0.9"
+    assert sorted(w["brands"]) == ["Chromium/140", "Google Chrome/140", "Not=A?Brand/24"]
+
+
+def test_seeds_give_stable_different_invisible_noise(reports: dict[str, Any]) -> None:
+    reps = reports["reports"]
+    a, again, b = reps["seedA"]["main"], reps["seedA_reload"]["main"], reps["seedB"]["main"]
+    assert a["canvas"]["url"] == again["canvas"]["url"]
+    assert a["canvas"]["data"] == again["canvas"]["data"]
+    assert a["audio"]["hash"] == again["audio"]["hash"]
+    assert a["canvas"]["url"] != b["canvas"]["url"]
+    assert a["canvas"]["data"] != b["canvas"]["data"]
+    assert a["audio"]["hash"] != b["audio"]["hash"]
+    native = reps["native"]["main"]
+    assert a["canvas"]["url"] != native["canvas"]["url"]
+    for rep in (a, b, reps["seedA"]["frame"], reps["seedA"]["madeCanvas"]):
+        canvas = rep.get("canvas", rep)
+        assert canvas["maxDiff"] == 1
+        assert 0 < canvas["changed"] < 6000 * 4 // 8
+    # a frame reads the same noise as its page
+    assert reps["seedA"]["frame"]["canvas"]["url"] == a["canvas"]["url"]
+    assert abs(a["audio"]["sum"] - native["audio"]["sum"]) < 1e-3
+
+
+def test_overrides_look_native(reports: dict[str, Any]) -> None:
+    for key in ("checks", "madeChecks"):
+        c = reports["reports"]["seedA"][key]
+        assert c["ownPlatform"] is False
+        for name, text in (
+            ("platform", "function get platform() { [native code] }"),
+            ("cores", "function get hardwareConcurrency() { [native code] }"),
+            ("width", "function get width() { [native code] }"),
+            ("dpr", "function get devicePixelRatio() { [native code] }"),
+            ("estimate", "function estimate() { [native code] }"),
+            ("getHours", "function getHours() { [native code] }"),
+            ("toDataURL", "function toDataURL() { [native code] }"),
+            ("getParameter", "function getParameter() { [native code] }"),
+            ("toString", "function toString() { [native code] }"),
+        ):
+            assert c[name]["text"] == text, (key, name)
+            assert c[name]["hasPrototype"] is False, (key, name)
+            # same shape as the native ones (the native run's descriptors)
+            native = reports["reports"]["native"][key][name]
+            assert {k: c[name][k] for k in ("keys", "enumerable", "configurable", "name")} == {
+                k: native[k] for k in ("keys", "enumerable", "configurable", "name")
+            }, (key, name)
+            assert c[name]["length"] == native["length"], (key, name)
+        assert c["date"] == "function Date() { [native code] }"
+        assert c["dtf"] == "function DateTimeFormat() { [native code] }"
+        assert c["toStringOfToString"] == "function toString() { [native code] }"
+        assert c["illegal"] == "TypeError"
+        assert c["dateIsCtor"] is True
+
+
+def test_an_identity_change_reaches_the_next_document(reports: dict[str, Any]) -> None:
+    changed = reports["reports"]["native_then_seedA"]["main"]
+    assert changed["ua"] == WIN_UA
+    assert changed["platform"] == "Win32"
+    assert changed["tz"] == "Europe/Berlin"
+    # same seed, same noise, in another session
+    assert changed["canvas"]["url"] == reports["reports"]["seedA"]["main"]["canvas"]["url"]
+    back = reports["reports"]["seedA_then_native"]["main"]
+    assert back["platform"] == "Linux x86_64"
+    assert "QtWebEngine" in back["ua"]
+    assert back["tz"] == "UTC"
+    assert back["languages"] == reports["reports"]["native"]["main"]["languages"]
+    assert back["headers"]["user-agent"] == back["ua"]
+    assert reports["seconds"] < 60
+
+
+# --- the child process ----------------------------------------------------------------------
+
+
+def run(data_dir: Path, url: str) -> dict[str, Any]:
+    from host_app.engine import prepare_storage
+
+    os.environ["XDG_DATA_HOME"] = str(prepare_storage(data_dir))
+    from host_app.engine import Engine, engine_application_name
+    from host_app.logic.logfile import HostLog
+    from host_app.logic.settings import SettingsStore
+    from host_app.qt import QApplication, QTimer, QWebEngineScript
+
+    engine_application_name()
+    app = QApplication(["svc-identity-test"])
+    settings = SettingsStore(data_dir / "app-settings.json").load()
+    engine = Engine(data_dir, settings, headless=True, log=HostLog(data_dir / "Logs"))
+    identities = {
+        "Session1": None,
+        "Session2": german(SEED_A),
+        "Session3": german(SEED_B),
+    }
+
+    def apply(sid: str, fp: FingerprintProfile | None) -> None:
+        n = int(sid.removeprefix("Session"))
+        engine.apply_session_settings(sid, bp.SessionSettings(profile_id=n, name=sid, identity=fp))
+
+    for sid, fp in identities.items():
+        apply(sid, fp)
+    # (report name, session, identity to apply before loading or NATIVE-to-keep)
+    rounds: list[list[tuple[str, str, Any]]] = [
+        [("native", "Session1", ...), ("seedA", "Session2", ...), ("seedB", "Session3", ...)],
+        [
+            ("native_then_seedA", "Session1", german(SEED_A)),
+            ("seedA_reload", "Session2", ...),
+            ("seedA_then_native", "Session3", None),
+        ],
+    ]
+    out: dict[str, Any] = {"reports": {}}
+    pending: dict[str, str] = {}
+
+    def start(index: int) -> None:
+        if index == len(rounds):
+            app.quit()
+            return
+        for name, sid, fp in rounds[index]:
+            if fp is not ...:
+                apply(sid, fp)
+            engine.browser(sid).load(f"{url}?round={index}")
+            pending[name] = sid
+        poll(index)
+
+    def poll(index: int) -> None:
+        for name, sid in list(pending.items()):
+            page = engine.browser(sid).page
+            assert page is not None
+
+            def got(result: Any, name: str = name) -> None:
+                if isinstance(result, str) and name in pending:
+                    out["reports"][name] = json.loads(result)
+                    del pending[name]
+
+            page.runJavaScript(
+                "(() => { const e = document.getElementById('out');"
+                f" return e && location.search === '?round={index}' ? e.textContent : null; }})()",
+                QWebEngineScript.ScriptWorldId.ApplicationWorld,
+                got,
+            )
+        if pending:
+            QTimer.singleShot(100, lambda: poll(index))
+        else:
+            start(index + 1)
+
+    QTimer.singleShot(0, lambda: start(0))
+    QTimer.singleShot(int(os.environ.get("_IDENTITY_LIMIT", "90000")), app.quit)
+    app.exec()
+    engine.shutdown()
+    out["missing"] = sorted(pending)
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(Path(sys.argv[1]), sys.argv[2])))
