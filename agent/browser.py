@@ -132,8 +132,9 @@ class Browser:
         page: Page | None = None,
     ) -> tuple[T, SessionRecord]:
         """`run`, also returning the session as the operation ran it. The session is read
-        once, when the slot starts (it may have changed or closed while queued), and that
-        record serves the settings sync, the pinned-page check and the proxy cause."""
+        when the slot starts (it may have changed or closed while queued); the settings sync
+        answers the record its settings were made from (read again under the session's
+        settings lock), and that record serves the pinned-page check and the proxy cause."""
         queued_at = trio.current_time()
         deadline = queued_at + time_limit
         started_at: float | None = None
