@@ -132,8 +132,9 @@ class Browser:
         page: Page | None = None,
     ) -> tuple[T, SessionRecord]:
         """`run`, also returning the session as the operation ran it. The session is read
-        once, when the slot starts (it may have changed or closed while queued), and that
-        record serves the settings sync, the pinned-page check and the proxy cause."""
+        when the slot starts (it may have changed or closed while queued); the settings sync
+        answers the record its settings were made from (read again under the session's
+        settings lock), and that record serves the pinned-page check and the proxy cause."""
         queued_at = trio.current_time()
         deadline = queued_at + time_limit
         started_at: float | None = None
@@ -143,8 +144,7 @@ class Browser:
             async with self._scheduler.slot(session_id, deadline):
                 started_at = trio.current_time()
                 self._sessions.touch(session_id)
-                session = self._sessions.get(session_id)
-                await self._engine.ensure_settings(session)
+                session = await self._engine.ensure_settings(self._sessions.get(session_id))
                 try:
                     if page is not None and page.attached:
                         self._pages.check_pinned(page, session.proxy_alias)
@@ -229,7 +229,11 @@ class Browser:
         async def job() -> SessionRecord:
             return sessions.patch(session.session_id, SessionPatch(proxy_alias=alias))
 
-        return await self._worker.run(job)
+        patched = await self._worker.run(job)
+        # Like a PATCH: the host holds the new route before anything goes on (a page open in
+        # the window included), not only when this request's operation gets its slot.
+        await self._engine.push_settings([patched.session_id])
+        return patched
 
     async def _navigation_session(
         self, session_id: str | None, profile: str | None, proxy: str | None

@@ -14,6 +14,8 @@ from proxy.geolocation import DEFAULT_TIMEOUT as DEFAULT_GEOLOCATION_TIMEOUT
 from proxy.geolocation import DEFAULT_URL as DEFAULT_GEOLOCATION_URL
 from proxy.geolocation import parse_url
 
+from .locales import preferred_language
+
 DEFAULT_PORT = 17319
 DEFAULT_PROXY_BASE_PORT = 17400
 DEFAULT_CONCURRENCY = 8
@@ -40,6 +42,9 @@ class AgentConfig:
     worker_deadline: float = 30.0
     geolocation_url: str = DEFAULT_GEOLOCATION_URL
     geolocation_timeout: float = DEFAULT_GEOLOCATION_TIMEOUT
+    # The user's language (LANGUAGE/LC_ALL/LC_MESSAGES/LANG): the last fallback of a session's
+    # automatic language (agent/locales.py).
+    preferred_language: str | None = None
 
     @property
     def store_path(self) -> Path:
@@ -66,6 +71,7 @@ class AgentConfig:
             geolocation_timeout=_seconds(
                 env, "SVC_GEOLOCATION_TIMEOUT", DEFAULT_GEOLOCATION_TIMEOUT, 60.0
             ),
+            preferred_language=preferred_language(env),
         )
 
 

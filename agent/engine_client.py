@@ -4,13 +4,17 @@ Every bridge command goes through `EngineClient.call`, which counts the commands
 session (a session with engine work is not inactive, lifecycle rule 8) and answers
 BROWSER_UNAVAILABLE when this process has no bridge. Before a session's first browser operation
 in this process, and whenever its settings changed since, the host gets `apply-session-settings`
-(docs/bridge.md, general rules); `ensure_settings` keeps what was sent, per session.
+(docs/bridge.md, general rules); `ensure_settings` keeps what was sent, per session. A saved
+change the host must hold before it is answered (a new route, trust or exit locale) is pushed
+at once (`push_settings`). The settings carry the session's effective identity and trust
+(agent/identity.py).
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import TypeVar
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from typing import Protocol, TypeVar
 
 import msgspec
 import trio
@@ -21,16 +25,20 @@ from bridge_protocol import (
     CloseSession,
     Command,
     ErrorId,
+    FingerprintProfile,
     Notification,
     Notifications,
     Params,
     Pause,
     Play,
+    ProxyTrust,
     SessionSettings,
     SvcError,
 )
+from bridge_protocol.session_ids import session_number
 
 from .bridge_client import BridgeClient
+from .logs import LogWriter
 from .records import SessionRecord
 
 A = TypeVar("A", bound=Answer)
@@ -49,12 +57,36 @@ def remaining(deadline: float) -> float:
     return round(left, 3)
 
 
+class SettingsSource(Protocol):
+    """What the settings need beyond the session's row (agent.identity.SessionIdentity)."""
+
+    async def effective(self, session: SessionRecord) -> FingerprintProfile | None: ...
+
+    def trust(self, session: SessionRecord) -> ProxyTrust | None: ...
+
+
 class EngineClient:
-    def __init__(self, bridge: BridgeClient | None, proxy_base_port: int) -> None:
+    def __init__(
+        self,
+        bridge: BridgeClient | None,
+        proxy_base_port: int,
+        *,
+        identity: SettingsSource,
+        read_session: Callable[[int], SessionRecord | None],
+        logs: LogWriter,
+        push_timeout: float,
+    ) -> None:
         self._bridge = bridge
         self._proxy_base_port = proxy_base_port
+        self._identity = identity
+        self._read_session = read_session
+        self._logs = logs
+        self._push_timeout = push_timeout
         self._applied: dict[str, SessionSettings] = {}  # settings the host holds, per session
         self._in_engine: Counter[str] = Counter()  # bridge calls in flight, per session
+        # One settings exchange per session at a time: an operation's sync and a change's push
+        # must not overtake each other, or the host could end up holding the older settings.
+        self._settings_locks: defaultdict[str, trio.Lock] = defaultdict(trio.Lock)
 
     @property
     def gone(self) -> bool:
@@ -89,7 +121,7 @@ class EngineClient:
 
     # --- settings sync -------------------------------------------------------------------------
 
-    def settings(self, session: SessionRecord) -> SessionSettings:
+    async def settings(self, session: SessionRecord) -> SessionSettings:
         proxied = session.proxy_alias is not None
         return SessionSettings(
             profile_id=session.id,
@@ -100,14 +132,61 @@ class EngineClient:
             image_blocking_mode=session.image_blocking_mode,
             image_size_limit_kb=session.image_size_limit_kb,
             network_paused=session.network_paused,
+            identity=await self._identity.effective(session),
+            trust=self._identity.trust(session),
         )
 
-    async def ensure_settings(self, session: SessionRecord) -> None:
+    async def ensure_settings(self, session: SessionRecord) -> SessionRecord:
+        """Send the session's settings unless the host holds them already; returns the session
+        as it was when they were computed (read again under the session's settings lock, so a
+        change saved meanwhile is what gets sent)."""
         session_id = session.session_id
-        settings = self.settings(session)
-        if self._applied.get(session_id) != settings:
-            await self.call(ApplySessionSettings(session_id=session_id, settings=settings))
-            self._applied[session_id] = settings
+        async with self._settings_locks[session_id]:
+            current = self._read_session(session.id) or session
+            settings = await self.settings(current)
+            if self._applied.get(session_id) != settings:
+                # Until the host answers, what it holds is unknown: a cancelled or failed send
+                # leaves nothing recorded, so the next operation sends again.
+                self._applied.pop(session_id, None)
+                await self.call(ApplySessionSettings(session_id=session_id, settings=settings))
+                self._applied[session_id] = settings
+            return current
+
+    async def push_settings(self, session_ids: Iterable[str]) -> None:
+        """A change was saved that the host must hold before the change is answered (a route,
+        trust, exit locale): send these sessions' settings now, at most `push_timeout` seconds
+        in all. Failures are logged, never raised: the change stays saved and the settings go
+        with the session's next operation (docs/decisions.md "Settings pushed with a change")."""
+        if self._bridge is None:
+            return
+        ids = list(dict.fromkeys(session_ids))
+        with trio.move_on_after(self._push_timeout) as scope:
+            async with trio.open_nursery() as nursery:
+                for session_id in ids:
+                    nursery.start_soon(self._push_one, session_id)
+        if scope.cancelled_caught:
+            self._logs.write(
+                "session.settings_push_failed",
+                f"the engine did not take the new settings of {', '.join(ids)} within "
+                f"{self._push_timeout:g} s; they go with each session's next operation",
+                level="warning",
+            )
+
+    async def _push_one(self, session_id: str) -> None:
+        number = session_number(session_id)
+        session = None if number is None else self._read_session(number)
+        if session is None:
+            return
+        try:
+            await self.ensure_settings(session)
+        except SvcError as exc:
+            self._logs.write(
+                "session.settings_push_failed",
+                f"the engine did not take the new settings of {session_id}: "
+                f"{exc.error.message}; they go with its next operation",
+                level="info" if exc.error.id == ErrorId.BROWSER_UNAVAILABLE else "warning",
+                profile_id=session.id,
+            )
 
     # --- control commands ----------------------------------------------------------------------
 
@@ -141,4 +220,5 @@ class EngineClient:
         """Forget what the host held for the session and tell it to close the session's views
         and browser data (SvcError when the engine did not)."""
         self._applied.pop(session_id, None)
+        self._settings_locks.pop(session_id, None)
         await self.bounded_call(CloseSession(session_id=session_id), CONTROL_TIMEOUT)

@@ -60,7 +60,7 @@ def compatibility_template(seed: str | None = None) -> dict[str, Any]:
         "browser_brand": "Chromium",
         "browser_version": ENGINE_CHROMIUM_VERSION,
         "user_agent": _CHROME_UA,
-        "locale": "en-US",
+        "locale": TEMPLATE_LOCALE,
         "timezone": "UTC",
         "network_profile": "broadband",
         "hardware_concurrency": 8,
@@ -77,6 +77,19 @@ def compatibility_template(seed: str | None = None) -> dict[str, Any]:
         "canvas_noise_mode": "off",
         "audio_noise_mode": "off",
     }
+
+
+# The compatibility template's locale: a fingerprint with another one has a custom locale, which
+# automatic language never replaces (docs/decisions.md "Exit locale").
+TEMPLATE_LOCALE = "en-US"
+# metadata key prefix: the fingerprint of a deleted profile, kept for the sessions made from it.
+RETIRED_FINGERPRINT = "retired_fingerprint:"
+_fingerprint_decoder = msgspec.json.Decoder(FingerprintProfile)
+
+
+def template_fingerprint() -> FingerprintProfile:
+    """The compatibility template as a struct, with a fixed seed (a session mixes in its own)."""
+    return msgspec.convert(compatibility_template(seed="0" * 32), FingerprintProfile)
 
 
 def _invalid(message: str, field: str) -> SvcError:
@@ -227,6 +240,22 @@ class Profiles:
             image_size_limit_kb=record.image_size_limit_kb,
         )
 
+    def session_fingerprint(self, profile_name: str) -> FingerprintProfile | None:
+        """The saved fingerprint of the sessions made from the profile `profile_name` (None:
+        native identity): the built-in `Custom`'s is the compatibility template; a saved
+        profile's is its current one (edits reach its sessions); a deleted profile's is the one
+        it had when deleted; a name no profile ever had, the template."""
+        if name_key(profile_name.strip()) == name_key(BUILTIN_PROFILE):
+            return template_fingerprint()
+        record = self._by_name(profile_name)
+        if record is not None:
+            text = record.fingerprint_profile
+        else:
+            text = self._store.get_meta(RETIRED_FINGERPRINT + name_key(profile_name.strip()))
+            if text is None:
+                return template_fingerprint()
+        return None if text is None or text == "null" else _fingerprint_decoder.decode(text)
+
     # --- writing -------------------------------------------------------------------------------
 
     def _check_name_free(self, name: str, own_id: str | None) -> None:
@@ -257,9 +286,14 @@ class Profiles:
         values["name_key"] = name_key(values["name"])
         cols = ", ".join(values)
         marks = ", ".join("?" for _ in values)
-        self._store.execute(
-            f"INSERT INTO saved_profiles({cols}) VALUES({marks})", tuple(values.values())
-        )
+        with self._store.transaction() as db:
+            db.execute(
+                f"INSERT INTO saved_profiles({cols}) VALUES({marks})", tuple(values.values())
+            )
+            # A profile of a deleted one's name takes over its sessions, like a rename would.
+            db.execute(
+                "DELETE FROM metadata WHERE key=?", (RETIRED_FINGERPRINT + values["name_key"],)
+            )
         record = self._find(values["id"])
         assert record is not None
         return record
@@ -317,6 +351,11 @@ class Profiles:
                     f"UPDATE saved_profiles SET {assignments} WHERE id=?",
                     (*sets.values(), record.id),
                 )
+                if "name" in sets:
+                    db.execute(
+                        "DELETE FROM metadata WHERE key=?",
+                        (RETIRED_FINGERPRINT + sets["name_key"],),
+                    )
                 if "name" in sets and self._store.get_meta(DEFAULT_PROFILE_KEY) is not None:
                     default = self._store.get_meta(DEFAULT_PROFILE_KEY) or ""
                     if name_key(default) == record.name_key:
@@ -332,6 +371,12 @@ class Profiles:
         record = self.get(raw_id, action="deleted")
         with self._store.transaction() as db:
             db.execute("DELETE FROM saved_profiles WHERE id=?", (record.id,))
+            # Its sessions keep the identity they had (docs/decisions.md "Session identity").
+            db.execute(
+                "INSERT INTO metadata(key, value) VALUES(?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (RETIRED_FINGERPRINT + record.name_key, record.fingerprint_profile or "null"),
+            )
             default = self._store.get_meta(DEFAULT_PROFILE_KEY)
             if default is not None and name_key(default) == record.name_key:
                 db.execute("DELETE FROM metadata WHERE key=?", (DEFAULT_PROFILE_KEY,))

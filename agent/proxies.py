@@ -32,7 +32,7 @@ import msgspec
 import trio
 from cryptography import x509
 
-from bridge_protocol import ErrorId, SvcError
+from bridge_protocol import ErrorId, ProxyTrust, SvcError
 from proxy import Upstream, geolocation, managed_username
 
 from . import transfers
@@ -581,6 +581,28 @@ class Proxies:
     async def location(self, session: SessionRecord) -> dict[str, str]:
         """The exit country and time zone of the session's proxy, looked up through it (cached
         30 minutes per session and upstream route)."""
+        return (await self.exit_location(session)).as_dict()
+
+    def route_of(self, session: SessionRecord) -> geolocation.RouteKey | None:
+        """What decides the session's exit right now (the cache key of its exit location);
+        None when it has no usable upstream."""
+        upstream = self.upstream(session)
+        return None if upstream is None else geolocation.route_key(session.session_id, upstream)
+
+    def trust_of(self, alias: str) -> ProxyTrust | None:
+        """What the engine trusts for sessions on the proxy `alias` beyond the system store;
+        None when there is no such proxy."""
+        record = self.find(alias)
+        if record is None:
+            return None
+        tls = self.settings(record).get("tls") or {}
+        certificates = tls.get("certificates")
+        if tls.get("mode") == "providery":
+            return ProxyTrust(mode="providery")
+        return ProxyTrust(mode="system", certificates=certificates)
+
+    async def exit_location(self, session: SessionRecord) -> geolocation.Location:
+        """`location` as a typed value (SvcError when there is none to tell)."""
         session_id = session.session_id
         alias = session.proxy_alias
         if alias is None:
@@ -608,7 +630,7 @@ class Proxies:
         key = geolocation.route_key(session_id, upstream)
         cached = self.locations.get(key)
         if cached is not None:
-            return cached.as_dict()
+            return cached
         try:
             found = await geolocation.fetch_location(
                 upstream,
@@ -619,7 +641,7 @@ class Proxies:
         except geolocation.LookupFailed as exc:
             raise self._lookup_error(upstream.alias, exc) from None
         self.locations.put(key, found)
-        return found.as_dict()
+        return found
 
     def _lookup_error(self, alias: str, exc: geolocation.LookupFailed) -> SvcError:
         if exc.kind == "proxy":

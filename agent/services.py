@@ -14,6 +14,7 @@ from .capture_stream import CaptureJob
 from .config import AgentConfig
 from .context import AgentProcess
 from .engine_client import EngineClient
+from .identity import SessionIdentity
 from .logs import LogWriter
 from .notification_log import NotificationLog
 from .pages import PageRegistry
@@ -38,6 +39,7 @@ class Services:
     proxies: Proxies
     sessions: Sessions
     proxy_listeners: ProxyListeners
+    identity: SessionIdentity
     engine: EngineClient
     browser: Browser
     captures: CaptureJob
@@ -70,7 +72,16 @@ def build_services(
         diagnostics=diagnostics,
         log=proxy_log,
     )
-    engine = EngineClient(bridge, config.proxy_base_port)
+    identity = SessionIdentity(store, config, logs, profiles, proxies)
+    engine = EngineClient(
+        bridge,
+        config.proxy_base_port,
+        identity=identity,
+        read_session=sessions.find,
+        logs=logs,
+        # an exit lookup, then the host's answer
+        push_timeout=config.geolocation_timeout + 5.0,
+    )
     pages = PageRegistry()
     browser = Browser(
         config=config,
@@ -113,6 +124,7 @@ def build_services(
         proxies=proxies,
         sessions=sessions,
         proxy_listeners=listeners,
+        identity=identity,
         engine=engine,
         browser=browser,
         captures=captures,

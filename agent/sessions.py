@@ -335,6 +335,20 @@ class Sessions:
             await hook(session_id)
         return session_id
 
+    def profile_renamed(self, old: str, new: str) -> list[str]:
+        """The saved profile `old` is now called `new`: its sessions follow it (they take its
+        fingerprint by name). Returns their ids."""
+        rows = self._store.query("SELECT id FROM browser_profiles WHERE profile=?", (old,))
+        self._store.execute("UPDATE browser_profiles SET profile=? WHERE profile=?", (new, old))
+        return [format_session_id(r["id"]) for r in rows]
+
+    def made_from(self, profile: str) -> list[str]:
+        """The ids of the sessions made from the profile named `profile`."""
+        rows = self._store.query(
+            "SELECT id FROM browser_profiles WHERE profile=? ORDER BY id", (profile,)
+        )
+        return [format_session_id(r["id"]) for r in rows]
+
     def detach_proxy(self, alias: str) -> list[str]:
         """The proxy `alias` is being deleted: its sessions become direct. Returns their ids.
         Runs inside the caller's transaction when there is one (the proxy's deletion)."""

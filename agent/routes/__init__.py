@@ -17,8 +17,18 @@ def register_all(app: Quart, services: Services) -> None:
             s.config, s.process, s.store, s.scheduler, s.bridge, s.worker, s.proxy_listeners
         ),
     )
-    sessions.register(app, s.sessions, s.worker, s.browser)
-    profiles.register(app, s.profiles, s.proxies, s.worker)
-    proxies.register(app, s.proxies, s.sessions, s.profiles, s.worker)
+    sessions.register(app, s.sessions, s.worker, s.browser, s.engine)
+    profiles.register(
+        app, s.profiles, proxies=s.proxies, sessions=s.sessions, worker=s.worker, engine=s.engine
+    )
+    proxies.register(
+        app,
+        s.proxies,
+        sessions=s.sessions,
+        profiles=s.profiles,
+        worker=s.worker,
+        engine=s.engine,
+        identity=s.identity,
+    )
     browser.register(app, s.browser, s.captures, s.notifications)
     observations.register(app, s.browser)

@@ -8,9 +8,11 @@ from typing import Any, TypeVar
 from quart import Quart, Response
 
 from ..api import ProfileCreate, ProfileExport, ProfileImport, ProfilePatch
+from ..engine_client import EngineClient
 from ..profiles import Profiles
 from ..proxies import Proxies
 from ..records import ProfileRecord
+from ..sessions import Sessions
 from ..worker import ControlWorker
 from .toolkit import NoBody, add_route, ok, read_body
 
@@ -18,7 +20,15 @@ T = TypeVar("T")
 _MISSING = re.compile(r"missing required field `([^`]*)`(?: - at `\$([^`]*)`)?")
 
 
-def register(app: Quart, profiles: Profiles, proxies: Proxies, worker: ControlWorker) -> None:
+def register(
+    app: Quart,
+    profiles: Profiles,
+    *,
+    proxies: Proxies,
+    sessions: Sessions,
+    worker: ControlWorker,
+    engine: EngineClient,
+) -> None:
     async def list_profiles() -> Response:
         await read_body(NoBody)
         return ok({"profiles": [profiles.render(p) for p in profiles.list_all()]})
@@ -36,9 +46,17 @@ def register(app: Quart, profiles: Profiles, proxies: Proxies, worker: ControlWo
         body = await read_body(ProfilePatch)
 
         async def job() -> ProfileRecord:
-            return profiles.patch(id, body, proxies)
+            old = profiles.get(id, action="changed")
+            new = profiles.patch(id, body, proxies)
+            if new.name != old.name:
+                sessions.profile_renamed(old.name, new.name)
+            return new
 
-        return ok({"profile": profiles.render(await worker.run(job))})
+        patched = await worker.run(job)
+        # Its sessions take its fingerprint: a live one gets the edit now, not at some later
+        # operation of its own.
+        await engine.push_settings(sessions.made_from(patched.name))
+        return ok({"profile": profiles.render(patched)})
 
     async def delete(id: str) -> Response:
         profiles.get(id, action="deleted")

@@ -7,6 +7,8 @@ from typing import Any
 from quart import Quart, Response, request
 
 from ..api import ProxyCreate, ProxyExport, ProxyImport, ProxyPatch
+from ..engine_client import EngineClient
+from ..identity import SessionIdentity
 from ..profiles import Profiles
 from ..proxies import AUTH_HEADER, Proxies
 from ..records import ProxyRecord
@@ -15,8 +17,21 @@ from ..worker import ControlWorker
 from .toolkit import NoBody, add_route, ok, read_body
 
 
+async def _push(engine: EngineClient, sessions: Sessions, alias: str) -> None:
+    """The proxy's sessions hold what changed (route, trust, exit locale) before the change is
+    answered (issue 14 point 3)."""
+    await engine.push_settings(s.session_id for s in sessions.using_proxy(alias))
+
+
 def register(
-    app: Quart, proxies: Proxies, sessions: Sessions, profiles: Profiles, worker: ControlWorker
+    app: Quart,
+    proxies: Proxies,
+    *,
+    sessions: Sessions,
+    profiles: Profiles,
+    worker: ControlWorker,
+    engine: EngineClient,
+    identity: SessionIdentity,
 ) -> None:
     async def list_proxies() -> Response:
         await read_body(NoBody)
@@ -43,7 +58,10 @@ def register(
         async def job() -> ProxyRecord:
             return proxies.patch(alias, body)
 
-        return ok({"proxy": proxies.render(await worker.run(job))})
+        patched = await worker.run(job)
+        identity.forget_failures()  # fixed credentials or service: look the exit up again
+        await _push(engine, sessions, patched.alias)
+        return ok({"proxy": proxies.render(patched)})
 
     async def delete(alias: str) -> Response:
         proxies.get(alias)
@@ -52,7 +70,9 @@ def register(
         async def job() -> dict[str, Any]:
             return proxies.delete(alias, sessions, profiles)
 
-        return ok(await worker.run(job))
+        deleted = await worker.run(job)
+        await engine.push_settings(deleted["detached_session_ids"])
+        return ok(deleted)
 
     async def rotate(alias: str) -> Response:
         proxies.get(alias)
@@ -62,7 +82,9 @@ def register(
         async def job() -> ProxyRecord:
             return proxies.rotate(alias, sessions)
 
-        return ok({"proxy": proxies.render(await worker.run(job))})
+        rotated = await worker.run(job)
+        await _push(engine, sessions, rotated.alias)  # a new route: its exit is looked up again
+        return ok({"proxy": proxies.render(rotated)})
 
     async def export() -> Response:
         body = await read_body(ProxyExport, required=True)

@@ -6,13 +6,16 @@ from quart import Quart, Response
 
 from ..api import SessionCreate, SessionPatch, SessionsClose
 from ..browser import Browser
+from ..engine_client import EngineClient
 from ..records import SessionRecord
 from ..sessions import Sessions
 from ..worker import ControlWorker
 from .toolkit import NoBody, add_route, ok, read_body
 
 
-def register(app: Quart, sessions: Sessions, worker: ControlWorker, browser: Browser) -> None:
+def register(
+    app: Quart, sessions: Sessions, worker: ControlWorker, browser: Browser, engine: EngineClient
+) -> None:
     async def list_sessions() -> Response:
         return ok({"sessions": [sessions.render(s) for s in sessions.list_all()]})
 
@@ -39,7 +42,10 @@ def register(app: Quart, sessions: Sessions, worker: ControlWorker, browser: Bro
         async def job() -> SessionRecord:
             return sessions.patch(id, body)
 
-        return ok({"session": sessions.render(await worker.run(job))})
+        patched = await worker.run(job)
+        # Answered only once the host holds the new route (spec 1 §4 PATCH; issue 14 point 3).
+        await engine.push_settings([patched.session_id])
+        return ok({"session": sessions.render(sessions.find(patched.id) or patched)})
 
     async def delete(id: str) -> Response:
         sessions.get(id)

@@ -114,11 +114,13 @@ def test_lookup_through_the_upstream_and_cached_per_route(
     other = agent.ok("POST", "/v1/sessions", {"proxy_alias": alias})["session"]["id"]
     assert location(agent, other) == {"country": "FR", "timezone": "Europe/Paris"}
     assert len(geo.seen) == 2
-    # a changed username is another route: a new lookup
+    # a changed username is another route: a new lookup, for each session on the proxy, made
+    # while the PATCH pushed their settings to the host (the GET then reads the cache)
     agent.ok("PATCH", f"/v1/proxies/{alias}", {"username": "otheruser"})
+    assert len(geo.seen) == 4
     assert location(agent, sid) == {"country": "FR", "timezone": "Europe/Paris"}
     assert upstream.seen[-1].username == "otheruser"
-    assert len(geo.seen) == 3
+    assert len(geo.seen) == 4
     for s in (sid, other):
         agent.ok("DELETE", f"/v1/sessions/{s}")
 
@@ -135,16 +137,17 @@ def test_managed_username_and_rotation_change_the_route(
     assert upstream.seen[-1].password == PASSWORD
     location(agent, sid)
     assert len(geo.seen) == 1
-    agent.ok("POST", f"/v1/proxies/{alias}/rotate-session")
+    # (the rotation and the edit below look the new route up already, pushing the settings)
     geo.answer = (200, json.dumps({"country": "DE", "timezone": "Europe/Busingen"}).encode())
+    agent.ok("POST", f"/v1/proxies/{alias}/rotate-session")
     assert location(agent, sid) == {"country": "DE", "timezone": "Europe/Busingen"}
     rotated = sticky_ids(agent, alias)[sid]
     assert rotated != sticky
     assert upstream.seen[-1].username == f"{USER}-country-de-city-berlin-session-{rotated}"
     assert len(geo.seen) == 2
     # a location edit keeps the sticky id but changes the username: a new lookup too
-    agent.ok("PATCH", f"/v1/proxies/{alias}", {"providery": {"enabled": True, "country": "at"}})
     geo.answer = (200, json.dumps({"country": "AT", "timezone": "Europe/Vienna"}).encode())
+    agent.ok("PATCH", f"/v1/proxies/{alias}", {"providery": {"enabled": True, "country": "at"}})
     assert location(agent, sid) == {"country": "AT", "timezone": "Europe/Vienna"}
     assert upstream.seen[-1].username == f"{USER}-country-at-session-{rotated}"
     assert len(geo.seen) == 3

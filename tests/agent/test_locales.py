@@ -1,0 +1,48 @@
+"""Country -> zone and language, and the user's preferred language (agent/locales.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.locales import language_for_country, preferred_language, zone_for_country
+
+
+@pytest.mark.parametrize(
+    ("country", "zone"),
+    [
+        ("DE", "Europe/Berlin"),
+        ("fr", "Europe/Paris"),
+        ("US", "America/New_York"),
+        ("CA", "America/Toronto"),  # not Newfoundland, zone.tab's first row
+        ("RU", "Europe/Moscow"),
+        ("AU", "Australia/Sydney"),
+        ("BR", "America/Sao_Paulo"),
+        ("JP", "Asia/Tokyo"),
+        ("XX", None),
+    ],
+)
+def test_zone_for_country(country: str, zone: str | None) -> None:
+    assert zone_for_country(country) == zone
+
+
+def test_language_for_country() -> None:
+    assert language_for_country("de") == "de-DE"
+    assert language_for_country("CH") == "de-CH"
+    assert language_for_country("AQ") is None
+
+
+@pytest.mark.parametrize(
+    ("env", "tag"),
+    [
+        ({"LANG": "de_DE.UTF-8"}, "de-DE"),
+        ({"LANG": "fr_FR.UTF-8@euro", "LC_ALL": ""}, "fr-FR"),
+        ({"LANG": "en_US.UTF-8", "LC_ALL": "sv_SE.UTF-8"}, "sv-SE"),
+        ({"LANG": "en_US.UTF-8", "LC_MESSAGES": "it_IT.UTF-8"}, "it-IT"),
+        ({"LANG": "en_GB.UTF-8", "LANGUAGE": "pt_BR:pt:en"}, "pt-BR"),
+        ({"LANG": "C.UTF-8", "LANGUAGE": "de_DE"}, None),  # gettext ignores LANGUAGE under C
+        ({"LANG": "POSIX"}, None),
+        ({}, None),
+    ],
+)
+def test_preferred_language(env: dict[str, str], tag: str | None) -> None:
+    assert preferred_language(env) == tag
