@@ -1,0 +1,236 @@
+"""Session identity through the whole product (issue 14 point 5): the real headless app and agent,
+driven over the HTTP API only. A profile's fingerprint reaches the page and its requests; a
+null fingerprint keeps the engine's native identity; a proxied session takes the exit location
+its proxy reports (a local upstream and a local geolocation service); a proxy assigned to a
+session with an open page holds that page's traffic until the next navigation goes by the proxy.
+
+The engine-level cases (iframes, workers, seeds, native-looking overrides, certificates, WebRTC)
+are tests/host/test_e2e_identity.py and test_e2e_routes.py; what the agent sends and when is
+tests/agent/test_identity.py."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..httpserver import serving
+from ..proxy.geoservice import GeoService
+from ..proxy.servers import UpstreamProxy
+from .hostproc import HostApp
+
+pytestmark = pytest.mark.e2e
+
+REPORT = """<!doctype html><html><head><title>report</title></head><body><pre id="out"></pre>
+<script>
+document.getElementById('out').textContent = JSON.stringify({
+  ua: navigator.userAgent, language: navigator.language, languages: navigator.languages,
+  platform: navigator.platform, cores: navigator.hardwareConcurrency,
+  memory: navigator.deviceMemory, touch: navigator.maxTouchPoints,
+  screen: [screen.width, screen.height, screen.availHeight], dpr: window.devicePixelRatio,
+  zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  offset: new Date(Date.UTC(2026, 6, 1, 12)).getTimezoneOffset(),
+  brands: navigator.userAgentData ? navigator.userAgentData.brands.map(b => b.brand) : null
+});
+</script></body></html>"""
+
+# a page whose script keeps fetching: what a held route must stop
+BUSY = """<!doctype html><html><head><title>busy</title></head><body><p>busy</p><script>
+setInterval(function () { fetch('/tick?' + Date.now()).catch(function () {}); }, 100);
+</script></body></html>"""
+
+FINGERPRINT: dict[str, Any] = {
+    "schema_version": 1,
+    "seed": "5eed0001",
+    "platform": "Win32",
+    "browser_brand": "Google Chrome",
+    "browser_version": "140.0.7339.225",
+    "user_agent": (
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+        "Chrome/140.0.0.0 Safari/537.36"
+    ),
+    "locale": "de-DE",
+    "timezone": "Europe/Berlin",
+    "network_profile": "broadband",
+    "hardware_concurrency": 4,
+    "device_memory_gib": 4,
+    "max_touch_points": 0,
+    "screen": {"width": 2560, "height": 1440, "available_height": 1400, "device_scale_factor": 1},
+    "graphics_profile": "intel-windows",
+    "storage_quota_bytes": 10 * 1024**3,
+    "canvas_noise_mode": "seeded",
+    "audio_noise_mode": "seeded",
+}
+
+
+class Pages:
+    """The local site: what each path was asked with, and how many ticks arrived."""
+
+    def __init__(self) -> None:
+        self.headers: dict[str, dict[str, str]] = {}
+        self.ticks = 0
+        self.lock = threading.Lock()
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[tuple[str, Pages]]:
+    pages = Pages()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            path = self.path.partition("?")[0]
+            with pages.lock:
+                pages.headers[path] = {k.lower(): v for k, v in self.headers.items()}
+                if path == "/tick":
+                    pages.ticks += 1
+            body = {"/report": REPORT, "/busy": BUSY}.get(path, "ok").encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    with serving(Handler) as base:
+        yield base, pages
+
+
+@pytest.fixture(scope="module")
+def geo() -> Iterator[GeoService]:
+    with GeoService() as service:
+        yield service
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory, geo: GeoService) -> Iterator[HostApp]:
+    env = {"SVC_GEOLOCATION_URL": geo.url("/json"), "LANG": "en_US.UTF-8"}
+    host = HostApp(tmp_path_factory.mktemp("identity"), env=env).start()
+    try:
+        yield host
+    finally:
+        host.stop()
+
+
+@pytest.fixture
+def upstream() -> Iterator[UpstreamProxy]:
+    with UpstreamProxy("iduser", "id-secret") as proxy:
+        yield proxy
+
+
+def report(app: HostApp, sid: str, url: str) -> dict[str, Any]:
+    data = app.ok("POST", "/v1/navigate", {"url": url, "session_id": sid, "wait": 0})
+    html = Path(data["capture"]["output_path"]).read_text(encoding="utf-8")
+    found = re.search(r'<pre id="out">(.*?)</pre>', html, re.S)
+    assert found is not None, html[:500]
+    value: dict[str, Any] = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    return value
+
+
+def test_a_profile_fingerprint_reaches_the_page_and_its_requests(
+    app: HostApp, site: tuple[str, Pages]
+) -> None:
+    base, pages = site
+    app.ok("POST", "/v1/profiles", {"name": "Berlin desk", "fingerprint_profile": FINGERPRINT})
+    sid = app.new_session(profile="Berlin desk")
+    seen = report(app, sid, f"{base}/report")
+    assert seen["ua"] == FINGERPRINT["user_agent"]
+    assert (seen["language"], seen["languages"][0]) == ("de-DE", "de-DE")
+    assert (seen["platform"], seen["cores"], seen["memory"], seen["touch"]) == ("Win32", 4, 4, 0)
+    assert seen["screen"] == [2560, 1440, 1400]
+    assert seen["zone"] == "Europe/Berlin"
+    assert seen["offset"] == -120  # CEST in July
+    assert "Google Chrome" in seen["brands"]
+    headers = pages.headers["/report"]
+    assert headers["user-agent"] == FINGERPRINT["user_agent"]
+    assert headers["accept-language"].startswith("de-DE")
+    assert '"Google Chrome"' in headers["sec-ch-ua"]
+    assert headers["sec-ch-ua-platform"] == '"Windows"'
+    app.ok("DELETE", f"/v1/sessions/{sid}")
+
+
+def test_a_null_fingerprint_keeps_the_engines_own_identity(
+    app: HostApp, site: tuple[str, Pages]
+) -> None:
+    base, pages = site
+    app.ok("POST", "/v1/profiles", {"name": "Native", "fingerprint_profile": None})
+    sid = app.new_session(profile="Native")
+    seen = report(app, sid, f"{base}/report")
+    assert "QtWebEngine" in seen["ua"]  # the engine's own user agent, untouched
+    assert seen["platform"].startswith("Linux")
+    assert pages.headers["/report"]["user-agent"] == seen["ua"]
+    app.ok("DELETE", f"/v1/sessions/{sid}")
+
+
+def test_a_proxied_session_takes_its_exit_location(
+    app: HostApp, site: tuple[str, Pages], upstream: UpstreamProxy, geo: GeoService
+) -> None:
+    base, _ = site
+    app.ok(
+        "POST",
+        "/v1/proxies",
+        {
+            "alias": "exit-de",
+            "upstream_host": "127.0.0.1",
+            "upstream_port": upstream.port,
+            "username": "iduser",
+            "password": "id-secret",
+            "detect_exit_locale": True,
+        },
+    )
+    sid = app.new_session(proxy_alias="exit-de")  # the built-in Custom profile: en-US, UTC
+    seen = report(app, sid, f"{base}/report")
+    # the geolocation service says Berlin: the zone and (the locale not being custom) language
+    assert seen["zone"] == "Europe/Berlin"
+    assert seen["language"] == "de-DE"
+    assert geo.seen, "the exit was looked up"
+    assert any(s.target.startswith(geo.url("")) for s in upstream.seen), "through the proxy"
+    assert any(s.target == f"{base}/report" for s in upstream.seen)
+    app.ok("DELETE", f"/v1/sessions/{sid}")
+    app.ok("DELETE", "/v1/proxies/exit-de")
+
+
+def test_a_proxy_assigned_to_an_open_page_holds_it_until_the_next_navigation(
+    app: HostApp, site: tuple[str, Pages], upstream: UpstreamProxy
+) -> None:
+    base, pages = site
+    app.ok(
+        "POST",
+        "/v1/proxies",
+        {
+            "alias": "later",
+            "upstream_host": "127.0.0.1",
+            "upstream_port": upstream.port,
+            "username": "iduser",
+            "password": "id-secret",
+            "detect_exit_locale": False,
+        },
+    )
+    sid = app.new_session()
+    app.ok("POST", "/v1/navigate", {"url": f"{base}/busy", "session_id": sid, "wait": 0.5})
+    with pages.lock:
+        assert pages.ticks > 0, "the page fetches directly before the change"
+    app.ok("PATCH", f"/v1/sessions/{sid}", {"proxy_alias": "later"})
+    # once the PATCH has answered, nothing of this session leaves directly (a fetch sent just
+    # before may still be arriving: counted after a moment)
+    time.sleep(0.2)
+    with pages.lock:
+        direct_then = pages.ticks
+    relayed_before = len(upstream.seen)
+    time.sleep(0.8)  # eight of the page's fetch intervals
+    with pages.lock:
+        assert pages.ticks == direct_then
+    assert len(upstream.seen) == relayed_before  # held, not rerouted behind the page's back
+    # an agent navigation applies the new route first
+    app.ok("POST", "/v1/navigate", {"url": f"{base}/report", "session_id": sid, "wait": 0})
+    assert any(s.target == f"{base}/report" for s in upstream.seen)
+    app.ok("DELETE", f"/v1/sessions/{sid}")
+    app.ok("DELETE", "/v1/proxies/later")
