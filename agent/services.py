@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from bridge_protocol.session_ids import session_number
 from proxy import Diagnostics, ProxyListeners
 
 from .bridge_client import BridgeClient
@@ -110,7 +111,14 @@ def build_services(
 
     sessions.hooks.on_closed.append(session_closed)
     sessions.hooks.on_proxy_changed.append(proxies.session_assigned)
-    sessions.hooks.on_proxy_changed.append(lambda session_id, alias: listeners.changed())
+
+    def proxy_changed(session_id: str, alias: str | None) -> None:
+        number = session_number(session_id)
+        if number is not None:
+            listeners.cut([number])  # open tunnels keep the old upstream otherwise
+        listeners.changed()
+
+    sessions.hooks.on_proxy_changed.append(proxy_changed)
     sessions.hooks.busy = lambda sid: scheduler.has_work(sid) or engine.has_work(sid)
     return Services(
         config=config,

@@ -112,6 +112,8 @@ class ProxyListeners:
         self._listeners: dict[int, _Listener] = {}
         self._stopping: dict[int, _Listener] = {}
         self._wake = trio.Event()
+        # session -> the cancel scopes of its open connections (cut on a route change)
+        self._open: dict[int, set[trio.CancelScope]] = {}
 
     # --- what listens --------------------------------------------------------------------------
 
@@ -126,6 +128,18 @@ class ProxyListeners:
     def changed(self) -> None:
         """Some session's proxy assignment changed: reconcile now instead of at the next poll."""
         self._wake.set()
+
+    def cut(self, sessions: Iterable[int]) -> int:
+        """End every open connection of these sessions (returns how many). A connection keeps
+        the upstream it looked up when it opened (a keep-alive relay, a CONNECT tunnel), so after
+        a route change (another proxy, or the proxy's upstream, credentials or targeting) the
+        engine must reconnect and look the route up again: nothing more leaves by the old one."""
+        ended = 0
+        for session in sessions:
+            for scope in self._open.get(session, ()):
+                scope.cancel()
+                ended += 1
+        return ended
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Bind the listeners of the sessions proxied now, report started, then keep the set
@@ -225,9 +239,13 @@ class ProxyListeners:
             listener.done.set()
 
     async def _connection(self, session: int, stream: trio.SocketStream) -> None:
+        scopes = self._open.setdefault(session, set())
+        scope = trio.CancelScope()
+        scopes.add(scope)
         try:
-            async with stream:
-                await _Relay(self, session, stream).serve()
+            with scope:
+                async with stream:
+                    await _Relay(self, session, stream).serve()
         except (*_PEER_GONE, h11.ProtocolError, _Abort):
             return
         except Exception as exc:  # one connection's bug must not end the listener
@@ -238,6 +256,8 @@ class ProxyListeners:
                 session,
                 {},
             )
+        finally:
+            scopes.discard(scope)
 
     # used by _Relay
     def lookup(self, session: int) -> Upstream | None:

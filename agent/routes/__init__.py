@@ -29,6 +29,7 @@ def register_all(app: Quart, services: Services) -> None:
         worker=s.worker,
         engine=s.engine,
         identity=s.identity,
+        listeners=s.proxy_listeners,
     )
     browser.register(app, s.browser, s.captures, s.notifications)
     observations.register(app, s.browser)

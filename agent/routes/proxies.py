@@ -6,6 +6,9 @@ from typing import Any
 
 from quart import Quart, Response, request
 
+from bridge_protocol.session_ids import session_number
+from proxy import ProxyListeners
+
 from ..api import ProxyCreate, ProxyExport, ProxyImport, ProxyPatch
 from ..engine_client import EngineClient
 from ..identity import SessionIdentity
@@ -17,10 +20,15 @@ from ..worker import ControlWorker
 from .toolkit import NoBody, add_route, ok, read_body
 
 
-async def _push(engine: EngineClient, sessions: Sessions, alias: str) -> None:
+async def _push(
+    engine: EngineClient, listeners: ProxyListeners, sessions: Sessions, alias: str
+) -> None:
     """The proxy's sessions hold what changed (route, trust, exit locale) before the change is
-    answered (issue 14 point 3)."""
-    await engine.push_settings(s.session_id for s in sessions.using_proxy(alias))
+    answered (issue 14 point 3), and their open connections, which keep the upstream they
+    opened with, end: the engine reconnects by the changed route."""
+    using = sessions.using_proxy(alias)
+    listeners.cut(s.id for s in using)
+    await engine.push_settings(s.session_id for s in using)
 
 
 def register(
@@ -32,6 +40,7 @@ def register(
     worker: ControlWorker,
     engine: EngineClient,
     identity: SessionIdentity,
+    listeners: ProxyListeners,
 ) -> None:
     async def list_proxies() -> Response:
         await read_body(NoBody)
@@ -60,7 +69,7 @@ def register(
 
         patched = await worker.run(job)
         identity.forget_failures()  # fixed credentials or service: look the exit up again
-        await _push(engine, sessions, patched.alias)
+        await _push(engine, listeners, sessions, patched.alias)
         return ok({"proxy": proxies.render(patched)})
 
     async def delete(alias: str) -> Response:
@@ -71,7 +80,9 @@ def register(
             return proxies.delete(alias, sessions, profiles)
 
         deleted = await worker.run(job)
-        await engine.push_settings(deleted["detached_session_ids"])
+        detached = deleted["detached_session_ids"]
+        listeners.cut(n for sid in detached if (n := session_number(sid)) is not None)
+        await engine.push_settings(detached)
         return ok(deleted)
 
     async def rotate(alias: str) -> Response:
@@ -83,7 +94,9 @@ def register(
             return proxies.rotate(alias, sessions)
 
         rotated = await worker.run(job)
-        await _push(engine, sessions, rotated.alias)  # a new route: its exit is looked up again
+        await _push(
+            engine, listeners, sessions, rotated.alias
+        )  # a new route: its exit is looked up again
         return ok({"proxy": proxies.render(rotated)})
 
     async def export() -> Response:

@@ -4,6 +4,7 @@ upstream proxy that requires Basic auth, a local origin, and the test acting as 
 from __future__ import annotations
 
 import base64
+import http.client
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -135,6 +136,47 @@ def test_each_connection_reloads_the_assignment(
         # deleting the proxy detaches it: found by the listeners' poll
         agent.ok("DELETE", f"/v1/proxies/{first}")
         wait_until(lambda: refused(port))
+        agent.ok("DELETE", f"/v1/sessions/{sid}")
+    finally:
+        other.stop()
+
+
+def test_a_route_change_ends_the_connections_opened_on_the_old_route(
+    agent: AgentProcess, upstream: UpstreamProxy, origin: Origin
+) -> None:
+    """A tunnel or a keep-alive relay keeps the upstream it opened with: after the session's
+    proxy (or the proxy's upstream) changes, the agent ends them, so nothing more goes by the
+    old route and the engine reconnects by the new one (issue 14 point 3)."""
+    other = UpstreamProxy(None, "other-pw")
+    other.start()
+    try:
+        first = add_proxy(agent, upstream)
+        second = add_proxy(agent, other, username="otheruser", password="other-pw")
+        sid, port = proxied_session(agent, first)
+        answer, sock = tunnel(port, origin.authority)
+        assert answer.status == 200
+        keep = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        assert forward(port, origin.url("/kept"), conn=keep).status == 200
+        try:
+            agent.ok("PATCH", f"/v1/sessions/{sid}", {"proxy_alias": second})
+            sock.settimeout(5)
+            assert sock.recv(1) == b""  # the tunnel by the first upstream is gone
+            with pytest.raises((http.client.HTTPException, OSError)):
+                forward(port, origin.url("/again"), conn=keep)
+        finally:
+            sock.close()
+            keep.close()
+        assert forward(port, origin.url("/new")).status == 200
+        assert [s.target for s in other.seen] == [origin.url("/new")]
+        # the proxy's own upstream changes: its sessions' open tunnels end too
+        answer, sock = tunnel(port, origin.authority)
+        assert answer.status == 200
+        try:
+            agent.ok("PATCH", f"/v1/proxies/{second}", {"upstream_port": upstream.port})
+            sock.settimeout(5)
+            assert sock.recv(1) == b""
+        finally:
+            sock.close()
         agent.ok("DELETE", f"/v1/sessions/{sid}")
     finally:
         other.stop()
