@@ -106,8 +106,6 @@ def test_shorthand_without_a_session_creates_one_then_reuses_it(
         "image_blocking_mode": "none",
         "image_size_limit_kb": 1024,
         "network_paused": False,
-        "identity": None,
-        "trust": None,
     }
     attach = fake.named("browser_attach")[0].params
     assert (attach.url, attach.navigate, attach.output_path) == (page["url"], True, expected_path)

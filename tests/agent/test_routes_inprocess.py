@@ -57,8 +57,9 @@ async def test_session_create_get_list_patch_delete(inproc: InProcessAgent) -> N
     status, error_ = await inproc.error("GET", f"/v1/sessions/{sid}")
     assert (status, error_["id"], error_["details"]) == (404, "SESSION_NOT_FOUND", {"id": sid})
     assert (await inproc.ok("GET", "/v1/sessions"))["sessions"] == []
-    # closing a session the host never saw still tells the host
-    assert inproc.fake.names(sid) == ["close-session"]
+    # the PATCH pushed the changed settings before answering (issue 14: routes that can't
+    # leak); closing the session tells the host too
+    assert inproc.fake.names(sid) == ["apply-session-settings", "close-session"]
 
 
 async def test_navigate_sends_settings_then_attach(inproc: InProcessAgent) -> None:
@@ -73,7 +74,11 @@ async def test_navigate_sends_settings_then_attach(inproc: InProcessAgent) -> No
         "capture": {"output_path": expected_path, "bytesize": 4321, "target_http_status": 200},
     }
     assert inproc.fake.names(sid) == ["apply-session-settings", "browser_attach"]
-    assert msgspec.to_builtins(inproc.fake.settings[sid]) == {
+    settings = msgspec.to_builtins(inproc.fake.settings[sid])
+    # the built-in Custom profile's identity (tests/agent/test_identity.py); a direct session
+    assert settings.pop("identity")["schema_version"] == 1
+    assert settings.pop("trust") is None
+    assert settings == {
         "profile_id": 1,
         "name": sid,
         "group": None,
@@ -82,8 +87,6 @@ async def test_navigate_sends_settings_then_attach(inproc: InProcessAgent) -> No
         "image_blocking_mode": "none",
         "image_size_limit_kb": 1024,
         "network_paused": False,
-        "identity": None,
-        "trust": None,
     }
     attach = inproc.fake.named("browser_attach", sid)[0].params
     assert isinstance(attach, bp.AttachParams)
