@@ -15,14 +15,14 @@ import re
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ..httpserver import serving
-from ..proxy.geoservice import GeoService
+from ..proxy.geoservice import GeoService, tls_for_localhost
 from ..proxy.servers import UpstreamProxy
 from .hostproc import HostApp
 
@@ -234,3 +234,66 @@ def test_a_proxy_assigned_to_an_open_page_holds_it_until_the_next_navigation(
     assert any(s.target == f"{base}/report" for s in upstream.seen)
     app.ok("DELETE", f"/v1/sessions/{sid}")
     app.ok("DELETE", "/v1/proxies/later")
+
+
+@pytest.fixture
+def https_origin(tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """An HTTPS origin on 127.0.0.1 whose certificate chains to a fresh local CA: (base URL, the
+    CA's PEM)."""
+    context, ca_pem = tls_for_localhost(tmp_path)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<!doctype html><html><head><title>secure</title></head><body>re-signed</body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"https://127.0.0.1:{server.server_address[1]}", ca_pem
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def test_a_proxys_certificates_are_trusted_for_its_sessions_only(
+    app: HostApp, upstream: UpstreamProxy, https_origin: tuple[str, str]
+) -> None:
+    """A provider that re-signs HTTPS (here: a local CA, through a local CONNECT upstream):
+    sessions on the proxy that carries the CA load the page; a direct session rejects it."""
+    url, ca_pem = https_origin
+    app.ok(
+        "POST",
+        "/v1/proxies",
+        {
+            "alias": "resigning",
+            "upstream_host": "127.0.0.1",
+            "upstream_port": upstream.port,
+            "username": "iduser",
+            "password": "id-secret",
+            "detect_exit_locale": False,
+            "tls": {"certificates": ca_pem},
+        },
+    )
+    trusted = app.new_session(proxy_alias="resigning")
+    data = app.ok("POST", "/v1/navigate", {"url": f"{url}/page", "session_id": trusted, "wait": 0})
+    assert data["capture"]["target_http_status"] == 200
+    assert "re-signed" in Path(data["capture"]["output_path"]).read_text(encoding="utf-8")
+    assert any(s.method == "CONNECT" for s in upstream.seen)
+    direct = app.new_session()
+    _, error = app.error("POST", "/v1/navigate", {"url": f"{url}/page", "session_id": direct})
+    assert error["id"] == "UPSTREAM_UNAVAILABLE", error
+    assert "CERT" in error["message"].upper(), error["message"]
+    for sid in (trusted, direct):
+        app.ok("DELETE", f"/v1/sessions/{sid}")
+    app.ok("DELETE", "/v1/proxies/resigning")
