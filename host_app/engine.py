@@ -268,7 +268,17 @@ class Engine:
 
         self._locked_task(b, renew(), "renewing the browser")
 
-    def _locked_task(self, b: SessionBrowser, work: Coroutine[Any, None, None], what: str) -> None:
+    def _locked_task(
+        self,
+        b: SessionBrowser,
+        work: Coroutine[Any, None, None],
+        what: str,
+        *,
+        category: str = "engine.settings",
+    ) -> None:
+        """`work` in the background under the session's lock (after its running operation);
+        a failure is logged under `category`."""
+
         async def locked() -> None:
             await b.lock.acquire()
             try:
@@ -280,7 +290,7 @@ class Engine:
             self.tasks.discard(task)
             if task.exception is not None and not isinstance(task.exception, aio.Cancelled):
                 self.write_log(
-                    "engine.settings",
+                    category,
                     f"{what} of {b.session_id} failed: {task.exception!r}",
                     session_id=b.session_id,
                 )
@@ -445,36 +455,21 @@ class Engine:
             return
 
         async def collect() -> None:
-            await b.lock.acquire()
-            try:
-                page = b.page
-                if page is None or b.pages is None:
-                    return
-                made = await self.collector.collect_if_due(page, b.memory)
-                if made is not None:
-                    self.write_session_log(
-                        b.profile_id,
-                        "engine.memory",
-                        f"collected garbage in the renderer of {b.session_id}",
-                        session_id=b.session_id,
-                        pss_before_kib=made[0],
-                        pss_after_kib=made[1],
-                    )
-            finally:
-                b.lock.release()
-
-        def finished(task: aio.Task) -> None:
-            self.tasks.discard(task)
-            if task.exception is not None and not isinstance(task.exception, aio.Cancelled):
-                self.write_log(
+            page = b.page
+            if page is None or b.pages is None:
+                return
+            made = await self.collector.collect_if_due(page, b.memory)
+            if made is not None:
+                self.write_session_log(
+                    b.profile_id,
                     "engine.memory",
-                    f"garbage collection in {b.session_id} failed: {task.exception!r}",
+                    f"collected garbage in the renderer of {b.session_id}",
                     session_id=b.session_id,
+                    pss_before_kib=made[0],
+                    pss_after_kib=made[1],
                 )
 
-        task = aio.Task(collect(), finished)
-        self.tasks.add(task)
-        task.start()
+        self._locked_task(b, collect(), "garbage collection", category="engine.memory")
 
     def _run(
         self,

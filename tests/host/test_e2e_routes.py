@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from .certs import Issued, ca, leaf
+from ..certs import Issued, ca, leaf
 
 pytestmark = pytest.mark.e2e
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from bridge_protocol.identity import ProxyTrust
 from host_app.logic import trust
 
-from .certs import NOW, ca, leaf
+from ..certs import NOW, ca, leaf
 
 ROOT = ca("Proxy Root")
 INTER = ca("Proxy Intermediate", ROOT, path_length=0)
