@@ -238,6 +238,7 @@ class Engine:
             # the hold first: a play in the same settings must not reload by the old route
             if b.route != route_of(settings):
                 b.hold_route()
+                self._cancel_for_route(b)
                 self._renew_when_idle(b)
             else:
                 b.release_route()
@@ -267,6 +268,21 @@ class Engine:
                 await self.rebuild(b.session_id)
 
         self._locked_task(b, renew(), "renewing the browser")
+
+    def _cancel_for_route(self, b: SessionBrowser) -> None:
+        """An operation running when the session's route changes cannot finish: its requests
+        are held, and none may leave by the old route. It ends at once, retryable (a capture
+        retries by the new route), rather than waiting for its deadline."""
+        running = b.running
+        if running is not None:
+            running.throw(
+                SvcError.of(
+                    ErrorId.REQUEST_CANCELLED,
+                    f"the route of {b.session_id} changed while the operation ran",
+                    reason="route_changed",
+                    session_id=b.session_id,
+                )
+            )
 
     def _locked_task(
         self,
@@ -482,9 +498,11 @@ class Engine:
         async def locked() -> Answer:
             dialogs.agent_started()  # before the lock: the operation may not wait on a person
             await b.lock.acquire()
+            b.running = task
             try:
                 return await work()
             finally:
+                b.running = None
                 b.lock.release()
 
         def done(task: aio.Task) -> None:

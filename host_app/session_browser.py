@@ -153,6 +153,7 @@ class SessionBrowser:
         self.session_id = session_id
         self.profile_id = profile_id
         self.lock = aio.Lock()
+        self.running: aio.Task | None = None  # the operation holding the lock, if any
         # readiness counters and per-page load state; they follow the current page
         self.stack = PageStack()
         self.policy = NetworkPolicy()

@@ -127,8 +127,8 @@ def test_a_proxy_change_during_the_first_capture_does_not_swap_the_page_it_reads
     replaced the page under that capture (which then timed out waiting on a blank page). The
     renewal waits for the operation and never swaps its page; since issue 14 the session's
     network is held from the moment the settings arrive, so that capture cannot finish by the
-    old (direct) route: it ends without a result, and the next navigation goes by the new
-    route."""
+    old (direct) route: its attempt ends at once, REQUEST_CANCELLED (`route_changed`,
+    retryable), and the retry loads the page by the new route."""
     alias = "e2eswap"
     host.ok(
         "POST",
@@ -153,7 +153,8 @@ def test_a_proxy_change_during_the_first_capture_does_not_swap_the_page_it_reads
                 "actions": [{"action": "wait-for", "selector": "#late", "timeout": 10}],
                 "wait": 0.3,
                 "timeout": 10,
-                "retry": 0,
+                "retry": 1,
+                "retry_delay": 0,
             }
             capture = threading.Thread(
                 target=lambda: result.update(lines=host.stream("/v1/captures", body))
@@ -168,8 +169,15 @@ def test_a_proxy_change_during_the_first_capture_does_not_swap_the_page_it_reads
                 _HeldPage.release.set()
                 capture.join(40)
             assert not capture.is_alive()
-            end = result["lines"][-2]
-            assert end["event"] == "capture.failed", end
+            events = {line["event"]: line for line in result["lines"]}
+            retrying = events["capture.retrying"]["data"]["error"]
+            assert (retrying["id"], retrying["details"]["reason"]) == (
+                "REQUEST_CANCELLED",
+                "route_changed",
+            ), retrying
+            completed = events["capture.completed"]["data"]
+            assert completed["target_http_status"] == 200, result["lines"]
+            assert any(s.target == f"{base}/held" for s in upstream.seen)
 
             # the browser is not empty: the navigation rebuilds its context on the new route
             # first (docs/decisions.md "Proxy preference")
