@@ -120,7 +120,9 @@ def build(texts: dict[str, str]) -> FilterEngine:
         filters.add_filter_list(text, rule_types="networkonly")
         for rule in _network_rules(text):
             origin.setdefault(rule, name)
-    return FilterEngine(adblock.Engine(filters, optimize=True), origin)
+    # not optimized: the optimizer fuses rules into one (`/a.js <+> /b.js`), and a filter event
+    # names the one rule that matched (measured: ~2.1 instead of ~1.7 µs a check at 50k rules)
+    return FilterEngine(adblock.Engine(filters, optimize=False), origin)
 
 
 def _origin_of(texts: dict[str, str]) -> dict[str, str]:
@@ -160,8 +162,8 @@ def https_fetch(url: str, *, timeout: float = 60.0) -> str:
             if len(body) > MAX_LIST_BYTES:
                 raise ValueError(f"{url}: larger than {MAX_LIST_BYTES} bytes")
     text = body.decode("utf-8", "replace")
-    if "\n" not in text.strip() and len(text) < 64:
-        # an empty answer would silently leave a session unfiltered for four days
+    if not text.strip() or text.lstrip().startswith("<"):
+        # an empty answer or a portal's HTML page would leave sessions unfiltered for four days
         raise ValueError(f"{url}: not a filter list")
     return text
 
