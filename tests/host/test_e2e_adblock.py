@@ -302,9 +302,11 @@ def test_filter_records_name_rule_and_list_and_are_bounded(host: HostApp, site: 
     ]
     assert len(flood_records) == 100
     summaries = [r["data"] for r in records(log) if r["category"] == "network.filtered_summary"]
-    assert {
-        k: summaries[-1][k] for k in ("blocked", "recorded", "suppressed")
-    } == {"blocked": 1000, "recorded": 100, "suppressed": 900}
+    assert {k: summaries[-1][k] for k in ("blocked", "recorded", "suppressed")} == {
+        "blocked": 1000,
+        "recorded": 100,
+        "suppressed": 900,
+    }
     assert not any(hit[1].startswith("/svc-pixel.gif?f=") for hit in site.hits)
 
 
