@@ -14,6 +14,7 @@ MODULES = [
     "benchmarks.bridge_bench",
     "benchmarks.agent_bench",
     "benchmarks.engine_bench",
+    "benchmarks.adblock_bench",
     "benchmarks.observation_bench",
     "benchmarks.action_bench",
     "benchmarks.clients_bench",

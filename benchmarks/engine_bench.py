@@ -62,7 +62,7 @@ def _free_port() -> int:
 
 
 class Svc:
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, extra_env: dict[str, str] | None = None) -> None:
         self.port = _free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith("SVC_")}
         env.update(
@@ -72,7 +72,11 @@ class Svc:
             SVC_PLAN="pro",
             QT_QPA_PLATFORM="offscreen",
             QTWEBENGINE_CHROMIUM_FLAGS="--no-sandbox --disable-gpu",
+            # no filter-list download from the real mirror during a benchmark (it would be
+            # measured); a refused local port fails at once
+            SVC_FILTER_LISTS_URL="https://127.0.0.1:9/lists",
         )
+        env.update(extra_env or {})
         self.proc = subprocess.Popen(
             [str(Path(sys.executable).parent / "svc-app"), "--headless"],
             env=env,

@@ -5,12 +5,17 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .config import HostConfig
 from .logic.logfile import HostLog
 from .logic.policy import with_webrtc_policy
 from .logic.settings import SettingsStore
+
+if TYPE_CHECKING:
+    from .engine import Engine
+    from .qt import QFileSystemWatcher as Watcher
 
 
 def _prepare_env(config: HostConfig) -> dict[str, str]:
@@ -30,6 +35,39 @@ def _prepare_env(config: HostConfig) -> dict[str, str]:
     return child_env
 
 
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _follow_settings_file(
+    config: HostConfig, store: SettingsStore, engine: Engine, log: HostLog
+) -> Watcher:
+    # The settings file is the app-level way to change app settings without the window (scripts,
+    # tests, a second editor): a change on disk applies at once, as a Save in the window does.
+    # The folder is watched, not the file: a save replaces the file, which a file watch loses.
+    from .qt import QFileSystemWatcher
+
+    watcher = QFileSystemWatcher([str(config.data_dir)])
+    stamp = [_stamp(config.settings_path)]
+
+    def settings_file_changed(_: str) -> None:
+        now = _stamp(config.settings_path)
+        if now == stamp[0]:
+            return
+        stamp[0] = now
+        fresh = store.load(plan_override=os.environ.get("SVC_PLAN"))
+        if fresh != engine.settings:
+            engine.apply_app_settings(fresh)
+            log.write("host.settings_reloaded", "app settings reloaded from the settings file")
+
+    watcher.directoryChanged.connect(settings_file_changed)
+    return watcher
+
+
 def run(*, headless: bool) -> int:
     config = HostConfig.from_env(headless=headless)
     config.data_dir.mkdir(parents=True, exist_ok=True)
@@ -41,6 +79,8 @@ def run(*, headless: bool) -> int:
     child_env["SVC_PLAN"] = settings.plan
 
     from .engine import Engine, engine_application_name
+    from .filters import FilterService
+    from .logic.adblock import ENV_MIRROR, FilterStore, list_urls
     from .qt import QApplication, QTimer
     from .supervisor import Supervisor
 
@@ -49,6 +89,14 @@ def run(*, headless: bool) -> int:
     app.setQuitOnLastWindowClosed(False)
     engine = Engine(config.data_dir, settings, headless=headless, log=log)
     supervisor = Supervisor(config, engine.handle, log, child_env)
+    filter_service = FilterService(
+        engine.filters,
+        FilterStore(config.data_dir / "Filters"),
+        list_urls(os.environ.get(ENV_MIRROR)),
+        log,
+    )
+    filter_service.start()
+    watcher = _follow_settings_file(config, store, engine, log)
     log.write(
         "host.started",
         "svc-app started" + (" headless" if headless else ""),
@@ -61,6 +109,7 @@ def run(*, headless: bool) -> int:
         if quitting[0]:
             return
         quitting[0] = True
+        filter_service.stop()
         supervisor.stop()
         engine.shutdown()
         log.write("host.stopped", "svc-app stopped")
@@ -83,5 +132,5 @@ def run(*, headless: bool) -> int:
     code = app.exec()
     if not quitting[0]:
         quit_app()
-    del ui
+    del ui, watcher
     return code

@@ -33,7 +33,7 @@ from .logic import aio
 from .logic.follow import selects_for_view
 from .logic.logfile import HostLog
 from .logic.notifications import NotificationQueue
-from .logic.policy import route_of
+from .logic.policy import Filters, route_of
 from .logic.settings import AppSettings
 from .qt import (
     QApplication,
@@ -139,6 +139,8 @@ class Engine:
         self.log = log
         self.settings = settings
         self.headless = headless
+        # the app-wide half of adblock, read by every session's interceptor at each request
+        self.filters = Filters(enabled=settings.adblock_enabled)
         self.loop = QtLoop()
         self.qobject = QObject()
         self.sessions: dict[str, SessionBrowser] = {}
@@ -197,6 +199,7 @@ class Engine:
     def apply_app_settings(self, settings: AppSettings) -> None:
         resized = settings.background_size != self.settings.background_size
         self.settings = settings
+        self.filters.enabled = settings.adblock_enabled
         if resized:
             w, h = settings.background_dimensions
             for b in self.sessions.values():
@@ -242,7 +245,7 @@ class Engine:
                 self._renew_when_idle(b)
             else:
                 b.release_route()
-            b.policy.image_blocking_mode = settings.image_blocking_mode
+            b.policy.apply(settings)
             if settings.network_paused != b.paused:
                 if settings.network_paused:
                     b.pause()

@@ -25,12 +25,13 @@ from .dialogs import DialogHost
 from .downloads import SessionDownloads
 from .identity import apply_identity
 from .logic import aio, trust
+from .logic.filter_events import FILTERED, SUMMARY, FilterEvents
 from .logic.frames import MAX_DEPTH, HostFrame
 from .logic.images import QT_FORMAT, qt_quality
 from .logic.memory import RendererMemory
 from .logic.page_events import PageEvent, PageEvents
 from .logic.page_stack import PageStack
-from .logic.policy import NetworkPolicy, Route, route_of
+from .logic.policy import NetworkPolicy, Request, Route, Verdict, route_of
 from .logic.readiness import Probe
 from .qt import (
     QApplication,
@@ -91,28 +92,71 @@ KEYS: dict[str, Qt.Key] = {
 STABLE_GRABS = 10
 
 
+_RT = QWebEngineUrlRequestInfo.ResourceType
+# Qt's resource types as webRequest type names (what filter rules speak). Workers load scripts;
+# a favicon is an image; a navigation preload is the navigation's own request.
+RESOURCE_TYPES: dict[QWebEngineUrlRequestInfo.ResourceType, str] = {
+    _RT.ResourceTypeMainFrame: "main_frame",
+    _RT.ResourceTypeNavigationPreloadMainFrame: "main_frame",
+    _RT.ResourceTypeSubFrame: "sub_frame",
+    _RT.ResourceTypeNavigationPreloadSubFrame: "sub_frame",
+    _RT.ResourceTypeStylesheet: "stylesheet",
+    _RT.ResourceTypeScript: "script",
+    _RT.ResourceTypeWorker: "script",
+    _RT.ResourceTypeSharedWorker: "script",
+    _RT.ResourceTypeServiceWorker: "script",
+    _RT.ResourceTypeImage: "image",
+    _RT.ResourceTypeFavicon: "image",
+    _RT.ResourceTypeFontResource: "font",
+    _RT.ResourceTypeObject: "object",
+    _RT.ResourceTypePluginResource: "object",
+    _RT.ResourceTypeMedia: "media",
+    _RT.ResourceTypeXhr: "xmlhttprequest",
+    _RT.ResourceTypePing: "ping",
+    _RT.ResourceTypeCspReport: "csp_report",
+    _RT.ResourceTypeWebSocket: "websocket",
+}
+
+
 class Interceptor(QWebEngineUrlRequestInterceptor):
+    """Translates each request into a `policy.Request` and applies the policy's verdict; runs
+    on the UI thread for every request of the profile, so it only reads and translates."""
+
     def __init__(
-        self, policy: NetworkPolicy, parent: QObject, navigation: Callable[[], None]
+        self,
+        policy: NetworkPolicy,
+        parent: QObject,
+        navigation: Callable[[], None],
+        filtered: Callable[[Request, Verdict], None],
     ) -> None:
         super().__init__(parent)
         self.policy = policy
         self.navigation = navigation  # told of main-frame requests that are not redirects
+        self.filtered = filtered  # told of each request blocked by a filter
 
     def interceptRequest(self, info: QWebEngineUrlRequestInfo | None) -> None:
         if info is None:
             return
-        rtype = info.resourceType()
+        rtype = RESOURCE_TYPES.get(info.resourceType(), "other")
         redirect = QWebEngineUrlRequestInfo.NavigationType.NavigationTypeRedirect
-        main_frame = rtype == QWebEngineUrlRequestInfo.ResourceType.ResourceTypeMainFrame
-        if main_frame and info.navigationType() != redirect:
+        if rtype == "main_frame" and info.navigationType() != redirect:
             self.navigation()
-        if self.policy.block(
-            info.requestUrl().scheme(),
-            main_frame=main_frame,
-            image=rtype == QWebEngineUrlRequestInfo.ResourceType.ResourceTypeImage,
-        ):
+        url = info.requestUrl()
+        source = info.initiator()
+        if source.isEmpty():
+            source = info.firstPartyUrl()
+        request = Request(
+            url=bytes(url.toEncoded().data()).decode("ascii", "replace"),
+            scheme=url.scheme(),
+            resource_type=rtype,
+            source_url=bytes(source.toEncoded().data()).decode("ascii", "replace"),
+            method=bytes(info.requestMethod().data()).decode("ascii", "replace"),
+        )
+        verdict = self.policy.decide(request)
+        if verdict is not None:
             info.block(True)
+            if verdict.filtered:
+                self.filtered(request, verdict)
 
 
 class SessionPage(QWebEnginePage):
@@ -164,6 +208,7 @@ class SessionBrowser:
         # the context is being replaced (Engine.rebuild): not to be activated by anyone else
         self.rebuilding = False
         self.events = PageEvents()
+        self.filter_events = FilterEvents()
         self.dialogs = DialogHost(self)
         self.downloads = SessionDownloads(self)
         self.memory = RendererMemory()
@@ -254,7 +299,7 @@ class SessionBrowser:
             ) from None
         self.proxy_port = proxy_port
         self.route = route_of(settings)
-        self.policy = NetworkPolicy.from_settings(settings)
+        self.policy = NetworkPolicy.from_settings(settings, self.engine.filters)
         profile = QWebEngineProfile(f"Tab-{self.profile_id}", self.engine.qobject)
         if profile.isOffTheRecord():
             raise SvcError.of(
@@ -264,7 +309,7 @@ class SessionBrowser:
         profile.setPersistentCookiesPolicy(
             QWebEngineProfile.PersistentCookiesPolicy.ForcePersistentCookies
         )
-        interceptor = Interceptor(self.policy, profile, self.downloads.main_frame_request)
+        interceptor = Interceptor(self.policy, profile, self._navigation, self._filtered)
         profile.setUrlRequestInterceptor(interceptor)
         self._interceptor = interceptor
         profile.setNotificationPresenter(self._notification)
@@ -308,6 +353,32 @@ class SessionBrowser:
             verdict=verdict,
         )
 
+    def _navigation(self) -> None:
+        self._end_filter_load()
+        self.downloads.main_frame_request()
+
+    def _end_filter_load(self) -> None:
+        summary = self.filter_events.end_load()
+        if summary is not None:
+            self.engine.write_session_log(
+                self.profile_id,
+                SUMMARY,
+                f"{summary['blocked']} requests filtered in the last page load",
+                session_id=self.session_id,
+                **summary,
+            )
+
+    def _filtered(self, request: Request, verdict: Verdict) -> None:
+        data = self.filter_events.blocked_request(request, verdict)
+        if data is not None:
+            self.engine.write_session_log(
+                self.profile_id,
+                FILTERED,
+                f"blocked {request.resource_type} ({verdict.reason}): {data['url']}",
+                session_id=self.session_id,
+                **data,
+            )
+
     def show_background(self, view: QWidget) -> None:
         self.engine.show_background(view)
 
@@ -348,6 +419,7 @@ class SessionBrowser:
             permission.deny()
 
     def close(self) -> None:
+        self._end_filter_load()
         pages, profile = self.pages, self.profile
         self.pages = None
         self.profile = None

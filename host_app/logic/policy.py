@@ -1,15 +1,65 @@
-"""Per-request network decisions of a session (the request interceptor asks; Qt-free)."""
+"""Per-request network decisions of a session (the request interceptor asks; Qt-free).
+
+The interceptor translates Qt's request info into a plain `Request` and asks `NetworkPolicy.
+decide`; the answer is a `Verdict` (blocked, and why) or None (let it through). Anything else
+that wants a say per request (image size limits, the shared asset cache) plugs in here.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bridge_protocol import SessionSettings
 from bridge_protocol.identity import ProxyTrust
 
+from .adblock import FilterEngine
+
 Route = tuple[int | None, ProxyTrust | None]
 
 PASS_SCHEMES = ("data", "blob", "about", "chrome", "qrc", "devtools")
+# Only these schemes go to the network, so only they are worth the engine's time.
+FILTERED_SCHEMES = ("http", "https", "ws", "wss")
+# Reasons a request is blocked; the first two are the session's state, not filtering, and are
+# not filter events.
+HELD, PAUSED, IMAGE_BLOCKING, ADBLOCK = "held", "paused", "image_blocking", "adblock"
+FILTER_REASONS = (IMAGE_BLOCKING, ADBLOCK)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What the interceptor knows of a request, as plain values. `resource_type` is a
+    webRequest type name (`main_frame`, `sub_frame`, `script`, `image`, `xmlhttprequest`...);
+    `source_url` is the URL of what made the request (its frame's origin), "" when unknown."""
+
+    url: str
+    scheme: str
+    resource_type: str
+    source_url: str = ""
+    method: str = "GET"
+
+    @property
+    def main_frame(self) -> bool:
+        return self.resource_type == "main_frame"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    reason: str
+    rule: str | None = None
+    list: str | None = None
+
+    @property
+    def filtered(self) -> bool:
+        return self.reason in FILTER_REASONS
+
+
+@dataclass(slots=True)
+class Filters:
+    """The app-wide half of adblock, shared by every session's policy: the global switch (app
+    settings) and the engine of the lists (None until one is loaded or built)."""
+
+    enabled: bool = True
+    engine: FilterEngine | None = None
 
 
 @dataclass(slots=True)
@@ -22,22 +72,55 @@ class NetworkPolicy:
     # `paused` so that a person's or the agent's play does not send requests by the old route;
     # only a rebuilt context (Reload and apply, or an agent navigation) ends it.
     held: bool = False
+    adblock_enabled: bool = True  # the session's switch; effective only with the global one
+    filters: Filters = field(default_factory=Filters)
 
     @classmethod
-    def from_settings(cls, settings: SessionSettings) -> NetworkPolicy:
-        return cls(paused=settings.network_paused, image_blocking_mode=settings.image_blocking_mode)
+    def from_settings(
+        cls, settings: SessionSettings, filters: Filters | None = None
+    ) -> NetworkPolicy:
+        return cls(
+            paused=settings.network_paused,
+            image_blocking_mode=settings.image_blocking_mode,
+            adblock_enabled=settings.adblock_enabled,
+            filters=filters if filters is not None else Filters(),
+        )
 
-    def block(self, scheme: str, *, main_frame: bool, image: bool) -> bool:
-        """Should this request be blocked? Records a main-frame navigation deferred by pause."""
-        if scheme in PASS_SCHEMES:
-            return False
+    def apply(self, settings: SessionSettings) -> None:
+        """The filtering half of new session settings: read by the session's next request."""
+        self.image_blocking_mode = settings.image_blocking_mode
+        self.adblock_enabled = settings.adblock_enabled
+
+    @property
+    def adblock_active(self) -> bool:
+        return self.adblock_enabled and self.filters.enabled and self.filters.engine is not None
+
+    def decide(self, request: Request) -> Verdict | None:
+        """Should this request be blocked, and why? Records a main-frame navigation deferred by
+        pause. Runs for every request of the session, on the UI thread: no I/O."""
+        if request.scheme in PASS_SCHEMES:
+            return None
         if self.held:
-            return True
+            return Verdict(HELD)
         if self.paused:
-            if main_frame:
+            if request.main_frame:
                 self.deferred_navigation = True
-            return True
-        return image and self.image_blocking_mode == "all"
+            return Verdict(PAUSED)
+        if request.resource_type == "image" and self.image_blocking_mode == "all":
+            return Verdict(IMAGE_BLOCKING)
+        engine = self.filters.engine
+        if (
+            engine is not None
+            and self.adblock_enabled
+            and self.filters.enabled
+            and request.scheme in FILTERED_SCHEMES
+        ):
+            # a navigation is first-party to itself; its initiator is the page it leaves
+            source = request.url if request.main_frame else request.source_url or request.url
+            match = engine.check(request.url, source, request.resource_type)
+            if match is not None:
+                return Verdict(ADBLOCK, match.rule, match.list)
+        return None
 
 
 def route_of(settings: SessionSettings) -> Route:

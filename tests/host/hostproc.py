@@ -44,6 +44,9 @@ class HostApp:
             SVC_PLAN="pro",
             QT_QPA_PLATFORM="offscreen",
             QTWEBENGINE_CHROMIUM_FLAGS="--no-sandbox --disable-gpu",
+            # tests stay offline: the real mirror is never asked (a refused port fails at once);
+            # the adblock tests give their own mirror
+            SVC_FILTER_LISTS_URL="https://127.0.0.1:9/lists",
         )
         env.update(self.extra_env)
         return env

@@ -16,7 +16,7 @@ from host_app.logic import aio, supervision
 from host_app.logic.images import check_bounds, qt_quality
 from host_app.logic.logfile import HostLog, StderrLines
 from host_app.logic.notifications import NotificationQueue
-from host_app.logic.policy import NetworkPolicy
+from host_app.logic.policy import NetworkPolicy, Request, Verdict
 from host_app.logic.settings import AppSettings, SettingsStore
 
 
@@ -192,12 +192,12 @@ def test_stderr_lines_become_records(tmp_path: Path) -> None:
 
 def test_network_policy() -> None:
     p = NetworkPolicy(image_blocking_mode="all")
-    assert p.block("https", main_frame=False, image=True)
-    assert not p.block("https", main_frame=True, image=False)
+    assert p.decide(Request("https://x.test/", "https", "image")) == Verdict("image_blocking")
+    assert p.decide(Request("https://x.test/", "https", "main_frame")) is None
     p.paused = True
-    assert p.block("https", main_frame=True, image=False)
+    assert p.decide(Request("https://x.test/", "https", "main_frame"))
     assert p.deferred_navigation
-    assert not p.block("data", main_frame=False, image=True)
+    assert p.decide(Request("data:,", "data", "image")) is None
 
 
 def test_the_engine_keeps_webrtc_off_non_proxied_udp() -> None:
@@ -216,13 +216,13 @@ def test_a_route_hold_outlasts_play() -> None:
     navigation tried meanwhile is not one that play would retry (by the old route)."""
     p = NetworkPolicy()
     p.held = True
-    assert p.block("https", main_frame=True, image=False)
-    assert p.block("wss", main_frame=False, image=False)
+    assert p.decide(Request("https://x.test/", "https", "main_frame"))
+    assert p.decide(Request("wss://x.test/", "wss", "other"))
     assert not p.deferred_navigation
     p.paused = True
     p.paused = False
-    assert p.block("http", main_frame=False, image=False)
-    assert not p.block("data", main_frame=False, image=False)
+    assert p.decide(Request("http://x.test/", "http", "other"))
+    assert p.decide(Request("data:,", "data", "other")) is None
 
 
 def test_within_gives_the_default_when_no_answer_comes() -> None:
