@@ -170,7 +170,7 @@ def test_a_proxy_change_during_the_first_capture_does_not_swap_the_page_it_reads
                 _HeldPage.release.set()
                 capture.join(40)
             assert not capture.is_alive()
-            events: dict[str, Any] = {line["event"]: line for line in result["lines"]}
+            events: dict[str, Any] = {str(line["event"]): line for line in result["lines"]}
             retrying = events["capture.retrying"]["data"]["error"]
             assert (retrying["id"], retrying["details"]["reason"]) == (
                 "REQUEST_CANCELLED",
