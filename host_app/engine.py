@@ -518,7 +518,11 @@ class Engine:
             elif isinstance(exc, SvcError):
                 responder.error(exc.error)
             elif isinstance(exc, aio.Cancelled):
-                # the endpoint already answered REQUEST_CANCELLED; the browser work has stopped
+                # the endpoint already answered REQUEST_CANCELLED. A load the operation set off
+                # (a click that navigates) would otherwise commit later and be taken for the
+                # document of the session's next navigation: it stops with the operation.
+                if b.loading:
+                    b.stop()
                 self.write_log(
                     "engine.cancelled",
                     f"{name} on {b.session_id} cancelled",
