@@ -246,6 +246,7 @@ class Engine:
             else:
                 b.release_route()
             b.policy.apply(settings)
+            b.apply_asset_settings(settings)
             if settings.network_paused != b.paused:
                 if settings.network_paused:
                     b.pause()

@@ -15,6 +15,8 @@ QT_FREE = [
     "host_app.logic.logfile",
     "host_app.logic.supervision",
     "host_app.logic.policy",
+    "host_app.logic.assets",
+    "host_app.asset_fetch",
     "host_app.logic.trust",
     "host_app.logic.frames",
     "host_app.logic.identity",
