@@ -52,6 +52,7 @@ class Fetched:
     location: str | None = None  # absolute, for a redirect
     dropped: bool = False  # an image over the limit: its body was not read (beyond the limit)
     read: int = 0
+    hit: bool = False  # served by the shared asset cache, no network
 
 
 def _context(route: FetchRoute) -> ssl.SSLContext:

@@ -18,7 +18,18 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from .asset_fetch import Aborted, Fetch, Fetched, FetchRoute
-from .logic.assets import ASSET_SCHEMES, DEFAULT_PORTS, AssetPolicy, Cookie, CookieJar, to_original
+from .logic.assets import (
+    ASSET_SCHEMES,
+    DEFAULT_PORTS,
+    AssetPolicy,
+    Cookie,
+    CookieJar,
+    freshness_lifetime,
+    over_limit,
+    request_headers_eligible,
+    storable,
+    to_original,
+)
 from .qt import (
     QBuffer,
     QByteArray,
@@ -33,6 +44,7 @@ from .qt import (
     pyqtSignal,
     sip,
 )
+from .shared_assets import SharedAssets
 
 MAX_VERDICTS = 4096
 _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="svc-asset")
@@ -95,6 +107,8 @@ class SessionAssets:
     route: FetchRoute
     log_filtered: Callable[[str, int], None]  # (url, limit in KiB) of a dropped image
     cookies: CookieJar = field(default_factory=CookieJar)
+    store: SharedAssets | None = None  # the shared asset cache, and this session's partition
+    partition: str = "direct"
     verdicts: OrderedDict[str, Verdict] = field(default_factory=OrderedDict)
 
     def note(self, asset_url: str, verdict: Verdict) -> None:
@@ -137,6 +151,41 @@ def track_cookies(profile: QWebEngineProfile, jar: CookieJar) -> None:
     store.loadAllCookies()
 
 
+def _work(fetch: Fetch, store: SharedAssets | None, partition: str) -> Fetched:
+    """In a worker thread: the shared cache's copy when it has a fresh one, else the network
+    (and the response stored when the rules allow)."""
+    if store is not None:
+        hit = store.get(partition, fetch.url)
+        if hit is not None:
+            content_type, body = hit
+            limit = fetch.limit_bytes
+            dropped = limit is not None and over_limit(len(body), 0, limit)
+            return Fetched(
+                200,
+                {"content-type": content_type},
+                body=b"" if dropped else body,
+                dropped=dropped,
+                hit=True,
+            )
+    got = fetch.run()
+    if (
+        store is not None
+        and not got.dropped
+        and got.location is None
+        and storable(got.status, got.headers, len(got.body), store.max_entry) is None
+    ):
+        lifetime = (freshness_lifetime(got.headers) or 0.0) - _age(got.headers)
+        store.put(partition, fetch.url, got.headers.get("content-type", ""), got.body, lifetime)
+    return got
+
+
+def _age(headers: dict[str, str]) -> float:
+    try:
+        return max(0.0, float(headers.get("age", "0").split(",")[0]))
+    except ValueError:
+        return 0.0
+
+
 class AssetHandler(QWebEngineUrlSchemeHandler):
     def __init__(self, assets: SessionAssets, profile: QWebEngineProfile) -> None:
         super().__init__(profile)
@@ -166,9 +215,12 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
         if cookie is not None:
             headers["Cookie"] = cookie
         limit = self.assets.policy.image_limit_bytes if verdict.limit else None
+        store = self.assets.store
+        if not verdict.shared or request_headers_eligible(headers) is not None:
+            store = None
         fetch = Fetch(original, headers, self.assets.route, limit_bytes=limit)
         job.destroyed.connect(lambda *_: fetch.abort())
-        future = _POOL.submit(fetch.run)
+        future = _POOL.submit(_work, fetch, store, self.assets.partition)
 
         def finished(fut: Future[Fetched]) -> None:
             _to_main(lambda: self._answer(job, original, fut))

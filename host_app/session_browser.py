@@ -396,9 +396,11 @@ class SessionBrowser:
             extra_roots_pem=pem if settings.proxy_port is not None and pem else None,
         )
         assets = SessionAssets(
-            policy=asset_policy(settings, shared_cache=False),
+            policy=asset_policy(settings, shared_cache=self.engine.settings.shared_asset_cache),
             route=route,
             log_filtered=self._image_dropped,
+            store=self.engine.shared_assets,
+            partition=self.shared_partition if settings.proxy_port is not None else "direct",
         )
         handler = AssetHandler(assets, profile)
         for name in ASSET_SCHEMES.values():
@@ -412,9 +414,16 @@ class SessionBrowser:
         request = Request(url=url, scheme=url.partition(":")[0], resource_type="image")
         self._filtered(request, Verdict(IMAGE_SIZE, f"image_size_limit_kb={limit_kb}"))
 
+    @property
+    def shared_partition(self) -> str:
+        """A proxied session's partition of the shared asset cache. The host knows its loopback
+        listener, not which proxy is behind it (sessions of one proxy have different listeners),
+        so it shares with no other session; emptied when its route changes or it closes."""
+        return f"proxy-session:{self.profile_id}"
+
     def apply_asset_settings(self, settings: SessionSettings) -> None:
         if self.assets is not None:
-            shared = self.assets.policy.shared_cache
+            shared = self.engine.settings.shared_asset_cache
             self.assets.policy = asset_policy(settings, shared_cache=shared)
 
     def new_page(self, view: QWebEngineView) -> SessionPage:
