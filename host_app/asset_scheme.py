@@ -202,15 +202,18 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
         if original is None or bytes(job.requestMethod().data()).upper() != b"GET":
             job.fail(QWebEngineUrlRequestJob.Error.RequestDenied)
             return
-        verdict = self.assets.verdicts.pop(asset_url, None)
-        if verdict is None:
-            # the interceptor saw every request that reaches here; a verdict pushed out of the
-            # bounded table is rebuilt from the session's policy
-            verdict = Verdict(self.assets.policy.image_mode == "over_limit", False, "", "other")
         headers = {
             bytes(k.data()).decode("latin-1"): bytes(v.data()).decode("latin-1")
             for k, v in job.requestHeaders().items()
         }
+        # kept, not taken: two requests of one URL (two frames) may be in flight at once
+        verdict = self.assets.verdicts.get(asset_url)
+        if verdict is None:
+            # the interceptor saw every request that reaches here; a verdict pushed out of the
+            # bounded table is rebuilt: the limit only for what asks for an image, no sharing
+            image = headers.get("Accept", "").startswith("image/")
+            limited = image and self.assets.policy.image_mode == "over_limit"
+            verdict = Verdict(limited, False, "", "image" if image else "other")
         cookie = self.assets.cookies.header(original, verdict.first_party)
         if cookie is not None:
             headers["Cookie"] = cookie

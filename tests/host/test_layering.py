@@ -17,6 +17,7 @@ QT_FREE = [
     "host_app.logic.policy",
     "host_app.logic.assets",
     "host_app.asset_fetch",
+    "host_app.shared_assets",
     "host_app.logic.trust",
     "host_app.logic.frames",
     "host_app.logic.identity",
