@@ -104,10 +104,8 @@ class Fetch:
             if proxy is None:
                 conn = http.client.HTTPSConnection(host, port, timeout=self.timeout, context=ctx)
             else:
-                conn = http.client.HTTPSConnection(
-                    "127.0.0.1", proxy, timeout=self.timeout, context=ctx
-                )
-                conn.set_tunnel(host, port)
+                ua = next((v for k, v in self.headers.items() if k.lower() == "user-agent"), "")
+                conn = _TunnelConnection(proxy, host, port, ua, timeout=self.timeout, context=ctx)
         elif proxy is None:
             conn = http.client.HTTPConnection(host, port, timeout=self.timeout)
         else:
@@ -162,6 +160,54 @@ class Fetch:
             with self._lock:
                 self._conn = None
             conn.close()
+
+
+class _TunnelConnection(http.client.HTTPSConnection):
+    """TLS to `host:port` inside a CONNECT tunnel through the loopback listener. Python 3.11's
+    own tunnel (`set_tunnel`) sends `CONNECT ... HTTP/1.0` without a Host header, which the
+    agent's listener closes unanswered (measured); this one sends what the engine sends."""
+
+    def __init__(
+        self,
+        proxy_port: int,
+        host: str,
+        port: int,
+        user_agent: str,
+        *,
+        timeout: float,
+        context: ssl.SSLContext,
+    ) -> None:
+        super().__init__(host, port, timeout=timeout, context=context)
+        self._proxy_port = proxy_port
+        self._user_agent = user_agent
+        self._ctx = context
+
+    def connect(self) -> None:
+        raw = socket.create_connection(("127.0.0.1", self._proxy_port), self.timeout)
+        try:
+            _open_tunnel(raw, self.host, self.port, self._user_agent)
+            self.sock = self._ctx.wrap_socket(raw, server_hostname=self.host)
+        except BaseException:
+            raw.close()
+            raise
+
+
+def _open_tunnel(raw: socket.socket, host: str, port: int, user_agent: str) -> None:
+    authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    head = f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n"
+    if user_agent:
+        head += f"User-Agent: {user_agent}\r\n"
+    raw.sendall((head + "\r\n").encode("latin-1"))
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        chunk = raw.recv(4096)
+        if not chunk or len(answer) > 64 * 1024:
+            raise OSError("the proxy listener closed the tunnel unanswered")
+        answer += chunk
+    status_line = answer.split(b"\r\n", 1)[0].decode("latin-1")
+    parts = status_line.split(" ", 2)
+    if len(parts) < 2 or not parts[1].startswith("2"):
+        raise OSError(f"tunnel refused: {status_line}")
 
 
 def _length(headers: dict[str, str]) -> int | None:

@@ -106,6 +106,8 @@ class SessionAssets:
     policy: AssetPolicy
     route: FetchRoute
     log_filtered: Callable[[str, int], None]  # (url, limit in KiB) of a dropped image
+    # (url, error) of a fetch that failed: the engine shows only a broken resource
+    log_failed: Callable[[str, str], None] = lambda url, error: None
     cookies: CookieJar = field(default_factory=CookieJar)
     store: SharedAssets | None = None  # the shared asset cache, and this session's partition
     partition: str = "direct"
@@ -120,6 +122,13 @@ class SessionAssets:
     def dropped(self, url: str) -> None:
         # bounded by the session's filter events (one record per URL per load, then counted)
         self.log_filtered(url, self.policy.image_limit_bytes // 1024)
+
+    def failed(self, url: str, error: str) -> None:
+        key = f"failed {url}"
+        if key in self.logged or len(self.logged) >= MAX_FILTER_RECORDS:
+            return
+        self.logged.add(key)
+        self.log_failed(url, error)
 
 
 def _cookie_of(c: QNetworkCookie) -> Cookie:
@@ -238,7 +247,10 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
         except Aborted:
             job.fail(QWebEngineUrlRequestJob.Error.RequestAborted)
             return
-        except Exception:
+        except Exception as exc:
+            import sys
+
+            print("ASSETDEBUG", original, repr(exc), file=sys.stderr)
             job.fail(QWebEngineUrlRequestJob.Error.RequestFailed)
             return
         self._store_cookies(original, got.set_cookies)

@@ -399,6 +399,7 @@ class SessionBrowser:
             policy=asset_policy(settings, shared_cache=self.engine.settings.shared_asset_cache),
             route=route,
             log_filtered=self._image_dropped,
+            log_failed=self._asset_failed,
             store=self.engine.shared_assets,
             partition=self.shared_partition if settings.proxy_port is not None else "direct",
         )
@@ -408,6 +409,15 @@ class SessionBrowser:
         self._asset_handler = handler
         track_cookies(profile, assets.cookies)
         return assets
+
+    def _asset_failed(self, url: str, error: str) -> None:
+        self.engine.write_session_log(
+            self.profile_id,
+            "network.asset_failed",
+            f"the asset scheme could not fetch {url}: {error}",
+            url=url,
+            error=error,
+        )
 
     def _image_dropped(self, url: str, limit_kb: int) -> None:
         # the filter events' record and bound (one record per URL per load, then counted)

@@ -6,23 +6,27 @@ from __future__ import annotations
 
 import json
 import random
+import ssl
 import struct
 import threading
 import time
 import zlib
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 
+from ..certs import ca, leaf
 from ..httpserver import serving
+from ..proxy.servers import UpstreamProxy
 from .hostproc import HostApp
 
 pytestmark = pytest.mark.e2e
 
 LIMIT_KB = 8
+USER, PASSWORD = "e2euser", "e2e-secret-pw"
 
 
 def png(side: int, seed: int) -> bytes:
@@ -200,3 +204,57 @@ def test_sessions_without_over_limit_never_use_the_asset_scheme(host: HostApp, s
         assert states["small"] == "loaded:16", states
     finally:
         host.client.delete(f"/v1/sessions/{sid}")
+
+
+def test_over_limit_on_https_through_a_proxy_with_its_own_trust(
+    host: HostApp, tmp_path: Path
+) -> None:
+    """A proxied session's image fetch leaves only through its loopback listener (CONNECT to
+    the upstream) and verifies the origin against the proxy's extra roots, as the engine does."""
+    root = ca("Assets Re-signing Root")
+    cert = leaf(root, ["127.0.0.1"])
+    (tmp_path / "c.pem").write_text(cert.pem)
+    (tmp_path / "c.key").write_text(cert.key_pem)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "c.pem", tmp_path / "c.key")
+    Images.written.clear()
+    Images.encodings.clear()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Images)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    site = f"https://127.0.0.1:{server.server_address[1]}"
+    alias = "assetsproxy"
+    with UpstreamProxy(USER, PASSWORD) as upstream:
+        host.ok(
+            "POST",
+            "/v1/proxies",
+            {
+                "alias": alias,
+                "upstream_host": "127.0.0.1",
+                "upstream_port": upstream.port,
+                "username": USER,
+                "password": PASSWORD,
+                "tls": {"certificates": root.pem},
+            },
+        )
+        sid = host.new_session(
+            proxy_alias=alias, image_blocking_mode="over_limit", image_size_limit_kb=LIMIT_KB
+        )
+        try:
+            data = host.ok(
+                "POST", "/v1/navigate", {"url": f"{site}/", "session_id": sid, "wait": 1}
+            )
+            states = _states(data["capture"]["output_path"])
+            assert states["small"] == "loaded:16", states
+            assert states["moved"] == "loaded:16", states
+            assert states["big"].startswith("error"), states
+            assert Images.encodings["/small.png"] == "identity"
+            tunnels = [s for s in upstream.seen if s.method == "CONNECT"]
+            # the page's and the images' tunnels: every one authorized by the agent
+            assert len(tunnels) >= 2, upstream.seen
+            assert all(s.authorized for s in upstream.seen)
+        finally:
+            host.client.delete(f"/v1/sessions/{sid}")
+            host.client.delete(f"/v1/proxies/{alias}")
+            server.shutdown()
+            server.server_close()
