@@ -48,6 +48,14 @@ from .shared_assets import SharedAssets
 
 MAX_VERDICTS = 4096
 _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="svc-asset")
+# fetches under way, so that the app's exit aborts them rather than waiting (the interpreter
+# joins the pool's threads at exit)
+_ACTIVE: set[Fetch] = set()
+
+
+def abort_all() -> None:
+    for fetch in list(_ACTIVE):
+        fetch.abort()
 
 
 def register_schemes() -> None:
@@ -232,14 +240,18 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
             store = None
         fetch = Fetch(original, headers, self.assets.route, limit_bytes=limit)
         job.destroyed.connect(lambda *_: fetch.abort())
+        _ACTIVE.add(fetch)
         future = _POOL.submit(_work, fetch, store, self.assets.partition)
 
         def finished(fut: Future[Fetched]) -> None:
-            _to_main(lambda: self._answer(job, original, fut))
+            _to_main(lambda: self._answer(job, original, fut, fetch))
 
         future.add_done_callback(finished)
 
-    def _answer(self, job: QWebEngineUrlRequestJob, original: str, fut: Future[Fetched]) -> None:
+    def _answer(
+        self, job: QWebEngineUrlRequestJob, original: str, fut: Future[Fetched], fetch: Fetch
+    ) -> None:
+        _ACTIVE.discard(fetch)
         if sip.isdeleted(job):
             return  # the engine cancelled the request; its fetch was aborted
         try:

@@ -30,7 +30,7 @@ from bridge_protocol import (
 from bridge_protocol.host_endpoint import CancelCallback, HostRequest, Responder
 from bridge_protocol.session_ids import session_number
 
-from . import dialogs, dispatch, memory, observations, operations
+from . import asset_scheme, dialogs, dispatch, memory, observations, operations
 from .identity import apply_identity
 from .logic import aio
 from .logic.assets import SHARED_MAX_BYTES, SHARED_MAX_ENTRY
@@ -467,6 +467,7 @@ class Engine:
             task.throw(aio.Cancelled())
         for b in self.sessions.values():
             b.close()
+        asset_scheme.abort_all()
         self.collector.close()
         self.observations.clear()
 
