@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import random
+import select
+import socket
 import ssl
 import struct
 import threading
@@ -68,6 +70,7 @@ class Images(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     written: ClassVar[dict[str, int]] = {}
     encodings: ClassVar[dict[str, str]] = {}
+    aborted: ClassVar[dict[str, float]] = {}
     lock = threading.Lock()
 
     def log_message(self, *_: object) -> None:
@@ -79,6 +82,10 @@ class Images(BaseHTTPRequestHandler):
             self.encodings[path] = self.headers.get("Accept-Encoding", "")
         if path == "/":
             self._send(PAGE, "text/html")
+        elif path == "/held":
+            self._send(b'<!doctype html><img src="/held.png">', "text/html")
+        elif path == "/held.png":
+            self._held_until_closed(path, 15)
         elif path == "/small.png":
             self._send(SMALL, "image/png")
         elif path == "/moved.png":
@@ -90,6 +97,22 @@ class Images(BaseHTTPRequestHandler):
             self._slow(path, BIG, chunked=path == "/big-chunked.png")
         else:
             self.send_error(404)
+
+    def _held_until_closed(self, path: str, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            readable, _, _ = select.select([self.connection], [], [], 0.01)
+            if readable:
+                try:
+                    closed = self.connection.recv(1, socket.MSG_PEEK) == b""
+                except OSError:
+                    closed = True
+                if closed:
+                    with self.lock:
+                        self.aborted[path] = time.monotonic()
+                    self.close_connection = True
+                    return
+        self._send(SMALL, "image/png")
 
     def _send(self, body: bytes, kind: str) -> None:
         self.send_response(200)
@@ -130,6 +153,38 @@ def site() -> Iterator[str]:
     Images.encodings.clear()
     with serving(Images) as base:
         yield base
+
+
+def test_pause_aborts_an_image_fetch_under_way(host: HostApp, site: str) -> None:
+    """Pause cancels the session's active requests (spec 1 §1): one answered by the asset
+    scheme stops its download too."""
+    Images.aborted.clear()
+    sid = host.new_session(image_blocking_mode="over_limit", image_size_limit_kb=LIMIT_KB)
+    result: dict[str, Any] = {}
+    nav = threading.Thread(
+        target=lambda: result.update(
+            r=host.client.post(
+                "/v1/navigate", json={"url": f"{site}/held", "session_id": sid, "timeout": 20}
+            ).json()
+        ),
+        daemon=True,
+    )
+    try:
+        nav.start()
+        deadline = time.monotonic() + 15
+        while Images.encodings.get("/held.png") is None:
+            assert time.monotonic() < deadline, "the image was never requested"
+            time.sleep(0.02)
+        assert Images.encodings["/held.png"] == "identity"  # the asset scheme's fetch
+        paused_at = time.monotonic()
+        host.ok("POST", f"/v1/sessions/{sid}/pause")
+        while "/held.png" not in Images.aborted:
+            assert time.monotonic() < paused_at + 5, "the image fetch was not aborted"
+            time.sleep(0.02)
+        nav.join(25)
+    finally:
+        host.client.post(f"/v1/sessions/{sid}/play")
+        host.client.delete(f"/v1/sessions/{sid}")
 
 
 def _states(html_path: str) -> dict[str, str]:
