@@ -47,6 +47,7 @@ from .qt import (
 from .shared_assets import SharedAssets
 
 MAX_VERDICTS = 4096
+MAX_FAILED_RECORDS = 100  # network.asset_failed records per page load, one per URL
 _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="svc-asset")
 # fetches under way, so that the app's exit aborts them rather than waiting (the interpreter
 # joins the pool's threads at exit)
@@ -117,6 +118,7 @@ class SessionAssets:
     # (url, error) of a fetch that failed: the engine shows only a broken resource
     log_failed: Callable[[str, str], None] = lambda url, error: None
     cookies: CookieJar = field(default_factory=CookieJar)
+    failed_logged: set[str] = field(default_factory=set)  # this page load's
     store: SharedAssets | None = None  # the shared asset cache, and this session's partition
     partition: str = "direct"
     verdicts: OrderedDict[str, Verdict] = field(default_factory=OrderedDict)
@@ -131,11 +133,13 @@ class SessionAssets:
         # bounded by the session's filter events (one record per URL per load, then counted)
         self.log_filtered(url, self.policy.image_limit_bytes // 1024)
 
+    def page_load(self) -> None:
+        self.failed_logged.clear()
+
     def failed(self, url: str, error: str) -> None:
-        key = f"failed {url}"
-        if key in self.logged or len(self.logged) >= MAX_FILTER_RECORDS:
+        if url in self.failed_logged or len(self.failed_logged) >= MAX_FAILED_RECORDS:
             return
-        self.logged.add(key)
+        self.failed_logged.add(url)
         self.log_failed(url, error)
 
 

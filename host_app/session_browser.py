@@ -167,6 +167,8 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
         redirect = QWebEngineUrlRequestInfo.NavigationType.NavigationTypeRedirect
         if rtype == "main_frame" and info.navigationType() != redirect:
             self.navigation()
+            if self.assets is not None:
+                self.assets.page_load()
         url = info.requestUrl()
         source = info.initiator()
         if source.isEmpty():
