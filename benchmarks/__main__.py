@@ -20,6 +20,7 @@ MODULES = [
     "benchmarks.clients_bench",
     "benchmarks.keyserver_bench",
     "benchmarks.soak_bench",
+    "benchmarks.assets_bench",
 ]
 
 

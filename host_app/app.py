@@ -78,6 +78,7 @@ def run(*, headless: bool) -> int:
     # The app chooses the agent's plan: SVC_PLAN in our environment wins, else the setting.
     child_env["SVC_PLAN"] = settings.plan
 
+    from .asset_scheme import register_schemes
     from .engine import Engine, engine_application_name
     from .filters import FilterService
     from .logic.adblock import ENV_MIRROR, FilterStore, list_urls
@@ -85,6 +86,7 @@ def run(*, headless: bool) -> int:
     from .supervisor import Supervisor
 
     engine_application_name()
+    register_schemes()
     app = QApplication([sys.argv[0] or "svc-app"])
     app.setQuitOnLastWindowClosed(False)
     engine = Engine(config.data_dir, settings, headless=headless, log=log)

@@ -8,7 +8,10 @@ page work it names under the session's lock and deadline, on Qt timers.
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +30,10 @@ from bridge_protocol import (
 from bridge_protocol.host_endpoint import CancelCallback, HostRequest, Responder
 from bridge_protocol.session_ids import session_number
 
-from . import dialogs, dispatch, memory, observations, operations
+from . import asset_scheme, dialogs, dispatch, memory, observations, operations
 from .identity import apply_identity
 from .logic import aio
+from .logic.assets import SHARED_MAX_BYTES, SHARED_MAX_ENTRY
 from .logic.follow import selects_for_view
 from .logic.logfile import HostLog
 from .logic.notifications import NotificationQueue
@@ -44,6 +48,7 @@ from .qt import (
     QWidget,
 )
 from .session_browser import SessionBrowser
+from .shared_assets import SharedAssets
 
 # SessionBrowser lives in host_app/session_browser.py; it is named from here too, as the session
 # type of the engine's registry.
@@ -153,6 +158,32 @@ class Engine:
         self.tasks: set[aio.Task] = set()
         self.observations = observations.ObservationStore(observations.default_folder(data_dir))
         self.collector = memory.RendererCollector(self.loop)
+        self.shared_assets = SharedAssets(
+            data_dir / "Browser" / "SharedAssets",
+            max_bytes=_env_int("SVC_SHARED_ASSETS_MAX_BYTES", SHARED_MAX_BYTES),
+            max_entry=_env_int("SVC_SHARED_ASSETS_MAX_ENTRY", SHARED_MAX_ENTRY),
+        )
+
+    # -- caches ------------------------------------------------------------------------------
+
+    def clear_shared_cache(self) -> None:
+        """Settings' "clear the shared asset cache": every partition."""
+        self.shared_assets.clear()
+        self.write_log("engine.cache", "shared asset cache cleared")
+
+    def clear_private_caches(self) -> None:
+        """Settings' "clear the private caches": every session's own HTTP cache, the shared
+        asset cache untouched. A live profile clears its own (the engine owns those files);
+        the cache folder of a session without a browser is removed."""
+        live = set()
+        for b in self.sessions.values():
+            if b.profile is not None:
+                b.profile.clearHttpCache()
+                live.add(b.storage)
+        for tab in (self.data_dir / "Browser").glob("Tab-*"):
+            if tab not in live:
+                shutil.rmtree(tab / "Cache", ignore_errors=True)
+        self.write_log("engine.cache", "private HTTP caches cleared")
 
     # -- views -------------------------------------------------------------------------------
 
@@ -200,6 +231,9 @@ class Engine:
         resized = settings.background_size != self.settings.background_size
         self.settings = settings
         self.filters.enabled = settings.adblock_enabled
+        for b in self.sessions.values():
+            if b.assets is not None:
+                b.assets.policy = replace(b.assets.policy, shared_cache=settings.shared_asset_cache)
         if resized:
             w, h = settings.background_dimensions
             for b in self.sessions.values():
@@ -246,6 +280,7 @@ class Engine:
             else:
                 b.release_route()
             b.policy.apply(settings)
+            b.apply_asset_settings(settings)
             if settings.network_paused != b.paused:
                 if settings.network_paused:
                     b.pause()
@@ -390,6 +425,8 @@ class Engine:
         else:
             destroyed()
         b.rebuilding = True
+        # what the old route fetched is not served on the new one
+        self.shared_assets.clear(b.shared_partition)
         try:
             b.close()
             await aio.within(self.loop, gone, 5.0, None)
@@ -420,6 +457,7 @@ class Engine:
             b = SessionBrowser(self, session_id, profile_id_of(session_id))
         b.close()
         b.drop_data()
+        self.shared_assets.clear(b.shared_partition)
         self.observations.drop_session(session_id)
         self.session_changed_id(session_id)
         return Done()
@@ -429,6 +467,7 @@ class Engine:
             task.throw(aio.Cancelled())
         for b in self.sessions.values():
             b.close()
+        asset_scheme.abort_all()
         self.collector.close()
         self.observations.clear()
 
@@ -544,6 +583,14 @@ class Engine:
         )
         task.start()
         return lambda: task.throw(aio.Cancelled())
+
+
+def _env_int(name: str, default: int) -> int:
+    """A bound from the environment (tests inject small ones), else the spec's."""
+    try:
+        return max(1, int(os.environ[name]))
+    except (KeyError, ValueError):
+        return default
 
 
 def _mtime(path: Path) -> float | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PyQt6 import sip
 from PyQt6.QtCore import (
     QBuffer,
     QByteArray,
@@ -32,7 +33,7 @@ from PyQt6.QtGui import (
     QPixmap,
     QWheelEvent,
 )
-from PyQt6.QtNetwork import QNetworkAccessManager, QNetworkReply, QNetworkRequest
+from PyQt6.QtNetwork import QNetworkAccessManager, QNetworkCookie, QNetworkReply, QNetworkRequest
 from PyQt6.QtTest import QTest
 from PyQt6.QtWebEngineCore import (
     QWebEngineCertificateError,
@@ -47,6 +48,9 @@ from PyQt6.QtWebEngineCore import (
     QWebEngineScript,
     QWebEngineUrlRequestInfo,
     QWebEngineUrlRequestInterceptor,
+    QWebEngineUrlRequestJob,
+    QWebEngineUrlScheme,
+    QWebEngineUrlSchemeHandler,
 )
 from PyQt6.QtWebEngineWidgets import QWebEngineView
 from PyQt6.QtWidgets import (
@@ -103,6 +107,7 @@ __all__ = [
     "QMessageBox",
     "QMouseEvent",
     "QNetworkAccessManager",
+    "QNetworkCookie",
     "QNetworkReply",
     "QNetworkRequest",
     "QObject",
@@ -135,9 +140,13 @@ __all__ = [
     "QWebEngineScript",
     "QWebEngineUrlRequestInfo",
     "QWebEngineUrlRequestInterceptor",
+    "QWebEngineUrlRequestJob",
+    "QWebEngineUrlScheme",
+    "QWebEngineUrlSchemeHandler",
     "QWebEngineView",
     "QWheelEvent",
     "QWidget",
     "Qt",
     "pyqtSignal",
+    "sip",
 ]

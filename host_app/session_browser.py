@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cryptography.hazmat.primitives import serialization
+
 from bridge_protocol import (
     ErrorId,
     SessionSettings,
@@ -21,17 +23,22 @@ from bridge_protocol import (
 from bridge_protocol.selectors import DomNode, build_tree
 
 from . import actions, js, operations
+from .asset_fetch import FetchRoute
+from .asset_scheme import AssetHandler, SessionAssets, schemes_registered, track_cookies
+from .asset_scheme import Verdict as AssetVerdict
 from .dialogs import DialogHost
 from .downloads import SessionDownloads
 from .identity import apply_identity
 from .logic import aio, trust
+from .logic import assets as assets_logic
+from .logic.assets import ASSET_SCHEMES, ORIGINAL_SCHEMES, AssetPolicy, Via, to_original
 from .logic.filter_events import FILTERED, SUMMARY, FilterEvents
 from .logic.frames import MAX_DEPTH, HostFrame
 from .logic.images import QT_FORMAT, qt_quality
 from .logic.memory import RendererMemory
 from .logic.page_events import PageEvent, PageEvents
 from .logic.page_stack import PageStack
-from .logic.policy import NetworkPolicy, Request, Route, Verdict, route_of
+from .logic.policy import IMAGE_SIZE, NetworkPolicy, Request, Route, Verdict, route_of
 from .logic.readiness import Probe
 from .qt import (
     QApplication,
@@ -88,6 +95,14 @@ KEYS: dict[str, Qt.Key] = {
 }
 
 
+def asset_policy(settings: SessionSettings, *, shared_cache: bool) -> AssetPolicy:
+    return AssetPolicy(
+        image_mode=settings.image_blocking_mode,
+        image_limit_bytes=settings.image_size_limit_kb * 1024,
+        shared_cache=shared_cache,
+    )
+
+
 # grabs of a full page compared until two agree (then ~1 s more at most)
 STABLE_GRABS = 10
 
@@ -116,6 +131,15 @@ RESOURCE_TYPES: dict[QWebEngineUrlRequestInfo.ResourceType, str] = {
     _RT.ResourceTypeCspReport: "csp_report",
     _RT.ResourceTypeWebSocket: "websocket",
 }
+# what may go through the asset scheme, as host_app.logic.assets names it: never workers (their
+# script must be same-origin with the page, which an asset URL is not)
+KINDS: dict[QWebEngineUrlRequestInfo.ResourceType, str] = {
+    _RT.ResourceTypeImage: "image",
+    _RT.ResourceTypeStylesheet: "stylesheet",
+    _RT.ResourceTypeScript: "script",
+    _RT.ResourceTypeFontResource: "font",
+    _RT.ResourceTypeFavicon: "favicon",
+}
 
 
 class Interceptor(QWebEngineUrlRequestInterceptor):
@@ -128,11 +152,13 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
         parent: QObject,
         navigation: Callable[[], None],
         filtered: Callable[[Request, Verdict], None],
+        assets: SessionAssets | None = None,
     ) -> None:
         super().__init__(parent)
         self.policy = policy
         self.navigation = navigation  # told of main-frame requests that are not redirects
         self.filtered = filtered  # told of each request blocked by a filter
+        self.assets = assets  # None: the asset scheme is not registered (no redirects)
 
     def interceptRequest(self, info: QWebEngineUrlRequestInfo | None) -> None:
         if info is None:
@@ -141,13 +167,19 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
         redirect = QWebEngineUrlRequestInfo.NavigationType.NavigationTypeRedirect
         if rtype == "main_frame" and info.navigationType() != redirect:
             self.navigation()
+            if self.assets is not None:
+                self.assets.page_load()
         url = info.requestUrl()
         source = info.initiator()
         if source.isEmpty():
             source = info.firstPartyUrl()
+        encoded = bytes(url.toEncoded().data()).decode("ascii", "replace")
+        # an asset URL (a stylesheet's relative URL served by the asset scheme) is judged as
+        # the URL it stands for, so filters see the real one
+        original = to_original(encoded)
         request = Request(
-            url=bytes(url.toEncoded().data()).decode("ascii", "replace"),
-            scheme=url.scheme(),
+            url=original or encoded,
+            scheme=original.partition(":")[0] if original else url.scheme(),
             resource_type=rtype,
             source_url=bytes(source.toEncoded().data()).decode("ascii", "replace"),
             method=bytes(info.requestMethod().data()).decode("ascii", "replace"),
@@ -157,6 +189,36 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
             info.block(True)
             if verdict.filtered:
                 self.filtered(request, verdict)
+            return
+        if self.assets is not None and rtype != "main_frame":
+            self._asset_step(info, request, KINDS.get(info.resourceType(), "other"))
+
+    def _asset_step(self, info: QWebEngineUrlRequestInfo, request: Request, kind: str) -> None:
+        """After the blocking rules: whether the request goes through the asset scheme
+        (host_app/asset_scheme.py), decided by `logic.assets.route` on plain values."""
+        assert self.assets is not None
+        qurl = info.requestUrl()
+        url = qurl.toString()
+        policy = self.assets.policy
+        has_cookie = policy.shared_cache and bool(self.assets.cookies.matching(url))
+        via, limit, shared = assets_logic.route(
+            policy, url=url, method=request.method, kind=kind, has_cookie=has_cookie
+        )
+        if via is Via.NATIVE:
+            return
+        if via is Via.BACK:
+            back = QUrl(qurl)
+            back.setScheme(ORIGINAL_SCHEMES[qurl.scheme().lower()])
+            info.redirect(back)
+            return
+        original = ORIGINAL_SCHEMES.get(qurl.scheme().lower())
+        if original is None:
+            target = QUrl(qurl)
+            target.setScheme(ASSET_SCHEMES[qurl.scheme().lower()])
+            info.redirect(target)  # the engine asks again with the asset URL
+            return
+        first_party = info.firstPartyUrl().toString()
+        self.assets.note(url, AssetVerdict(limit, shared, first_party, kind))
 
 
 class SessionPage(QWebEnginePage):
@@ -213,6 +275,7 @@ class SessionBrowser:
         self.downloads = SessionDownloads(self)
         self.memory = RendererMemory()
         self.pointer: tuple[float, float] | None = None  # where the last click or hover left it
+        self.assets: SessionAssets | None = None
 
     @property
     def view(self) -> QWebEngineView | None:
@@ -309,7 +372,10 @@ class SessionBrowser:
         profile.setPersistentCookiesPolicy(
             QWebEngineProfile.PersistentCookiesPolicy.ForcePersistentCookies
         )
-        interceptor = Interceptor(self.policy, profile, self._navigation, self._filtered)
+        self.assets = self._assets(settings, profile)
+        interceptor = Interceptor(
+            self.policy, profile, self._navigation, self._filtered, self.assets
+        )
         profile.setUrlRequestInterceptor(interceptor)
         self._interceptor = interceptor
         profile.setNotificationPresenter(self._notification)
@@ -318,6 +384,59 @@ class SessionBrowser:
         self.profile = profile
         self.stack = PageStack()
         self.pages = SessionPages(profile, self, self.stack)
+
+    def _assets(
+        self, settings: SessionSettings, profile: QWebEngineProfile
+    ) -> SessionAssets | None:
+        """The session's asset scheme: its handler on the profile, its cookies mirrored."""
+        if not schemes_registered():
+            return None
+        roots = trust.roots_of(settings.trust, trust.read_providery_ca())
+        pem = "".join(c.public_bytes(serialization.Encoding.PEM).decode("ascii") for c in roots)
+        route = FetchRoute(
+            proxy_port=settings.proxy_port,
+            extra_roots_pem=pem if settings.proxy_port is not None and pem else None,
+        )
+        assets = SessionAssets(
+            policy=asset_policy(settings, shared_cache=self.engine.settings.shared_asset_cache),
+            route=route,
+            log_filtered=self._image_dropped,
+            log_failed=self._asset_failed,
+            store=self.engine.shared_assets,
+            partition=self.shared_partition if settings.proxy_port is not None else "direct",
+        )
+        handler = AssetHandler(assets, profile)
+        for name in ASSET_SCHEMES.values():
+            profile.installUrlSchemeHandler(name.encode(), handler)
+        self._asset_handler = handler
+        track_cookies(profile, assets.cookies)
+        return assets
+
+    def _asset_failed(self, url: str, error: str) -> None:
+        self.engine.write_session_log(
+            self.profile_id,
+            "network.asset_failed",
+            f"the asset scheme could not fetch {url}: {error}",
+            url=url,
+            error=error,
+        )
+
+    def _image_dropped(self, url: str, limit_kb: int) -> None:
+        # the filter events' record and bound (one record per URL per load, then counted)
+        request = Request(url=url, scheme=url.partition(":")[0], resource_type="image")
+        self._filtered(request, Verdict(IMAGE_SIZE, f"image_size_limit_kb={limit_kb}"))
+
+    @property
+    def shared_partition(self) -> str:
+        """A proxied session's partition of the shared asset cache. The host knows its loopback
+        listener, not which proxy is behind it (sessions of one proxy have different listeners),
+        so it shares with no other session; emptied when its route changes or it closes."""
+        return f"proxy-session:{self.profile_id}"
+
+    def apply_asset_settings(self, settings: SessionSettings) -> None:
+        if self.assets is not None:
+            shared = self.engine.settings.shared_asset_cache
+            self.assets.policy = asset_policy(settings, shared_cache=shared)
 
     def new_page(self, view: QWebEngineView) -> SessionPage:
         """Every page of the session, the root page and each popup, is made here."""

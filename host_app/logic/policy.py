@@ -22,7 +22,9 @@ FILTERED_SCHEMES = ("http", "https", "ws", "wss")
 # Reasons a request is blocked; the first two are the session's state, not filtering, and are
 # not filter events.
 HELD, PAUSED, IMAGE_BLOCKING, ADBLOCK = "held", "paused", "image_blocking", "adblock"
-FILTER_REASONS = (IMAGE_BLOCKING, ADBLOCK)
+# an image of an over_limit session dropped by the asset scheme (host_app/asset_scheme.py)
+IMAGE_SIZE = "image_size"
+FILTER_REASONS = (IMAGE_BLOCKING, ADBLOCK, IMAGE_SIZE)
 
 
 @dataclass(frozen=True, slots=True)

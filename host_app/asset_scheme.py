@@ -1,0 +1,302 @@
+"""The asset scheme (`svcasset-http`, `svcasset-https`): requests the interceptor sends here are
+answered from Python (host_app/asset_fetch.py in worker threads, the rules in
+host_app/logic/assets.py). Used for images of `over_limit` sessions, whose size must be known
+before the body is downloaded (the Qt bindings have no response interceptor, DESIGN.md), and
+for the shared asset cache when it is on.
+
+Registered before the QApplication exists (`register_schemes`) as SecureScheme (an https page
+may load it), CorsEnabled (fonts and `crossorigin` scripts need it), FetchApiAllowed, and
+ContentSecurityPolicyIgnored: a page's CSP checks the redirect's target, and a CSP of
+`img-src 'self'` would otherwise block the page's own images (measured).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from .asset_fetch import Aborted, Fetch, Fetched, FetchRoute
+from .logic.assets import (
+    ASSET_SCHEMES,
+    DEFAULT_PORTS,
+    AssetPolicy,
+    Cookie,
+    CookieJar,
+    freshness_lifetime,
+    over_limit,
+    request_headers_eligible,
+    storable,
+    to_original,
+)
+from .qt import (
+    QBuffer,
+    QByteArray,
+    QIODevice,
+    QNetworkCookie,
+    QObject,
+    QUrl,
+    QWebEngineProfile,
+    QWebEngineUrlRequestJob,
+    QWebEngineUrlScheme,
+    QWebEngineUrlSchemeHandler,
+    pyqtSignal,
+    sip,
+)
+from .shared_assets import SharedAssets
+
+MAX_VERDICTS = 4096
+MAX_FAILED_RECORDS = 100  # network.asset_failed records per page load, one per URL
+_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="svc-asset")
+# fetches under way, so that the app's exit aborts them rather than waiting (the interpreter
+# joins the pool's threads at exit)
+_ACTIVE: set[Fetch] = set()
+
+
+def abort_all() -> None:
+    for fetch in list(_ACTIVE):
+        fetch.abort()
+
+
+def register_schemes() -> None:
+    """Before the QApplication: the engine reads scheme registrations once, at start."""
+    flags = (
+        QWebEngineUrlScheme.Flag.SecureScheme
+        | QWebEngineUrlScheme.Flag.CorsEnabled
+        | QWebEngineUrlScheme.Flag.FetchApiAllowed
+        | QWebEngineUrlScheme.Flag.ContentSecurityPolicyIgnored
+    )
+    for name in ASSET_SCHEMES.values():
+        if QWebEngineUrlScheme.schemeByName(name.encode()).name():
+            continue
+        scheme = QWebEngineUrlScheme(name.encode())
+        # host and port kept: relative URLs in a stylesheet served by the scheme resolve on the
+        # same host, and `/x.png` does not lose it
+        scheme.setSyntax(QWebEngineUrlScheme.Syntax.HostAndPort)
+        scheme.setDefaultPort(DEFAULT_PORTS[name])
+        scheme.setFlags(flags)
+        QWebEngineUrlScheme.registerScheme(scheme)
+
+
+def schemes_registered() -> bool:
+    return all(QWebEngineUrlScheme.schemeByName(n.encode()).name() for n in ASSET_SCHEMES.values())
+
+
+class _Main(QObject):
+    """Carries a worker thread's result to the UI thread (a queued signal)."""
+
+    done = pyqtSignal(object)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.done.connect(lambda cb: cb())
+
+
+_MAIN: list[_Main] = []  # made with the first handler, in the UI thread
+
+
+def _to_main(callback: Callable[[], None]) -> None:
+    _MAIN[0].done.emit(callback)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    limit: bool
+    shared: bool
+    first_party: str
+    kind: str
+
+
+@dataclass(slots=True)
+class SessionAssets:
+    """One session's state the interceptor and the scheme handler share (UI thread only)."""
+
+    policy: AssetPolicy
+    route: FetchRoute
+    log_filtered: Callable[[str, int], None]  # (url, limit in KiB) of a dropped image
+    # (url, error) of a fetch that failed: the engine shows only a broken resource
+    log_failed: Callable[[str, str], None] = lambda url, error: None
+    cookies: CookieJar = field(default_factory=CookieJar)
+    failed_logged: set[str] = field(default_factory=set)  # this page load's
+    store: SharedAssets | None = None  # the shared asset cache, and this session's partition
+    partition: str = "direct"
+    verdicts: OrderedDict[str, Verdict] = field(default_factory=OrderedDict)
+
+    def note(self, asset_url: str, verdict: Verdict) -> None:
+        self.verdicts[asset_url] = verdict
+        self.verdicts.move_to_end(asset_url)
+        while len(self.verdicts) > MAX_VERDICTS:
+            self.verdicts.popitem(last=False)
+
+    def dropped(self, url: str) -> None:
+        # bounded by the session's filter events (one record per URL per load, then counted)
+        self.log_filtered(url, self.policy.image_limit_bytes // 1024)
+
+    def page_load(self) -> None:
+        self.failed_logged.clear()
+
+    def failed(self, url: str, error: str) -> None:
+        if url in self.failed_logged or len(self.failed_logged) >= MAX_FAILED_RECORDS:
+            return
+        self.failed_logged.add(url)
+        self.log_failed(url, error)
+
+
+def _cookie_of(c: QNetworkCookie) -> Cookie:
+    same = c.sameSitePolicy()
+    same_site = {
+        QNetworkCookie.SameSite.None_: "none",
+        QNetworkCookie.SameSite.Lax: "lax",
+        QNetworkCookie.SameSite.Strict: "strict",
+    }.get(same, "")
+    expires = None if c.isSessionCookie() else float(c.expirationDate().toSecsSinceEpoch())
+    return Cookie(
+        name=bytes(c.name().data()).decode("latin-1"),
+        value=bytes(c.value().data()).decode("latin-1"),
+        domain=c.domain(),
+        path=c.path() or "/",
+        secure=c.isSecure(),
+        same_site=same_site,
+        expires=expires,
+    )
+
+
+def track_cookies(profile: QWebEngineProfile, jar: CookieJar) -> None:
+    store = profile.cookieStore()
+    if store is None:
+        return
+    store.cookieAdded.connect(lambda c: jar.add(_cookie_of(c)))
+    store.cookieRemoved.connect(lambda c: jar.remove(_cookie_of(c)))
+    # persisted cookies are reported only once loaded
+    store.loadAllCookies()
+
+
+def _work(fetch: Fetch, store: SharedAssets | None, partition: str) -> Fetched:
+    """In a worker thread: the shared cache's copy when it has a fresh one, else the network
+    (and the response stored when the rules allow)."""
+    if store is not None:
+        hit = store.get(partition, fetch.url)
+        if hit is not None:
+            content_type, body = hit
+            limit = fetch.limit_bytes
+            dropped = limit is not None and over_limit(len(body), 0, limit)
+            return Fetched(
+                200,
+                {"content-type": content_type},
+                body=b"" if dropped else body,
+                dropped=dropped,
+                hit=True,
+            )
+    got = fetch.run()
+    if (
+        store is not None
+        and not got.dropped
+        and got.location is None
+        and storable(got.status, got.headers, len(got.body), store.max_entry) is None
+    ):
+        lifetime = (freshness_lifetime(got.headers) or 0.0) - _age(got.headers)
+        store.put(partition, fetch.url, got.headers.get("content-type", ""), got.body, lifetime)
+    return got
+
+
+def _age(headers: dict[str, str]) -> float:
+    try:
+        return max(0.0, float(headers.get("age", "0").split(",")[0]))
+    except ValueError:
+        return 0.0
+
+
+class AssetHandler(QWebEngineUrlSchemeHandler):
+    def __init__(self, assets: SessionAssets, profile: QWebEngineProfile) -> None:
+        super().__init__(profile)
+        if not _MAIN:
+            _MAIN.append(_Main())
+        self.assets = assets
+        self.profile = profile
+
+    def requestStarted(self, job: QWebEngineUrlRequestJob | None) -> None:
+        if job is None:
+            return
+        asset_url = job.requestUrl().toString()
+        original = to_original(asset_url)
+        if original is None or bytes(job.requestMethod().data()).upper() != b"GET":
+            job.fail(QWebEngineUrlRequestJob.Error.RequestDenied)
+            return
+        headers = {
+            bytes(k.data()).decode("latin-1"): bytes(v.data()).decode("latin-1")
+            for k, v in job.requestHeaders().items()
+        }
+        # kept, not taken: two requests of one URL (two frames) may be in flight at once
+        verdict = self.assets.verdicts.get(asset_url)
+        if verdict is None:
+            # the interceptor saw every request that reaches here; a verdict pushed out of the
+            # bounded table is rebuilt: the limit only for what asks for an image, no sharing
+            image = headers.get("Accept", "").startswith("image/")
+            limited = image and self.assets.policy.image_mode == "over_limit"
+            verdict = Verdict(limited, False, "", "image" if image else "other")
+        cookie = self.assets.cookies.header(original, verdict.first_party)
+        if cookie is not None:
+            headers["Cookie"] = cookie
+        limit = self.assets.policy.image_limit_bytes if verdict.limit else None
+        store = self.assets.store
+        if not verdict.shared or request_headers_eligible(headers) is not None:
+            store = None
+        fetch = Fetch(original, headers, self.assets.route, limit_bytes=limit)
+        job.destroyed.connect(lambda *_: fetch.abort())
+        _ACTIVE.add(fetch)
+        future = _POOL.submit(_work, fetch, store, self.assets.partition)
+
+        def finished(fut: Future[Fetched]) -> None:
+            _to_main(lambda: self._answer(job, original, fut, fetch))
+
+        future.add_done_callback(finished)
+
+    def _answer(
+        self, job: QWebEngineUrlRequestJob, original: str, fut: Future[Fetched], fetch: Fetch
+    ) -> None:
+        _ACTIVE.discard(fetch)
+        if sip.isdeleted(job):
+            return  # the engine cancelled the request; its fetch was aborted
+        try:
+            got = fut.result()
+        except Aborted:
+            job.fail(QWebEngineUrlRequestJob.Error.RequestAborted)
+            return
+        except Exception as exc:
+            import sys
+
+            print("ASSETDEBUG", original, repr(exc), file=sys.stderr)
+            job.fail(QWebEngineUrlRequestJob.Error.RequestFailed)
+            return
+        self._store_cookies(original, got.set_cookies)
+        if got.location is not None:
+            job.redirect(QUrl(got.location))
+        elif got.dropped:
+            self.assets.dropped(original)
+            job.fail(QWebEngineUrlRequestJob.Error.RequestDenied)
+        elif got.status >= 400:
+            job.fail(
+                QWebEngineUrlRequestJob.Error.UrlNotFound
+                if got.status in (404, 410)
+                else QWebEngineUrlRequestJob.Error.RequestFailed
+            )
+        else:
+            self._reply(job, got.headers.get("content-type", ""), got.body)
+
+    def _reply(self, job: QWebEngineUrlRequestJob, content_type: str, body: bytes) -> None:
+        buf = QBuffer(job)
+        buf.setData(QByteArray(body))
+        buf.open(QIODevice.OpenModeFlag.ReadOnly)
+        mime = content_type.split(";", 1)[0].strip() or "application/octet-stream"
+        job.reply(mime.encode("latin-1", "replace"), buf)
+
+    def _store_cookies(self, url: str, set_cookies: list[str]) -> None:
+        """The response's cookies go to the session's cookie store, as the engine's own fetch
+        would have put them there."""
+        store = self.profile.cookieStore()
+        if store is None or not set_cookies:
+            return
+        for raw in set_cookies:
+            for c in QNetworkCookie.parseCookies(QByteArray(raw.encode("latin-1", "replace"))):
+                store.setCookie(c, QUrl(url))

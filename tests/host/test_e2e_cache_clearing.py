@@ -1,0 +1,187 @@
+"""Clearing the caches (issue 15 point 4, for the Settings window of issue 17): the engine's
+`clear_shared_cache` and `clear_private_caches` on the real engine, each leaving the other
+alone, and the app switch turning the shared cache off for the next request.
+
+No bridge command reaches these (the Settings window calls them), so an in-process Engine runs
+in a child process started as svc-app starts it (schemes registered before the QApplication)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+# the shared image at one URL for every session, the other new on each load (no renderer's
+# memory cache in the way)
+PAGE = """<!doctype html><html><head><title>p</title></head><body>
+<img src="/pub.png"><img src="/own.png?{query}"></body></html>"""
+# a 1x1 PNG
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360f8cf000000020001e221bc330000000049454e44ae426082"
+)
+
+
+class _Site(BaseHTTPRequestHandler):
+    hits: ClassVar[Counter[str]] = Counter()
+    encodings: ClassVar[dict[str, str]] = {}
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        path, _, query = self.path.partition("?")
+        self.hits[path] += 1
+        self.encodings[path] = self.headers.get("Accept-Encoding", "")
+        body, kind, cc = PAGE.format(query=query).encode(), "text/html", "no-store"
+        if path == "/pub.png":
+            body, kind, cc = PNG, "image/png", "public, max-age=600"
+        elif path == "/own.png":
+            body, kind, cc = PNG, "image/png", "max-age=600"  # the private cache's only
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Cache-Control", cc)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def test_clearing_the_shared_and_the_private_caches(tmp_path: Path) -> None:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    env.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox --disable-gpu")
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.host.test_e2e_cache_clearing", str(tmp_path)],
+        check=False,
+        timeout=120,
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+    )
+    (tmp_path / "child.stderr").write_bytes(proc.stderr)
+    assert proc.returncode == 0, proc.stderr.decode()[-4000:]
+    out: dict[str, Any] = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+    # two direct sessions: one fetch of the public image between them
+    assert out["shared_first"] == 1, out
+    assert out["shared_entries_before"] >= 1, out
+    # the private caches cleared: the session's cache files go, the shared cache stays
+    assert out["private_files_before"] > 0, out
+    assert out["private_files_after"] == 0, out
+    assert out["shared_entries_after_private_clear"] == out["shared_entries_before"], out
+    # the shared cache cleared: a third session fetches the public image again
+    assert out["shared_entries_after_clear"] == 0, out
+    assert out["pub_after_clear"] == 1, out
+    # the switch off: the next request is the engine's own
+    assert out["encoding_switched_off"] != "identity", out
+
+
+# --- the child process ---------------------------------------------------------------------------
+
+
+def _cache_files(storage: Path) -> int:
+    return sum(1 for p in (storage / "Cache").rglob("*_0") if p.is_file())
+
+
+def run(data_dir: Path) -> dict[str, Any]:
+    from host_app.engine import prepare_storage
+
+    os.environ["XDG_DATA_HOME"] = str(prepare_storage(data_dir))
+    import bridge_protocol as bp
+    from host_app.asset_scheme import register_schemes
+    from host_app.engine import Engine, engine_application_name
+    from host_app.logic import aio
+    from host_app.logic.logfile import HostLog
+    from host_app.logic.settings import AppSettings
+    from host_app.qt import QApplication, QTimer
+    from host_app.session_browser import SessionBrowser
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+
+    engine_application_name()
+    register_schemes()
+    app = QApplication(["svc-app-cache-test"])
+    settings = AppSettings(shared_asset_cache=True)
+    engine = Engine(data_dir, settings, headless=True, log=HostLog(data_dir / "Logs"))
+    out: dict[str, Any] = {}
+
+    def browser(n: int) -> SessionBrowser:
+        sid = f"Session{n}"
+        engine.apply_session_settings(sid, bp.SessionSettings(profile_id=n, name=sid))
+        return engine.browser(sid)
+
+    async def load(b: SessionBrowser, url: str) -> bool:
+        assert b.page is not None
+        done: aio.Future[bool] = aio.Future()
+
+        def finished(ok: bool) -> None:
+            if not done.done():
+                done.set_result(ok)
+
+        b.page.loadFinished.connect(finished)
+        b.load(url)
+        ok = await aio.within(engine.loop, done, 15.0, False)
+        await aio.sleep(engine.loop, 0.3)
+        return ok
+
+    async def until(cond: Any, seconds: float = 10.0) -> bool:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if cond():
+                return True
+            await aio.sleep(engine.loop, 0.1)
+        return bool(cond())
+
+    async def scenario() -> None:
+        b1, b2 = browser(1), browser(2)
+        await load(b1, base + "/?1")
+        await load(b2, base + "/?2")
+        out["shared_first"] = _Site.hits["/pub.png"]
+        out["shared_entries_before"] = len(engine.shared_assets)
+        # the private cache holds what the engine fetched itself (the page is no-store): let
+        # the switch off for one load so the engine caches /own.png in session 1
+        engine.apply_app_settings(AppSettings(shared_asset_cache=False))
+        await load(b1, base + "/?3")
+        out["encoding_switched_off"] = _Site.encodings.get("/own.png", "")
+        await until(lambda: _cache_files(b1.storage) > 0, 5)
+        out["private_files_before"] = _cache_files(b1.storage)
+        engine.clear_private_caches()
+        await until(lambda: _cache_files(b1.storage) == 0, 10)
+        out["private_files_after"] = _cache_files(b1.storage)
+        out["shared_entries_after_private_clear"] = len(engine.shared_assets)
+        engine.apply_app_settings(AppSettings(shared_asset_cache=True))
+        engine.clear_shared_cache()
+        out["shared_entries_after_clear"] = len(engine.shared_assets)
+        before = _Site.hits["/pub.png"]
+        await load(browser(3), base + "/?4")
+        out["pub_after_clear"] = _Site.hits["/pub.png"] - before
+
+    async def main() -> None:
+        try:
+            await scenario()
+        finally:
+            engine.shutdown()
+            QTimer.singleShot(0, app.quit)
+
+    task = aio.Task(main(), lambda t: None)
+    task.start()
+    app.exec()
+    server.shutdown()
+    if task.exception is not None:
+        raise task.exception
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(Path(sys.argv[1]))))
