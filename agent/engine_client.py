@@ -13,7 +13,7 @@ at once (`push_settings`). The settings carry the session's effective identity a
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Protocol, TypeVar
 
 import msgspec
@@ -75,8 +75,10 @@ class EngineClient:
         read_session: Callable[[int], SessionRecord | None],
         logs: LogWriter,
         push_timeout: float,
+        routes_ready: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self._bridge = bridge
+        self._routes_ready = routes_ready
         self._proxy_base_port = proxy_base_port
         self._identity = identity
         self._read_session = read_session
@@ -145,6 +147,10 @@ class EngineClient:
             current = self._read_session(session.id) or session
             settings = await self.settings(current)
             if self._applied.get(session_id) != settings:
+                if self._routes_ready is not None and settings.proxy_port is not None:
+                    # the engine may connect to the session's listener as soon as it holds
+                    # these settings: it must be listening by then
+                    await self._routes_ready()
                 # Until the host answers, what it holds is unknown: a cancelled or failed send
                 # leaves nothing recorded, so the next operation sends again.
                 self._applied.pop(session_id, None)

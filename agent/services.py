@@ -82,6 +82,7 @@ def build_services(
         logs=logs,
         # an exit lookup, then the host's answer
         push_timeout=config.geolocation_timeout + 5.0,
+        routes_ready=listeners.settled,
     )
     pages = PageRegistry()
     browser = Browser(

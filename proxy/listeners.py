@@ -45,6 +45,8 @@ CONNECT_TIMEOUT = 30.0  # opening the upstream connection
 HEAD_TIMEOUT = 30.0  # the upstream's answer to CONNECT
 IDLE_TIMEOUT = 120.0  # a kept-alive client connection waiting for its next request
 POLL_INTERVAL = 1.0
+# how long a route change waits for its listener to be bound
+SETTLE_TIMEOUT = 5.0
 
 Lookup = Callable[[int], Upstream | None]
 # (category, level, message, session number or None, data)
@@ -114,6 +116,10 @@ class ProxyListeners:
         self._wake = trio.Event()
         # session -> the cancel scopes of its open connections (cut on a route change)
         self._open: dict[int, set[trio.CancelScope]] = {}
+        # changes asked for, and the last one a reconcile pass has caught up with
+        self._asked = 0
+        self._caught_up = 0
+        self._reconciled = trio.Event()
 
     # --- what listens --------------------------------------------------------------------------
 
@@ -127,7 +133,17 @@ class ProxyListeners:
 
     def changed(self) -> None:
         """Some session's proxy assignment changed: reconcile now instead of at the next poll."""
+        self._asked += 1
         self._wake.set()
+
+    async def settled(self) -> None:
+        """Until a reconcile pass has caught up with every change asked for so far, so that a
+        session given a proxy has its listener bound (bounded: a bind that fails is reported by
+        the listeners themselves, and the engine's load then fails with the relay's cause)."""
+        wanted = self._asked
+        with trio.move_on_after(SETTLE_TIMEOUT):
+            while self.running and self._caught_up < wanted:
+                await self._reconciled.wait()
 
     def cut(self, sessions: Iterable[int]) -> int:
         """End every open connection of these sessions (returns how many). A connection keeps
@@ -153,7 +169,11 @@ class ProxyListeners:
                     with trio.move_on_after(self._poll):
                         await self._wake.wait()
                     self._wake = trio.Event()
+                    asked = self._asked
                     await self._reconcile(nursery)
+                    self._caught_up = asked
+                    self._reconciled.set()
+                    self._reconciled = trio.Event()
         finally:
             self.running = False
             self._listeners.clear()

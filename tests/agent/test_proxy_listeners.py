@@ -141,6 +141,22 @@ def test_each_connection_reloads_the_assignment(
         other.stop()
 
 
+def test_the_listener_is_bound_when_a_route_change_has_answered(
+    agent: AgentProcess, upstream: UpstreamProxy, origin: Origin
+) -> None:
+    """The host holds the new settings once a PATCH has answered and may connect at once: the
+    session's listener must be listening by then, not at the listeners' next poll (a navigation
+    right after the PATCH failed with ERR_PROXY_CONNECTION_FAILED in a fresh-clone run)."""
+    alias = add_proxy(agent, upstream)
+    for _ in range(3):
+        sid = agent.ok("POST", "/v1/sessions", {})["session"]["id"]
+        port = port_of(agent, sid)
+        agent.ok("PATCH", f"/v1/sessions/{sid}", {"proxy_alias": alias})
+        assert not refused(port)
+        assert forward(port, origin.url("/at-once")).status == 200
+        agent.ok("DELETE", f"/v1/sessions/{sid}")
+
+
 def test_a_route_change_ends_the_connections_opened_on_the_old_route(
     agent: AgentProcess, upstream: UpstreamProxy, origin: Origin
 ) -> None:

@@ -334,3 +334,23 @@ async def test_bad_requests_are_answered_by_the_proxy(upstream: UpstreamProxy) -
     assert garbage.startswith(b"HTTP/1.1 400 ")
     assert huge == b"" or huge.startswith(b"HTTP/1.1 431 ")  # a head over the bound
     assert upstream.seen == []
+
+
+async def test_settled_returns_once_a_new_listener_is_bound(upstream: UpstreamProxy) -> None:
+    """A route change answers only when the session's listener listens (agent/engine_client.py
+    waits on `settled` before the host gets settings with a listener port): after `changed()`,
+    `settled()` returns with the port bound, though the poll is far away."""
+    world = World(upstream)
+    world.assignments.clear()
+    world.listeners._poll = 3600.0  # only a change can bring the listener up
+    async with trio.open_nursery() as nursery:
+        await nursery.start(world.listeners.run)
+        assert world.listeners.ports == {}
+        world.assignments[2] = Upstream("127.0.0.1", upstream.port, "PX", USER, PASSWORD)
+        world.listeners.changed()
+        await world.listeners.settled()
+        assert world.listeners.ports == {2: world.listeners.port_for(2)}
+        conn = await trio.open_tcp_stream("127.0.0.1", world.listeners.port_for(2))
+        await conn.aclose()
+        await world.listeners.settled()  # nothing asked since: returns at once
+        nursery.cancel_scope.cancel()
