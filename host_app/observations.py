@@ -170,6 +170,8 @@ def _stale(cause: str, obs_id: str, ref: str | None, message: str) -> SvcError:
 
 # room for the counters, set after the clip (`"omitted_node_count":N,"clipped_text_count":N,`)
 _COUNTERS_ROOM = 64
+# seconds before an observation's read is tried once more
+RETRY_READ = 0.3
 
 
 def _clip_size(obs: dict[str, Any]) -> int:
@@ -266,6 +268,12 @@ async def observe(
     captured_at = _now()
     tree = page.frame_tree()
     raw = await page.run_js(observe_js.observe(mode))
+    if not isinstance(raw, dict) or not isinstance(raw.get("key"), list):
+        # the document was being replaced (a popup leaving about:blank, a late commit): read
+        # the one that replaced it once more before failing
+        await aio.sleep(page.loop, RETRY_READ)
+        tree = page.frame_tree()
+        raw = await page.run_js(observe_js.observe(mode))
     if not isinstance(raw, dict) or not isinstance(raw.get("key"), list):
         raise SvcError.of(
             ErrorId.SEMANTIC_EXTRACTION_FAILED,

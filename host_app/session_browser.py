@@ -72,6 +72,9 @@ if TYPE_CHECKING:
 
 MAX_FRAME_TREE = 200  # frames listed per page (the observation reads at most 64 of them)
 FRAME_JS_TIMEOUT = 5.0
+# the main frame's isolated-world scripts (observation of a large page included) answer well
+# within this; past it the document they were sent to is taken to be gone
+MAIN_JS_TIMEOUT = 10.0
 # The Qt stubs type QTest's static helpers as instance methods.
 _QTEST: Any = QTest
 WORLD = QWebEngineScript.ScriptWorldId.ApplicationWorld
@@ -574,6 +577,7 @@ class SessionBrowser:
         assert self.pages is not None
 
         def done(raw: aio.Future[Any]) -> None:
+            timer.cancel()
             result = raw.result()
             if not isinstance(result, str):
                 fut.set_result(None)
@@ -583,6 +587,9 @@ class SessionBrowser:
             except ValueError:
                 fut.set_result(None)
 
+        # A script sent to a document that is being replaced (a popup leaving its first
+        # about:blank) may never be answered: no answer in time counts as no document.
+        timer = self.loop.call_later(MAIN_JS_TIMEOUT, lambda: fut.set_result(None))
         self.pages.run_js(code).add_done_callback(done)
         return fut
 
