@@ -1,0 +1,28 @@
+"""Small pieces the app's windows share."""
+
+from __future__ import annotations
+
+from .qt import QCloseEvent, QMessageBox, QWidget
+
+
+class HidingWindow(QWidget):
+    """Closing hides the window (spec 1 §1 Lifecycle rule 1: the app stays resident)."""
+
+    def closeEvent(self, event: QCloseEvent | None) -> None:
+        if event is not None:
+            event.ignore()
+        self.hide()
+
+
+def confirm(parent: QWidget, title: str, text: str, action: str) -> bool:
+    """Ask before something that cannot be undone; Cancel is the default button, `action` (with
+    its mnemonic, e.g. "&Clear") the one that goes ahead."""
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle(title)
+    box.setText(text)
+    go = box.addButton(action, QMessageBox.ButtonRole.AcceptRole)
+    cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(cancel)
+    box.exec()
+    return box.clickedButton() is go
