@@ -15,6 +15,8 @@ from .widgets import HidingWindow
 
 
 class InfoWindow(HidingWindow):
+    escape_hides = True
+
     def __init__(
         self,
         engine: Engine,

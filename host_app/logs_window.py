@@ -34,6 +34,8 @@ GLOBAL = "global"
 
 
 class LogsWindow(HidingWindow):
+    escape_hides = True
+
     def __init__(self, logs_dir: Path, selected: Callable[[], str | None]) -> None:
         super().__init__()
         self.setWindowTitle("svc logs")

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from .qt import QCloseEvent, QMessageBox, QWidget
+from .qt import QCloseEvent, QKeyEvent, QMessageBox, Qt, QWidget
 
 
 class HidingWindow(QWidget):
     """Closing hides the window (spec 1 §1 Lifecycle rule 1: the app stays resident)."""
+
+    # tool windows (Logs, Info) close on Escape; the browser window does not: pages use it
+    escape_hides = False
+
+    def keyPressEvent(self, event: QKeyEvent | None) -> None:
+        if self.escape_hides and event is not None and event.key() == Qt.Key.Key_Escape:
+            self.hide()
+            return
+        super().keyPressEvent(event)
 
     def closeEvent(self, event: QCloseEvent | None) -> None:
         if event is not None:
