@@ -187,7 +187,9 @@ def test_clear_logs_removes_only_the_selected_sessions_file(
     screen.keys("svc logs", "Escape")
 
 
-def test_info_view_and_the_list_follow_the_api(screen: Screen, app: HostApp, shots: Path) -> None:
+def test_info_view_the_list_and_delete_follow_the_api(
+    screen: Screen, app: HostApp, shots: Path
+) -> None:
     sid = app.new_session(name="Before", group="team-a")
     app.ok("PATCH", f"/v1/sessions/{sid}", {"name": "Renamed"})
     _select(screen, app, sid)  # the Info view is titled with the new name
@@ -196,5 +198,49 @@ def test_info_view_and_the_list_follow_the_api(screen: Screen, app: HostApp, sho
     assert info == "Info: Renamed"
     screen.grab(shots / "info-view.png", screen.window(info))
     screen.keys(info, "Escape")
-    app.ok("DELETE", f"/v1/sessions/{sid}")
-    assert sid not in _sessions(app)
+    # Session > Delete, through the API's route: the session is gone for every client
+    screen.keys(WINDOW, "ctrl+shift+d")
+    screen.keys("Delete session", "alt+d")
+    poll(lambda: sid not in _sessions(app), "the session to be deleted")
+
+
+def test_a_proxy_change_on_an_open_page_shows_the_banner(
+    screen: Screen, app: HostApp, site: Site, shots: Path
+) -> None:
+    sid = app.new_session(name="Routed")
+    app.ok("POST", "/v1/navigate", {"session_id": sid, "url": site.url("/")})
+    _select(screen, app, sid)
+    assert screen.grab(shots / "before-proxy-change.png")["banner"] == 0
+    app.ok("POST", "/v1/proxies", {"alias": "gui-relay", "upstream_host": "127.0.0.1",
+                                   "upstream_port": 9})  # fmt: skip
+    app.ok("PATCH", f"/v1/sessions/{sid}", {"proxy_alias": "gui-relay"})
+    # the page stays, its network held, and the window offers Reload and apply
+    poll(lambda: screen.grab(shots / "route-banner.png")["banner"] > 50, "the route banner")
+    app.ok("PATCH", f"/v1/sessions/{sid}", {"proxy_alias": None})
+    app.ok("DELETE", "/v1/proxies/gui-relay")
+
+
+def _global_messages(app: HostApp, category: str) -> list[str]:
+    path = app.data_dir / "Logs" / "global.ndjson"
+    records = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+    return [r["message"] for r in records if r.get("category") == category]
+
+
+def test_settings_clear_the_private_and_the_shared_caches(
+    screen: Screen, app: HostApp, shots: Path
+) -> None:
+    screen.keys(WINDOW, "ctrl+comma")
+    settings = screen.window("svc settings")
+    screen.grab(shots / "settings.png", settings)
+    screen.keys("svc settings", "alt+h")
+    screen.window("Clear shared cache")
+    screen.keys("Clear shared cache", "Escape")  # Cancel: nothing cleared
+    screen.keys("svc settings", "alt+h")
+    screen.keys("Clear shared cache", "alt+c")
+    poll(lambda: "shared asset cache cleared" in _global_messages(app, "engine.cache"), "shared")
+    assert "private HTTP caches cleared" not in _global_messages(app, "engine.cache")
+    screen.keys("svc settings", "alt+p")
+    screen.keys("Clear private caches", "alt+c")
+    poll(lambda: "private HTTP caches cleared" in _global_messages(app, "engine.cache"), "private")
+    assert _global_messages(app, "engine.cache").count("shared asset cache cleared") == 1
+    screen.keys("svc settings", "Escape")
