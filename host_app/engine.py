@@ -476,8 +476,6 @@ class Engine:
         else:
             destroyed()
         b.rebuilding = True
-        # what the old route fetched is not served on the new one
-        self.shared_assets.clear(b.shared_partition)
         try:
             b.close()
             await aio.within(self.loop, gone, 5.0, None)
@@ -508,7 +506,6 @@ class Engine:
             b = SessionBrowser(self, session_id, profile_id_of(session_id))
         b.close()
         b.drop_data()
-        self.shared_assets.clear(b.shared_partition)
         self.observations.drop_session(session_id)
         self.session_changed_id(session_id)
         return Done()
