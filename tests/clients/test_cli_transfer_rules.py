@@ -194,7 +194,7 @@ def test_read_archive_rules(tmp_path: Path) -> None:
         files.read_archive(str(legacy), "proxy")
     other = tmp_path / "notes.txt"
     other.write_text("hello")
-    with pytest.raises(UsageError, match="not a .svcprofile transfer archive"):
+    with pytest.raises(UsageError, match=r"not a \.svcprofile transfer archive"):
         files.read_archive(str(other), "profile")
     largest = tmp_path / "largest.svcprofile"
     largest.write_bytes(files.SQLITE_MAGIC.ljust(files.MAX_TRANSFER_FILE, b"\0"))
