@@ -144,7 +144,7 @@ Every command but health and status starts svc-app in the background when the ag
 running. The agent is found at 127.0.0.1:$SVC_AGENT_PORT (default 17319). Commands that target
 a session use --session-id, else $SVC_SESSION_ID, else the newest session, creating one only
 when none exists. Exit status: 0 success, 1 failure, 130 interrupted; a URL capture exits with
-the capture's exit code (0 ok, 1 target status >= 400, 2 failed).
+the capture's exit code (0 ok, 1 target status >= 400 or failed).
 
 examples:
   svc example.com > page.html
