@@ -562,6 +562,15 @@ def _write_export(ctx: Context, data: dict[str, Any], output: str | None) -> Non
     ctx.print({"output_path": str(path), "bytesize": len(raw), "credentials_included": False})
 
 
+def _check_output(output: str | None) -> None:
+    """An exact --output is refused before anything is asked of the agent (the default name is
+    the agent's, so it is checked once the export answered)."""
+    if output is not None:
+        from .files import export_path
+
+        export_path("", output)
+
+
 def _archive(path: str, kind: str) -> str:
     from .files import encode_archive, read_archive
 
@@ -602,6 +611,7 @@ def proxy(ctx: Context, args: argparse.Namespace) -> int:
     elif sub == "rotate":
         data = ctx.call("POST", f"{path}/rotate-session")
     else:  # export
+        _check_output(args.output)
         body = {"alias": args.alias, "include_credentials": False}
         _write_export(ctx, ctx.call("POST", "/v1/proxy-transfers/export", body), args.output)
         return exitcodes.OK
@@ -622,6 +632,7 @@ def profile(ctx: Context, args: argparse.Namespace) -> int:
     if sub == "list":
         ctx.print(ctx.call("GET", "/v1/profiles"))
     elif sub == "export":
+        _check_output(args.output)
         data = ctx.call("POST", "/v1/profile-transfers/export", {"name": args.name})
         _write_export(ctx, data, args.output)
     else:  # import

@@ -6,8 +6,9 @@ problem is a `UsageError` (one plain line, exit status 1).
   names an exact path. An existing file is never overwritten; the new one is owner-only (0600)
   and appears whole or not at all: it is written to a private temporary file in the same folder,
   then hard-linked to its name (a link, unlike a rename, fails when the name is taken).
-- Imports read at most 12 MiB, reject legacy JSON transfer files by name, and send only an SQLite
-  container (the agent validates the rest).
+- Imports read at most 12 MiB, reject legacy JSON transfer files by name and protected archives
+  (sealed credentials need the owning app's passphrase), and send only an SQLite container (the
+  agent validates the rest).
 - A certificate bundle is 1-16 PEM CERTIFICATE blocks in at most 64 KiB.
 """
 
@@ -100,7 +101,29 @@ def read_archive(raw_path: str, kind: str) -> bytes:
         )
     if not data.startswith(SQLITE_MAGIC):
         raise UsageError(f"{path} is not a .svc{kind} transfer archive")
+    if credentials_included(data):
+        raise UsageError(
+            f"{path} is a protected archive (it includes credentials); svc imports only "
+            "unprotected archives: export it again without credentials, or import it in the app"
+        )
     return data
+
+
+def credentials_included(data: bytes) -> bool:
+    """Whether the container says it carries sealed credentials; False when it cannot be read
+    (the agent then says what is wrong with it)."""
+    import sqlite3
+
+    db = sqlite3.connect(":memory:")
+    try:
+        db.execute("PRAGMA trusted_schema=OFF")
+        db.deserialize(data)
+        rows = db.execute("SELECT credentials_included FROM transfer").fetchall()
+    except sqlite3.Error:
+        return False
+    finally:
+        db.close()
+    return len(rows) == 1 and rows[0][0] == 1
 
 
 def _too_large(path: Path, size: int) -> str:

@@ -31,6 +31,7 @@ from tests.host.site import Site
 from tests.proxy.servers import Origin, UpstreamProxy
 
 from .conftest import SVC, Run, client_env, svc
+from .test_cli_transfer_rules import protected_archive
 
 pytestmark = pytest.mark.e2e
 
@@ -255,6 +256,8 @@ def test_proxy_update_get_list_rotate_delete(clean: HostApp, tmp_path: Path) -> 
     # a password from standard input
     r = svc(port, "proxy", "update", "upd-1", "--password-stdin", stdin=b"new-pw\n")
     assert ok(r)["proxy"]["password_set"] is True
+    p = update("--username", "u2", "--password", "p2", "--locale", "en-GB")
+    assert (p["username"], p["password_set"], p["locale"]) == ("u2", True, "en-GB")
     # managed provider X, its rotation, and clearing its location
     p = update(
         "--providerx-enabled",
@@ -313,9 +316,50 @@ def test_proxy_update_get_list_rotate_delete(clean: HostApp, tmp_path: Path) -> 
     assert p["tls"]["certificate_count"] == 2
     assert update("--tls", "system")["tls"] == {"mode": "system"}
 
+    # the managed-provider and trust options of create
+    x = create_proxy(
+        port,
+        "mgd-x",
+        1,
+        "--providerx-enabled",
+        "true",
+        "--providerx-location-parameter",
+        "st",
+        "--providerx-location-value",
+        "ca",
+        "--tls",
+        "providery",
+    )
+    assert (x["providerx"]["enabled"], x["providerx"]["location_parameter"]) == (True, "st")
+    assert x["tls"] == {"mode": "providery"}
+    y = create_proxy(
+        port,
+        "mgd-y",
+        1,
+        "--providery-enabled",
+        "true",
+        "--providery-country",
+        "us",
+        "--providery-state",
+        "ny",
+        "--providery-city",
+        "nyc",
+        "--providery-asn",
+        "701",
+    )
+    assert y["providery"] == {
+        "enabled": True,
+        "country": "us",
+        "state": "ny",
+        "city": "nyc",
+        "asn": "701",
+    }
+    assert ok(svc(port, "proxy", "rotate", "mgd-y"))["proxy"]["alias"] == "mgd-y"
+
     # get and list
     assert ok(svc(port, "proxy", "get", "upd-1"))["proxy"]["upstream_port"] == 2
-    assert [x["alias"] for x in ok(svc(port, "proxy", "list"))["proxies"]] == ["upd-1"]
+    listed = [x["alias"] for x in ok(svc(port, "proxy", "list"))["proxies"]]
+    assert listed == ["upd-1", "mgd-x", "mgd-y"]
 
     # usage failures: one plain line, nothing sent
     failed_plain(svc(port, "proxy", "update", "upd-1"))
@@ -477,6 +521,9 @@ def test_proxy_export_and_import(clean: HostApp, tls_site: TlsSite, tmp_path: Pa
     big.write_bytes(b"SQLite format 3\x00".ljust(12 * 1024 * 1024 + 1, b"\0"))
     assert "limited to 12 MiB" in failed_plain(svc(port, "proxy", "import", str(big)))
     failed_plain(svc(port, "proxy", "import", str(tmp_path / "absent.svcproxy")))
+    sealed = tmp_path / "sealed.svcproxy"
+    sealed.write_bytes(protected_archive())
+    assert "protected archive" in failed_plain(svc(port, "proxy", "import", str(sealed)))
     # what the agent refuses: a damaged container
     damaged = tmp_path / "damaged.svcproxy"
     damaged.write_bytes(b"SQLite format 3\x00" + b"\x01" * 600)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from agent import transfers
 from clients.cli import files
 from clients.cli.commands import proxy_body, read_password, wants_providery
 from clients.cli.parser import UsageError, parse
@@ -205,6 +206,37 @@ def test_read_archive_rules(tmp_path: Path) -> None:
         files.read_archive(str(big), "profile")
     with pytest.raises(UsageError, match="cannot read"):
         files.read_archive(str(tmp_path / "absent.svcproxy"), "proxy")
+
+
+def protected_archive() -> bytes:
+    archive = transfers.Archive(kind="proxy", version=6, credentials_included=True)
+    sealed = transfers.seal_credentials("passphrase", "Sealed", "user", "password")
+    archive.proxies.append(
+        {
+            "alias": "Sealed",
+            "upstream_host": "h.example",
+            "upstream_port": 1,
+            "settings": {},
+            "credentials": sealed,
+        }
+    )
+    return transfers.build(archive)
+
+
+def test_protected_archives_are_refused_unprotected_ones_read(tmp_path: Path) -> None:
+    sealed = tmp_path / "sealed.svcproxy"
+    sealed.write_bytes(protected_archive())
+    with pytest.raises(UsageError, match="protected archive"):
+        files.read_archive(str(sealed), "proxy")
+    plain = transfers.Archive(kind="proxy", version=6, credentials_included=False)
+    plain.proxies.append(
+        {"alias": "Open", "upstream_host": "h.example", "upstream_port": 1, "settings": {}}
+    )
+    path = tmp_path / "open.svcproxy"
+    path.write_bytes(transfers.build(plain))
+    assert files.read_archive(str(path), "proxy") == path.read_bytes()
+    # a container the client cannot read is left for the agent to judge
+    assert files.credentials_included(files.SQLITE_MAGIC + b"\1" * 600) is False
 
 
 def test_certificate_bundle_rules(tmp_path: Path) -> None:
