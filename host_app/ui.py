@@ -25,7 +25,6 @@ from .qt import (
     QHBoxLayout,
     QIcon,
     QLabel,
-    QLineEdit,
     QMenu,
     QPainter,
     QPixmap,
@@ -35,7 +34,7 @@ from .qt import (
     QWidget,
 )
 from .supervisor import Supervisor
-from .ui_api import UiApi
+from .ui_api import ApiError, UiApi
 from .widgets import confirm
 
 
@@ -58,10 +57,11 @@ def app_icon() -> QIcon:
 
 
 class SettingsWindow(QDialog):
-    def __init__(self, store: SettingsStore, engine: Engine) -> None:
+    def __init__(self, store: SettingsStore, engine: Engine, api: UiApi | None = None) -> None:
         super().__init__()
         self.store = store
         self.engine = engine
+        self.api = api
         self.setWindowTitle("svc settings")
         self.size_box = QComboBox()
         self.size_box.addItems(list(SIZE_PRESETS))
@@ -70,7 +70,10 @@ class SettingsWindow(QDialog):
         self.notify = QCheckBox("Send notifications to the agent")
         self.adblock = QCheckBox("Block ads (global switch)")
         self.shared_cache = QCheckBox("Shared asset cache (see the README: off by default)")
-        self.profile = QLineEdit()
+        # the saved profiles (GET /v1/profiles) and the built-in Custom; a name typed here that
+        # is not saved yet applies once such a profile is saved
+        self.profile = QComboBox()
+        self.profile.setEditable(True)
         self.plan = QComboBox()
         self.plan.addItems(list(PLANS))
         form = QFormLayout(self)
@@ -109,7 +112,7 @@ class SettingsWindow(QDialog):
         self.notify.setChecked(s.send_notifications)
         self.adblock.setChecked(s.adblock_enabled)
         self.shared_cache.setChecked(s.shared_asset_cache)
-        self.profile.setText(s.default_profile)
+        self.profile.setCurrentText(s.default_profile)
         self.plan.setCurrentText(s.plan)
 
     def save(self) -> None:
@@ -120,7 +123,7 @@ class SettingsWindow(QDialog):
             send_notifications=self.notify.isChecked(),
             adblock_enabled=self.adblock.isChecked(),
             shared_asset_cache=self.shared_cache.isChecked(),
-            default_profile=self.profile.text().strip() or "Custom",
+            default_profile=self.profile.currentText().strip() or "Custom",
             plan=self.plan.currentText(),
         )
         self.store.save(s)
@@ -151,7 +154,16 @@ class SettingsWindow(QDialog):
     def showEvent(self, event: Any) -> None:
         self.note.setText("")
         self.load(self.engine.settings)
+        if self.api is not None:
+            self.api.profile_names(self._profiles)
         super().showEvent(event)
+
+    def _profiles(self, answer: list[str] | ApiError) -> None:
+        names = ["Custom"] + ([] if isinstance(answer, ApiError) else sorted(answer, key=str.lower))
+        typed = self.profile.currentText()
+        self.profile.clear()
+        self.profile.addItems(names)
+        self.profile.setCurrentText(typed)
 
     def closeEvent(self, event: QCloseEvent | None) -> None:
         if event is not None:
@@ -172,7 +184,7 @@ class MainUI:
         self.supervisor = supervisor
         self.api = UiApi(config.port)
         self.browser = BrowserWindow(engine, self.api)
-        self.settings = SettingsWindow(store, engine)
+        self.settings = SettingsWindow(store, engine, self.api)
         self.logs = LogsWindow(config.logs_dir, lambda: self.browser.current)
         self.info = InfoWindow(engine, self.api, self.browser.row, self.browser.clear_data_of)
         self.browser.on_show_settings = self.show_settings

@@ -37,6 +37,14 @@ class _Paused(msgspec.Struct):
     network_paused: bool
 
 
+class _Profile(msgspec.Struct):
+    name: str
+
+
+class _Profiles(msgspec.Struct):
+    profiles: list[_Profile]
+
+
 class _Deleted(msgspec.Struct):
     deleted_id: str
 
@@ -52,6 +60,12 @@ class UiApi:
 
     def sessions(self, done: Done[list[SessionRow]]) -> None:
         self._call("GET", "/v1/sessions", _Envelope[_Sessions], lambda e: e.data.sessions, done)
+
+    def profile_names(self, done: Done[list[str]]) -> None:
+        def pick(e: _Envelope[_Profiles]) -> list[str]:
+            return [p.name for p in e.data.profiles]
+
+        self._call("GET", "/v1/profiles", _Envelope[_Profiles], pick, done)
 
     def set_paused(self, session_id: str, paused: bool, done: Done[bool]) -> None:
         verb = "pause" if paused else "play"
