@@ -76,6 +76,13 @@ class Site:
                 port = site.port
                 if parts.path == "/page":
                     body, ctype = page(port, parts.query[2:]).encode(), "text/html"
+                elif parts.path == "/late":
+                    other, q = f"http://localhost:{port}", f"?{parts.query}"
+                    body = (
+                        f'<script src="{other}/svc-allowed-late.js{q}"></script>'
+                        f'<script src="{other}/svc-ad.js{q}"></script><p>late</p>'
+                    ).encode()
+                    ctype = "text/html"
                 elif parts.path == "/flood":
                     body, ctype = flood(port, 1000).encode(), "text/html"
                 elif parts.path.endswith(".gif"):
@@ -122,6 +129,8 @@ class Mirror:
         (folder / "mirror-key.pem").write_text(served.key_pem)
         self.ca_file = folder / "ca.pem"
         self.requests: list[str] = []
+        self.lists = dict(LISTS)  # what it serves now
+        self.failing = False  # answer 503 to everything
         mirror = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -131,10 +140,10 @@ class Mirror:
             def do_GET(self) -> None:
                 mirror.requests.append(self.path)
                 name = self.path.rsplit("/", 1)[-1]
-                if name not in LISTS:
-                    self.send_error(404)
+                if mirror.failing or name not in mirror.lists:
+                    self.send_error(503 if mirror.failing else 404)
                     return
-                body = LISTS[name].encode()
+                body = mirror.lists[name].encode()
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -326,3 +335,93 @@ def test_image_blocking_all_is_independent_of_adblock(host: HostApp, site: Site)
     assert reasons == {"/photo.gif": "image_blocking", "/svc-pixel.gif": "image_blocking"}
     host.ok("PATCH", f"/v1/sessions/{session}", {"image_blocking_mode": "none"})
     assert "127.0.0.1/photo.gif" in visit(host, site, session, "img-none")
+
+
+def _age_lists(data_dir: Path, days: float) -> None:
+    """The clock we control: the stored engine's build time moved `days` into the past."""
+    path = data_dir / "Filters" / "state.json"
+    state = json.loads(path.read_text())
+    state["built_at"] = time.time() - days * 24 * 3600
+    path.write_text(json.dumps(state))
+
+
+def _start(
+    data_dir: Path, env: dict[str, str], *, wait_for: str
+) -> tuple[HostApp, list[dict[str, Any]]]:
+    """The app started on `data_dir`, once the global record `wait_for` is written; with the
+    filter records of this start."""
+    global_log = data_dir / "Logs" / "global.ndjson"
+    before = len(records(global_log))
+    app = HostApp(data_dir, env=env).start()
+    try:
+        poll(
+            lambda: any(r["category"] == wait_for for r in records(global_log)[before:]),
+            wait_for,
+            30,
+        )
+    except AssertionError:
+        app.stop()
+        raise
+    return app, [r for r in records(global_log)[before:] if r["category"].startswith("filters.")]
+
+
+def test_lists_refresh_after_four_days_and_a_failed_refresh_keeps_the_engine(
+    tmp_path_factory: pytest.TempPathFactory, site: Site
+) -> None:
+    """Three starts of one app over one data folder, the lists' age set between them: fresh
+    lists are reused without a download; four-day-old lists are downloaded again in the
+    background (the new rule applies); a refresh that fails keeps the engine it had."""
+    mirror = Mirror(tmp_path_factory.mktemp("mirror-refresh"))
+    env = {"SVC_FILTER_LISTS_URL": mirror.base, "SSL_CERT_FILE": str(mirror.ca_file)}
+    data_dir = tmp_path_factory.mktemp("adblock-refresh")
+    new_rule = "/svc-allowed-late.js"
+    app: HostApp | None = None
+    try:
+        app, _ = _start(data_dir, env, wait_for="filters.ready")
+        app.stop()
+        # 3 days old: loaded from the store, nothing downloaded
+        _age_lists(data_dir, 3)
+        asked = len(mirror.requests)
+        app, seen = _start(data_dir, env, wait_for="filters.ready")
+        assert [r["message"].split(":")[0] for r in seen] == ["filter engine loaded"]
+        assert len(mirror.requests) == asked
+        app.stop()
+        # 4 days and a bit: the stored engine serves at once, the new lists replace it
+        mirror.lists["ublock-filters.txt"] += new_rule + "\n"
+        _age_lists(data_dir, 4.01)
+        app, seen = _start(data_dir, env, wait_for="filters.refreshed")
+        poll(lambda: "filter engine refreshed" in str(_filters(data_dir)), "the new engine")
+        session = app.new_session()
+        html = _page_with(app, site, session, "late")
+        assert "localhost/svc-allowed-late.js" not in site.loaded("late"), html
+        assert "localhost/svc-ad.js" not in site.loaded("late")
+        app.stop()
+        # due again, the mirror down: logged, and the engine of the last refresh still blocks
+        mirror.failing = True
+        _age_lists(data_dir, 5)
+        app, seen = _start(data_dir, env, wait_for="filters.refresh_failed")
+        failed = [r for r in seen if r["category"] == "filters.refresh_failed"]
+        assert "the previous engine is kept" in failed[0]["message"], failed
+        _page_with(app, site, session, "late2")
+        assert "localhost/svc-allowed-late.js" not in site.loaded("late2")
+        assert "localhost/svc-ad.js" not in site.loaded("late2")
+        assert "127.0.0.1/late" in site.loaded("late2")
+    finally:
+        if app is not None:
+            app.stop()
+        mirror.stop()
+
+
+def _filters(data_dir: Path) -> list[str]:
+    return [
+        r["message"]
+        for r in records(data_dir / "Logs" / "global.ndjson")
+        if r["category"] == "filters.ready"
+    ]
+
+
+def _page_with(app: HostApp, site: Site, session: str, case: str) -> str:
+    """A page that also loads the script only the refreshed lists block."""
+    url = f"http://127.0.0.1:{site.port}/late?c={case}"
+    data = app.ok("POST", "/v1/navigate", {"url": url, "session_id": session})
+    return Path(data["capture"]["output_path"]).read_text()
