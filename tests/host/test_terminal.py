@@ -1,0 +1,233 @@
+"""The terminal panel with a real shell on a real pty (offscreen): the session's variables, the
+home directory, colours, resize, Ctrl+C, Tab, scrollback, copy/paste through the clipboard,
+exit and restart with the current URL, and close_shell() leaving no process behind.
+
+Runs in a child process: `host_app.qt` imports QtWebEngine, which must happen before the
+QApplication exists (pytest-qt's shared application does not allow that)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.gui
+
+URL = "https://example.test/page?q=1"
+
+
+def test_terminal_panel(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(home))
+    env["SHELL"] = shutil.which("bash") or "/bin/sh"
+    env.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox --disable-gpu")
+    subprocess.run(
+        [sys.executable, "-m", "tests.host.test_terminal"],
+        check=True,
+        timeout=110,
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+
+
+def proc_state(pid: int) -> str | None:
+    """A process's state letter ("Z": a zombie), None when there is no such process."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rfind(")") + 2 :].split()[0]
+
+
+def check() -> None:
+    from host_app.qt import QApplication, QLineEdit, Qt, QTest, QVBoxLayout, QWidget
+
+    app = QApplication(["svc-terminal-test"])
+    from host_app.logic.terminal import DEFAULT_PALETTE, EXITED_MESSAGE
+    from host_app.pty_process import session_members
+    from host_app.terminal import TerminalPanel
+
+    home = os.environ["HOME"]
+    url = [URL]
+    window = QWidget()
+    layout = QVBoxLayout(window)
+    other = QLineEdit(window)
+    panel = TerminalPanel("Session7", lambda: url[0], window)
+    layout.addWidget(other)
+    layout.addWidget(panel)
+    window.resize(700, 480)
+    started: list[int] = []
+    panel.shell_started.connect(started.append)
+
+    def lines() -> list[str]:
+        return panel.screen_text().splitlines()
+
+    def wait(condition: Callable[[], object], what: str, timeout: float = 15) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            app.processEvents()
+            if condition():
+                return
+            time.sleep(0.005)
+        raise AssertionError(f"timed out waiting for {what}; screen:\n{panel.screen_text()}")
+
+    def run(command: str) -> None:
+        QTest.keyClicks(panel, command)
+        QTest.keyClick(panel, Qt.Key.Key_Return)
+
+    def wait_line(line: str, timeout: float = 15) -> None:
+        wait(lambda: line in lines(), repr(line), timeout)
+
+    # Created only when first displayed.
+    app.processEvents()
+    assert panel.shell_pid is None
+    window.show()
+    window.activateWindow()
+    panel.setFocus()
+    wait(lambda: panel.shell_pid is not None, "the shell")
+    assert started == [panel.shell_pid]
+    pid = panel.shell_pid
+    assert pid is not None
+    assert os.getpgid(pid) == pid
+    assert os.getsid(pid) == pid
+    wait(lambda: panel.screen_text().strip(), "a prompt")
+
+    # The session's variables, the home directory.
+    run('echo "id=$SVC_SESSION_ID url=$SVC_SESSION_URL term=$TERM"')
+    wait_line(f"id=Session7 url={URL} term=xterm-256color")
+    run("pwd")
+    wait_line(home)
+    run("echo login=$0")
+    wait(lambda: any(x.startswith("login=-") for x in lines()), "a login shell ($0 = -name)")
+
+    # Colours: a red run.
+    run(r"printf '\033[31mred\033[0m\n'")
+
+    def red_run() -> bool:
+        return any(
+            r.text == "red" and r.fg == DEFAULT_PALETTE.ansi[1]
+            for row in panel.view().rows
+            for r in row
+        )
+
+    wait(red_run, "a red run")
+
+    # Resize: the pty's size follows the widget.
+    rows, columns = panel.grid_size
+    run("stty size")
+    wait_line(f"{rows} {columns}")
+    window.resize(900, 360)
+    wait(lambda: panel.grid_size != (rows, columns), "the grid to change")
+    rows2, columns2 = panel.grid_size
+    assert columns2 > columns
+    run("stty size")
+    wait_line(f"{rows2} {columns2}")
+
+    # Tab stays in the terminal (completion), focus does not move.
+    assert app.focusWidget() is panel
+    QTest.keyClicks(panel, "echo tab-$((6*7)) ; ech")
+    QTest.keyClick(panel, Qt.Key.Key_Tab)
+    QTest.keyClick(panel, Qt.Key.Key_Return)
+    wait_line("tab-42")
+    assert app.focusWidget() is panel
+
+    # Ctrl+C interrupts a foreground job.
+    run("sleep 100")
+
+    def sleepers() -> list[int]:
+        return [
+            p
+            for p in session_members(pid)
+            if Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0")[:2] == [b"sleep", b"100"]
+        ]
+
+    wait(sleepers, "sleep 100 to run")
+    QTest.keyClick(panel, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    wait(lambda: not sleepers(), "sleep to be interrupted", timeout=10)
+    run("echo after-$((40+2))")
+    wait_line("after-42", timeout=10)
+
+    # Scrollback: Shift+PageUp shows earlier lines, Shift+PageDown returns.
+    run("seq 1 300")
+    wait_line("300")
+    live = panel.screen_text()
+    QTest.keyClick(panel, Qt.Key.Key_PageUp, Qt.KeyboardModifier.ShiftModifier)
+    assert panel.screen_text() != live
+    assert "300" not in lines()
+    QTest.keyClick(panel, Qt.Key.Key_PageDown, Qt.KeyboardModifier.ShiftModifier)
+    assert panel.screen_text() == live
+
+    # Copy a mouse selection with Ctrl+Shift+C; paste with Ctrl+Shift+V.
+    run("echo CLIP-ME-77")
+    wait_line("CLIP-ME-77")
+    row = lines().index("CLIP-ME-77")
+    start = panel.cell_rect(row, 0).center().toPoint()
+    end = panel.cell_rect(row, len("CLIP-ME-77") - 1).center().toPoint()
+    QTest.mousePress(panel, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    QTest.mouseMove(panel, end)
+    QTest.mouseRelease(panel, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
+    clipboard = QApplication.clipboard()
+    assert clipboard is not None
+    clipboard.clear()
+    QTest.keyClick(
+        panel,
+        Qt.Key.Key_C,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    assert clipboard.text() == "CLIP-ME-77"
+    clipboard.setText("echo pasted-$((2+3))")
+    QTest.keyClick(
+        panel,
+        Qt.Key.Key_V,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    QTest.keyClick(panel, Qt.Key.Key_Return)
+    wait_line("pasted-5")
+    menu = panel.context_menu()
+    assert [a.text() for a in menu.actions()] == ["Copy", "Paste"]
+
+    # The shell exits by itself: a message; Enter starts a new one with the current URL.
+    exited: list[int] = []
+    panel.shell_exited.connect(exited.append)
+    run("exit 3")
+    wait(lambda: EXITED_MESSAGE in panel.screen_text(), "the exit message")
+    assert exited == [3]
+    assert panel.shell_pid is None
+    assert proc_state(pid) is None
+    url[0] = "https://example.test/next"
+    QTest.keyClick(panel, Qt.Key.Key_Return)
+    wait(lambda: panel.shell_pid is not None, "a new shell")
+    pid = panel.shell_pid
+    assert pid is not None
+    run('echo "now=$SVC_SESSION_URL"')
+    wait_line("now=https://example.test/next")
+
+    # close_shell(): the shell, its group and a job in a group of its own are all gone.
+    run("sleep 300 & echo bg=$!")
+    wait(lambda: any(x.startswith("bg=") for x in lines()), "a background job")
+    job = int(next(x for x in lines() if x.startswith("bg="))[3:])
+    assert os.getpgid(job) != pid  # job control gave it a group of its own
+    panel.close_shell()
+    assert panel.shell_pid is None
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # ended and reaped: not even a zombie
+    with pytest.raises(ProcessLookupError):
+        os.killpg(pid, 0)
+    assert session_members(pid) == []
+    assert proc_state(job) in (None, "Z")  # an orphan is init's to reap
+    QTest.keyClick(panel, Qt.Key.Key_Return)
+    app.processEvents()
+    assert panel.shell_pid is None  # a closed panel starts nothing by itself
+    window.close()
+    del app
+
+
+if __name__ == "__main__":
+    check()
