@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,7 +48,11 @@ def proc_state(pid: int) -> str | None:
 
 
 def check() -> None:
-    from host_app.qt import QApplication, QLineEdit, Qt, QTest, QVBoxLayout, QWidget
+    from host_app.qt import QApplication, QLineEdit, Qt, QVBoxLayout, QWidget
+    from host_app.qt import QTest as QTestClass
+
+    # PyQt6's stubs declare QTest's static functions as instance methods.
+    QTest: Any = QTestClass
 
     app = QApplication(["svc-terminal-test"])
     from host_app.logic.terminal import DEFAULT_PALETTE, EXITED_MESSAGE
@@ -65,6 +70,9 @@ def check() -> None:
     window.resize(700, 480)
     started: list[int] = []
     panel.shell_started.connect(started.append)
+
+    def shell_pid() -> int | None:  # read afresh: mypy would narrow the property for good
+        return panel.shell_pid
 
     def lines() -> list[str]:
         return panel.screen_text().splitlines()
@@ -87,13 +95,13 @@ def check() -> None:
 
     # Created only when first displayed.
     app.processEvents()
-    assert panel.shell_pid is None
+    assert shell_pid() is None
     window.show()
     window.activateWindow()
     panel.setFocus()
-    wait(lambda: panel.shell_pid is not None, "the shell")
-    assert started == [panel.shell_pid]
-    pid = panel.shell_pid
+    wait(lambda: shell_pid() is not None, "the shell")
+    assert started == [shell_pid()]
+    pid = shell_pid()
     assert pid is not None
     assert os.getpgid(pid) == pid
     assert os.getsid(pid) == pid
@@ -141,10 +149,12 @@ def check() -> None:
     # Ctrl+C interrupts a foreground job.
     run("sleep 100")
 
+    shell = pid
+
     def sleepers() -> list[int]:
         return [
             p
-            for p in session_members(pid)
+            for p in session_members(shell)
             if Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0")[:2] == [b"sleep", b"100"]
         ]
 
@@ -199,12 +209,12 @@ def check() -> None:
     run("exit 3")
     wait(lambda: EXITED_MESSAGE in panel.screen_text(), "the exit message")
     assert exited == [3]
-    assert panel.shell_pid is None
+    assert shell_pid() is None
     assert proc_state(pid) is None
     url[0] = "https://example.test/next"
     QTest.keyClick(panel, Qt.Key.Key_Return)
-    wait(lambda: panel.shell_pid is not None, "a new shell")
-    pid = panel.shell_pid
+    wait(lambda: shell_pid() is not None, "a new shell")
+    pid = shell_pid()
     assert pid is not None
     run('echo "now=$SVC_SESSION_URL"')
     wait_line("now=https://example.test/next")
@@ -215,7 +225,7 @@ def check() -> None:
     job = int(next(x for x in lines() if x.startswith("bg="))[3:])
     assert os.getpgid(job) != pid  # job control gave it a group of its own
     panel.close_shell()
-    assert panel.shell_pid is None
+    assert shell_pid() is None
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # ended and reaped: not even a zombie
     with pytest.raises(ProcessLookupError):
@@ -224,9 +234,8 @@ def check() -> None:
     assert proc_state(job) in (None, "Z")  # an orphan is init's to reap
     QTest.keyClick(panel, Qt.Key.Key_Return)
     app.processEvents()
-    assert panel.shell_pid is None  # a closed panel starts nothing by itself
+    assert shell_pid() is None  # a closed panel starts nothing by itself
     window.close()
-    del app
 
 
 if __name__ == "__main__":
