@@ -394,9 +394,25 @@ class Terminal:
 
     def resize(self, rows: int, columns: int) -> None:
         rows, columns = max(1, rows), max(1, columns)
-        if (rows, columns) != (self.rows, self.columns):
-            self.screen.resize(lines=rows, columns=columns)
-            self.scroll = min(self.scroll, self.history_lines)
+        if (rows, columns) == (self.rows, self.columns):
+            return
+        if rows < self.rows:
+            self._shrink(rows)
+        self.screen.resize(lines=rows, columns=columns)
+        self.scroll = min(self.scroll, self.history_lines)
+
+    def _shrink(self, rows: int) -> None:
+        """Fewer rows: the lines below the cursor go first, then the top lines move into the
+        scrollback (pyte alone would drop the top lines, and with them the output above)."""
+        screen = self.screen
+        drop = max(0, screen.cursor.y - (rows - 1))
+        lines = [screen.buffer[y] for y in range(screen.lines)]
+        screen.history.top.extend(lines[:drop])
+        screen.buffer.clear()
+        for y, line in enumerate(lines[drop : drop + rows]):
+            screen.buffer[y] = line
+        screen.cursor.y -= drop
+        screen.lines = rows
 
     def scroll_by(self, lines: int) -> None:
         """Positive scrolls back into the history, negative towards the live screen."""

@@ -251,3 +251,21 @@ def test_shell_command() -> None:
         is_executable=lambda p: False,
     )
     assert (fallback.path, fallback.argv0, fallback.cwd) == ("/bin/sh", "-sh", "/")
+
+
+def test_shrinking_keeps_the_cursor_line_and_moves_the_top_into_the_scrollback() -> None:
+    term = Terminal(5, 10)
+    term.feed(b"a\r\nb\r\nc\r\nd\r\n$ x")
+    term.resize(3, 10)
+    assert term.text() == "c\nd\n$ x"
+    assert term.view().cursor == (2, 3)
+    term.scroll_by(2)
+    assert term.text() == "a\nb\nc"
+    # with the cursor at the top, the blank lines below it go and nothing moves
+    top = Terminal(5, 10)
+    top.feed(b"$ ")
+    top.resize(2, 10)
+    assert (top.text(), top.history_lines, top.view().cursor) == ("$\n", 0, (0, 2))
+    top.resize(4, 12)
+    assert (top.rows, top.columns) == (4, 12)
+    assert top.feed(b"\x1b[6n") == b"\x1b[1;3R"

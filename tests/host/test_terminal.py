@@ -30,12 +30,14 @@ def test_terminal_panel(tmp_path: Path) -> None:
     env["SHELL"] = shutil.which("bash") or "/bin/sh"
     env.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox --disable-gpu")
     subprocess.run(
-        [sys.executable, "-m", "tests.host.test_terminal"],
+        [sys.executable, "-m", "tests.host.test_terminal", str(tmp_path)],
         check=True,
         timeout=110,
         env=env,
         cwd=Path(__file__).resolve().parents[2],
     )
+    # the artifact: a screenshot of the panel with colours, a selection and the cursor
+    assert (tmp_path / "terminal.png").stat().st_size > 1000
 
 
 def proc_state(pid: int) -> str | None:
@@ -47,8 +49,17 @@ def proc_state(pid: int) -> str | None:
     return stat[stat.rfind(")") + 2 :].split()[0]
 
 
-def check() -> None:
-    from host_app.qt import QApplication, QLineEdit, Qt, QVBoxLayout, QWidget
+def check(artifacts: Path) -> None:
+    from host_app.qt import (
+        QApplication,
+        QLineEdit,
+        QPoint,
+        QPointF,
+        Qt,
+        QVBoxLayout,
+        QWheelEvent,
+        QWidget,
+    )
     from host_app.qt import QTest as QTestClass
 
     # PyQt6's stubs declare QTest's static functions as instance methods.
@@ -108,6 +119,8 @@ def check() -> None:
     wait(lambda: panel.screen_text().strip(), "a prompt")
 
     # The session's variables, the home directory.
+    run("echo $SVC_SESSION_ID $SVC_SESSION_URL")
+    wait_line(f"Session7 {URL}")
     run('echo "id=$SVC_SESSION_ID url=$SVC_SESSION_URL term=$TERM"')
     wait_line(f"id=Session7 url={URL} term=xterm-256color")
     run("pwd")
@@ -174,6 +187,31 @@ def check() -> None:
     QTest.keyClick(panel, Qt.Key.Key_PageDown, Qt.KeyboardModifier.ShiftModifier)
     assert panel.screen_text() == live
 
+    def wheel(notches: int) -> None:
+        centre = QPointF(panel.rect().center())
+        event = QWheelEvent(
+            centre,
+            QPointF(panel.mapToGlobal(centre)),
+            QPoint(),
+            QPoint(0, 120 * notches),
+            Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.NoModifier,
+            Qt.ScrollPhase.NoScrollPhase,
+            False,
+        )
+        QApplication.sendEvent(panel, event)
+
+    wheel(2)  # up: 6 lines back
+    assert lines()[0] == str(int(live.splitlines()[0]) - 6)
+    wheel(-2)
+    assert panel.screen_text() == live
+
+    # The title the shell sets.
+    titles: list[str] = []
+    panel.title_changed.connect(titles.append)
+    run(r"printf '\033]0;my-title\007'")
+    wait(lambda: titles == ["my-title"], "the title")
+
     # Copy a mouse selection with Ctrl+Shift+C; paste with Ctrl+Shift+V.
     run("echo CLIP-ME-77")
     wait_line("CLIP-ME-77")
@@ -201,7 +239,17 @@ def check() -> None:
     QTest.keyClick(panel, Qt.Key.Key_Return)
     wait_line("pasted-5")
     menu = panel.context_menu()
-    assert [a.text() for a in menu.actions()] == ["Copy", "Paste"]
+    actions = {a.text(): a for a in menu.actions()}
+    assert list(actions) == ["Copy", "Paste"]
+    assert actions["Copy"].isEnabled()
+    clipboard.setText("echo menu-$((3*3))")
+    actions["Paste"].trigger()
+    QTest.keyClick(panel, Qt.Key.Key_Return)
+    wait_line("menu-9")
+    menu.deleteLater()
+    run(r"printf '\033[1;32mgreen \033[44;37mon blue\033[0m \033[7mreverse\033[0m\n'")
+    wait_line("green on blue reverse")
+    panel.grab().save(str(artifacts / "terminal.png"))
 
     # The shell exits by itself: a message; Enter starts a new one with the current URL.
     exited: list[int] = []
@@ -239,4 +287,4 @@ def check() -> None:
 
 
 if __name__ == "__main__":
-    check()
+    check(Path(sys.argv[1]))
