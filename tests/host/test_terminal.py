@@ -85,8 +85,8 @@ def check(artifacts: Path) -> None:
     def shell_pid() -> int | None:  # read afresh: mypy would narrow the property for good
         return panel.shell_pid
 
-    def lines() -> list[str]:
-        return panel.screen_text().splitlines()
+    def lines() -> list[str]:  # one per row
+        return panel.screen_text().split("\n")
 
     def wait(condition: Callable[[], object], what: str, timeout: float = 15) -> None:
         deadline = time.monotonic() + timeout
@@ -117,6 +117,14 @@ def check(artifacts: Path) -> None:
     assert os.getpgid(pid) == pid
     assert os.getsid(pid) == pid
     wait(lambda: panel.screen_text().strip(), "a prompt")
+    prompt = panel.screen_text().strip().splitlines()[-1]
+
+    def at_prompt() -> bool:
+        cursor = panel.view().cursor
+        return cursor is not None and lines()[cursor[0]] == prompt
+
+    def settle() -> None:  # nothing more is coming: the shell waits at its prompt
+        wait(at_prompt, "the prompt")
 
     # The session's variables, the home directory.
     run("echo $SVC_SESSION_ID $SVC_SESSION_URL")
@@ -180,6 +188,7 @@ def check(artifacts: Path) -> None:
     # Scrollback: Shift+PageUp shows earlier lines, Shift+PageDown returns.
     run("seq 1 300")
     wait_line("300")
+    settle()
     live = panel.screen_text()
     QTest.keyClick(panel, Qt.Key.Key_PageUp, Qt.KeyboardModifier.ShiftModifier)
     assert panel.screen_text() != live
@@ -215,6 +224,7 @@ def check(artifacts: Path) -> None:
     # Copy a mouse selection with Ctrl+Shift+C; paste with Ctrl+Shift+V.
     run("echo CLIP-ME-77")
     wait_line("CLIP-ME-77")
+    settle()
     row = lines().index("CLIP-ME-77")
     start = panel.cell_rect(row, 0).center().toPoint()
     end = panel.cell_rect(row, len("CLIP-ME-77") - 1).center().toPoint()
@@ -266,6 +276,18 @@ def check(artifacts: Path) -> None:
     assert pid is not None
     run('echo "now=$SVC_SESSION_URL"')
     wait_line("now=https://example.test/next")
+
+    # The shell exits while a job it left still holds the pty: its exit is seen all the same
+    # (the pid is watched, not only the pty) and the job is ended with it.
+    run("sleep 300 & echo left=$!; exit")
+    wait(lambda: len(exited) == 2, "the second exit")
+    left = int(next(x for x in lines() if x.startswith("left="))[5:])
+    assert proc_state(left) in (None, "Z")
+    assert proc_state(pid) is None
+    QTest.keyClick(panel, Qt.Key.Key_Return)
+    wait(lambda: shell_pid() is not None, "a third shell")
+    pid = shell_pid()
+    assert pid is not None
 
     # close_shell(): the shell, its group and a job in a group of its own are all gone.
     run("sleep 300 & echo bg=$!")
