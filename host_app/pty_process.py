@@ -23,8 +23,12 @@ from pathlib import Path
 
 from host_app.logic.terminal import ShellCommand
 
+# Python ignores SIGPIPE and SIGXFSZ at startup and exec keeps ignored signals ignored: the
+# prelude gives them back their defaults, or `yes | head` would complain in the user's shell.
 _EXEC_WITH_CTTY = (
-    "import fcntl, os, sys, termios\n"
+    "import fcntl, os, signal, sys, termios\n"
+    "signal.signal(signal.SIGPIPE, signal.SIG_DFL)\n"
+    "signal.signal(signal.SIGXFSZ, signal.SIG_DFL)\n"
     "fcntl.ioctl(0, termios.TIOCSCTTY, 0)\n"
     "os.execve(sys.argv[1], [sys.argv[2]], os.environ)\n"
 )
@@ -75,7 +79,7 @@ class PtyProcess:
                 stdin=slave,
                 stdout=slave,
                 stderr=slave,
-                cwd=command.cwd,
+                cwd=command.cwd if os.path.isdir(command.cwd) else "/",
                 env=command.env,
                 start_new_session=True,
                 close_fds=True,

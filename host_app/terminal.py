@@ -80,6 +80,7 @@ _NAMED_KEYS = {
 }
 _KEY_NAMES = {key.value: name for key, name in _NAMED_KEYS.items()}
 _WHEEL_LINES = 3
+_DRAIN_READS = 16  # what is read of a finished shell's pty before its session is ended
 
 
 def key_press(event: QKeyEvent) -> KeyPress:
@@ -254,7 +255,10 @@ class TerminalPanel(QWidget):
     def _on_exit(self) -> None:
         if self._process is None:
             return
-        while (data := self._process.read()) is not None and data:
+        for _ in range(_DRAIN_READS):  # bounded: a job left behind may still be writing
+            data = self._process.read()
+            if not data:
+                break
             self._apply_output(data)
         self._stop(show_message=True)
 

@@ -140,6 +140,14 @@ def check(artifacts: Path) -> None:
     wait_line(f"id=Session7 url={URL} term=xterm-256color")
     run("pwd")
     wait_line(home)
+    # The shell's commands get SIGPIPE and SIGXFSZ at their defaults (Python, which starts the
+    # shell, ignores them): `yes | head -1` ends quietly.
+    run("grep SigIgn /proc/self/status; yes | head -1")
+    wait(lambda: any(x.startswith("SigIgn:") for x in lines()), "the ignored signals")
+    ignored = int(next(x for x in lines() if x.startswith("SigIgn:")).split()[1], 16)
+    assert ignored & (1 << 12 | 1 << 24) == 0, hex(ignored)
+    wait_line("y")
+    assert not any("Broken pipe" in x for x in lines())
     run("echo login=$0")
     wait(lambda: any(x.startswith("login=-") for x in lines()), "a login shell ($0 = -name)")
 
