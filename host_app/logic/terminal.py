@@ -12,13 +12,14 @@ events into `KeyPress`/cell positions and paints `View`s; the process lives in
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import pyte
 from pyte.graphics import FG_BG_256
-from pyte.screens import Char
+from pyte.screens import Char, StaticDefaultDict
 
 # Private modes as pyte stores them (shifted left by 5, see pyte.modes).
 DECCKM = 1 << 5
@@ -241,6 +242,9 @@ def paste_bytes(text: str, bracketed: bool) -> bytes:
 # ---------------------------------------------------------------------------------------------
 # Screen, selection, view
 
+Line: TypeAlias = Mapping[int, Char]
+_BLANK: Line = StaticDefaultDict(Char(" "))
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class Point:
@@ -299,18 +303,46 @@ class Modes:
     bracketed_paste: bool
 
 
-class TerminalScreen(pyte.HistoryScreen):
-    """A HistoryScreen whose answers to the shell (device reports) are kept for the caller."""
+class TerminalScreen(pyte.Screen):
+    """A pyte screen that keeps the lines scrolled off its top (`history`, the newest last;
+    `pushed` counts all ever pushed) and the answers to the shell (device reports) for the
+    caller.
+
+    Not pyte's HistoryScreen: its paging wraps every event method on each attribute access,
+    which makes output four times slower (measured: 0.2 against 0.85 MB/s), and a view at an
+    offset is all the panel needs."""
 
     def __init__(self, columns: int, lines: int, history: int) -> None:
         self.replies: list[str] = []
-        super().__init__(columns, lines, history=history, ratio=0.5)
+        self.history: deque[Line] = deque(maxlen=history)
+        self.pushed = 0
+        super().__init__(columns, lines)
 
     def write_process_input(self, data: str) -> None:
         self.replies.append(data)
 
+    def push_history(self, lines: Sequence[Line]) -> None:
+        self.history.extend(lines)
+        self.pushed += len(lines)
 
-Line: TypeAlias = Mapping[int, Char]
+    def index(self) -> None:
+        # Only a scroll of the whole screen feeds the scrollback (as in xterm): a scroll region
+        # below a status line is a full-screen program's own business.
+        if self.cursor.y == (self.margins.bottom if self.margins else self.lines - 1) and (
+            self.margins is None or self.margins.top == 0
+        ):
+            self.push_history([self.buffer[0]])
+        super().index()
+
+    def erase_in_display(self, how: int = 0, *args: Any, **kwargs: Any) -> None:
+        super().erase_in_display(how, *args, **kwargs)
+        if how == 3:  # "clear" also clears the scrollback
+            self.history.clear()
+
+    def reset(self) -> None:
+        super().reset()
+        if hasattr(self, "history"):
+            self.history.clear()
 
 
 def _row_runs(
@@ -373,7 +405,13 @@ class Terminal:
 
     @property
     def history_lines(self) -> int:
-        return len(self.screen.history.top)
+        return len(self.screen.history)
+
+    @property
+    def _top(self) -> int:
+        """The absolute number of the live screen's first row (lines are numbered from the
+        terminal's start, so a selection stays on its text while the scrollback drops lines)."""
+        return int(self.screen.pushed)
 
     @property
     def title(self) -> str:
@@ -385,10 +423,10 @@ class Terminal:
 
     def feed(self, data: bytes) -> bytes:
         """Apply the shell's output; returns the bytes to send back (pyte's device reports)."""
-        before = self.history_lines
+        before = self._top
         self._stream.feed(data)
         if self.scroll:  # keep a scrolled-back view on the same lines while output arrives
-            self.scroll = min(self.history_lines, self.scroll + self.history_lines - before)
+            self.scroll = min(self.history_lines, self.scroll + self._top - before)
         replies, self.screen.replies = self.screen.replies, []
         return "".join(replies).encode()
 
@@ -407,7 +445,7 @@ class Terminal:
         screen = self.screen
         drop = max(0, screen.cursor.y - (rows - 1))
         lines = [screen.buffer[y] for y in range(screen.lines)]
-        screen.history.top.extend(lines[:drop])
+        screen.push_history(lines[:drop])
         screen.buffer.clear()
         for y, line in enumerate(lines[drop : drop + rows]):
             screen.buffer[y] = line
@@ -419,16 +457,19 @@ class Terminal:
         self.scroll = max(0, min(self.history_lines, self.scroll + lines))
 
     def line(self, absolute: int) -> Line:
-        history = self.screen.history.top
-        if absolute < len(history):
-            return history[absolute]
-        return self.screen.buffer[absolute - len(history)]
+        """A line by its absolute number; blank once the scrollback no longer holds it."""
+        index = absolute - (self._top - self.history_lines)
+        if index < 0:
+            return _BLANK
+        if index < self.history_lines:
+            return self.screen.history[index]
+        return self.screen.buffer[index - self.history_lines]
 
     def point_at(self, row: int, column: int) -> Point:
         """The absolute cell under a row and column of the current view."""
         row = max(0, min(self.rows - 1, row))
         column = max(0, min(self.columns - 1, column))
-        return Point(self.history_lines - self.scroll + row, column)
+        return Point(self._top - self.scroll + row, column)
 
     def select(self, anchor: Point, head: Point) -> None:
         self.selection = Selection(anchor, head)
@@ -437,9 +478,10 @@ class Terminal:
         if self.selection is None:
             return ""
         start, end = self.selection.ordered()
-        last_line = self.history_lines + self.rows - 1
+        first_kept = self._top - self.history_lines
+        last_line = self._top + self.rows - 1
         lines = []
-        for number in range(max(0, start.line), min(end.line, last_line) + 1):
+        for number in range(max(first_kept, start.line), min(end.line, last_line) + 1):
             span = self.selection.span(number, self.columns)
             if span is not None:
                 lines.append(_line_text(self.line(number), *span).rstrip())
@@ -448,7 +490,7 @@ class Terminal:
         return "\n".join(lines)
 
     def view(self, palette: Palette = DEFAULT_PALETTE) -> View:
-        first = self.history_lines - self.scroll
+        first = self._top - self.scroll
         rows = []
         for row in range(self.rows):
             number = first + row
@@ -461,7 +503,7 @@ class Terminal:
 
     def text(self) -> str:
         """The visible lines, trailing blanks removed (what a reader of the panel sees)."""
-        first = self.history_lines - self.scroll
+        first = self._top - self.scroll
         return "\n".join(
             _line_text(self.line(first + row), 0, self.columns).rstrip() for row in range(self.rows)
         )

@@ -269,3 +269,30 @@ def test_shrinking_keeps_the_cursor_line_and_moves_the_top_into_the_scrollback()
     top.resize(4, 12)
     assert (top.rows, top.columns) == (4, 12)
     assert top.feed(b"\x1b[6n") == b"\x1b[1;3R"
+
+
+def test_scrollback_bounds_and_regions() -> None:
+    term = Terminal(2, 8, history=5)
+    term.feed(b"".join(b"l%d\r\n" % n for n in range(10)))
+    assert term.history_lines == 5
+    term.scroll_by(2)
+    assert term.text() == "l7\nl8"
+    term.select(term.point_at(0, 0), term.point_at(0, 1))
+    assert term.selected_text() == "l7"
+    # more output: the view and the selection stay on their text while old lines are dropped
+    term.feed(b"l10\r\n")
+    assert term.text() == "l7\nl8"
+    assert term.selected_text() == "l7"
+    term.feed(b"l11\r\nl12\r\nl13\r\n")
+    assert term.selected_text() == ""  # l7 has left the scrollback
+    assert term.text() == "l8\nl9"  # the oldest kept
+    # a scroll region that does not start at the top does not feed the scrollback
+    region = Terminal(4, 8)
+    region.feed(b"\x1b[2;4r\x1b[4;1H" + b"x\r\n" * 5)
+    assert region.history_lines == 0
+    region.feed(b"\x1b[r\x1b[4;1H" + b"y\r\n" * 2)
+    assert region.history_lines == 2
+    # "clear" (ED 3) empties it
+    region.feed(b"\x1b[3J")
+    assert region.history_lines == 0
+    assert region.scroll == 0
