@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import pwd
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import Enum
 
 from host_app.logic.terminal import (
@@ -119,11 +119,20 @@ class TerminalPanel(QWidget):
     title_changed = pyqtSignal(str)
 
     def __init__(
-        self, session_id: str, current_url: Callable[[], str], parent: QWidget | None = None
+        self,
+        session_id: str,
+        current_url: Callable[[], str],
+        parent: QWidget | None = None,
+        *,
+        environment: Mapping[str, str] | None = None,
     ) -> None:
+        """`current_url` is read at each shell start. `environment` is the one the user's shell
+        inherits (the user's own, before the app changed its own for Qt, e.g. XDG_DATA_HOME);
+        the app's current environment when None."""
         super().__init__(parent)
         self._session_id = session_id
         self._current_url = current_url
+        self._environment = dict(environment) if environment is not None else None
         self._palette = DEFAULT_PALETTE
         self._fonts = self._make_fonts()
         metrics = QFontMetricsF(self._fonts[(False, False, False)])
@@ -203,7 +212,7 @@ class TerminalPanel(QWidget):
         except KeyError:
             entry = None
         command = shell_command(
-            os.environ,
+            self._environment if self._environment is not None else os.environ,
             passwd_shell=entry.pw_shell if entry else None,
             passwd_home=entry.pw_dir if entry else None,
             session_id=self._session_id,

@@ -82,7 +82,10 @@ def check(artifacts: Path) -> None:
     window = QWidget()
     layout = QVBoxLayout(window)
     other = QLineEdit(window)
-    panel = TerminalPanel("Session7", lambda: url[0], window)
+    # the shell inherits the user's environment, not the one the app changed for Qt
+    user_env = dict(os.environ, SVC_TEST_MARK="user-env")
+    os.environ["SVC_TEST_MARK"] = "app-internal"
+    panel = TerminalPanel("Session7", lambda: url[0], window, environment=user_env)
     layout.addWidget(other)
     layout.addWidget(panel)
     window.resize(700, 480)
@@ -138,6 +141,8 @@ def check(artifacts: Path) -> None:
     wait_line(f"Session7 {URL}")
     run('echo "id=$SVC_SESSION_ID url=$SVC_SESSION_URL term=$TERM"')
     wait_line(f"id=Session7 url={URL} term=xterm-256color")
+    run("echo mark=$SVC_TEST_MARK")
+    wait_line("mark=user-env")
     run("pwd")
     wait_line(home)
     # The shell's commands get SIGPIPE and SIGXFSZ at their defaults (Python, which starts the
