@@ -208,14 +208,17 @@ def interpret_key(press: KeyPress, app_cursor: bool = False) -> KeyAction:
     if key == "Escape":
         return Send(_meta(press, ESC))
     if press.ctrl:
+        # Ctrl+Shift+letter and Ctrl with keys that have no control code (Ctrl+`, Ctrl+1) stay
+        # the window's shortcuts.
         if press.shift and len(key) == 1 and key.isalpha():
             return None
         code = _control_code(key)
         if code is not None:
             return Send(_meta(press, chr(code)))
-    if press.text and (press.text.isprintable() or not press.ctrl):
-        return Send(_meta(press, press.text))
-    if press.text and press.ctrl and all(ord(c) < 0x20 or ord(c) == 0x7F for c in press.text):
+        if press.text and all(ord(c) < 0x20 or ord(c) == 0x7F for c in press.text):
+            return Send(_meta(press, press.text))
+        return None
+    if press.text:
         return Send(_meta(press, press.text))
     return None
 

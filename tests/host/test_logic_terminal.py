@@ -99,6 +99,9 @@ def test_panel_shortcuts() -> None:
     assert interpret_key(KeyPress("PageDown", shift=True)) == Scroll(1)
     # other Ctrl+Shift letters are left to the window's shortcuts; bare modifiers send nothing
     assert interpret_key(KeyPress("Q", "Q", ctrl=True, shift=True)) is None
+    assert interpret_key(KeyPress("`", "`", ctrl=True)) is None  # the window's View > Terminal
+    assert interpret_key(KeyPress("1", "1", ctrl=True)) is None
+    assert interpret_key(KeyPress("", "\x1c", ctrl=True)) == Send(b"\x1c")
     assert interpret_key(KeyPress("", "")) is None
 
 
