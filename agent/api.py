@@ -106,12 +106,17 @@ class ProfilePatch(Body):
     fingerprint_profile: FingerprintProfile | msgspec.UnsetType | None = msgspec.UNSET
 
 
+# A transfer archive in base64: the 12 MiB limit is checked on the decoded archive (with a
+# message naming it); this bound only keeps the text within the import routes' body limit.
+ArchiveText = Annotated[str, msgspec.Meta(min_length=1, max_length=16 * 1024 * 1024 + 64 * 1024)]
+
+
 class ProfileExport(Body):
     name: NonEmpty
 
 
 class ProfileImport(Body):
-    contents_base64: Annotated[str, msgspec.Meta(min_length=1, max_length=16 * 1024 * 1024)]
+    contents_base64: ArchiveText
     name: NonEmpty | None = None
 
 
@@ -171,7 +176,7 @@ class ProxyExport(Body):
 
 
 class ProxyImport(Body):
-    contents_base64: Annotated[str, msgspec.Meta(min_length=1, max_length=16 * 1024 * 1024)]
+    contents_base64: ArchiveText
     alias: Alias | None = None
     passphrase: str | None = None
 

@@ -37,8 +37,10 @@ from .pages import PageRegistry
 from .store import Store
 from .urls import normalize_url, output_path
 
-# exit_code of capture.finished: 0 completed, 1 completed with a target status >= 400, 2 failed.
-EXIT_OK, EXIT_TARGET_ERROR, EXIT_FAILED = 0, 1, 2
+# exit_code of capture.finished: 0 completed; 1 unsuccessful, either completed with a target
+# status >= 400 (outcome target_error) or failed (spec 2 §7: the terminal exit code of an
+# unsuccessful capture is 1; the outcome tells the two apart).
+EXIT_OK, EXIT_TARGET_ERROR, EXIT_FAILED = 0, 1, 1
 
 # An event of the stream: its name and its `data` (the JSON the client reads).
 Emit = Callable[[str, dict[str, Any]], None]

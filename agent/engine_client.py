@@ -64,6 +64,8 @@ class SettingsSource(Protocol):
 
     def trust(self, session: SessionRecord) -> ProxyTrust | None: ...
 
+    def proxy_id(self, session: SessionRecord) -> int | None: ...
+
 
 class EngineClient:
     def __init__(
@@ -136,6 +138,7 @@ class EngineClient:
             network_paused=session.network_paused,
             identity=await self._identity.effective(session),
             trust=self._identity.trust(session),
+            proxy_id=self._identity.proxy_id(session) if proxied else None,
         )
 
     async def ensure_settings(self, session: SessionRecord) -> SessionRecord:

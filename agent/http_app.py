@@ -22,10 +22,15 @@ from bridge_protocol import ApiError, ErrorId, SvcError
 from bridge_protocol.throttle import LogThrottle
 
 from .routes import register_all
-from .routes.toolkit import error_response, unsupported_media
+from .routes.toolkit import (
+    MAX_TRANSFER_BODY,
+    body_limit,
+    error_response,
+    too_large,
+    unsupported_media,
+)
 from .services import Services
 
-MAX_BODY = 16 * 1024 * 1024
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 
 
@@ -86,7 +91,9 @@ def media_refusal(method: str, headers: Any) -> ApiError | None:
 
 def create_app(services: Services) -> Quart:
     app = QuartTrio("svc-agent", static_folder=None)
-    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    # the largest body any route reads; each route's own limit is checked in `_transport` (by
+    # Content-Length) and in `read_body` (by what arrived)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_TRANSFER_BODY
     app.config["PROVIDE_AUTOMATIC_OPTIONS"] = False
     app.config["JSON_SORT_KEYS"] = False
     # Failures are logged once, to the NDJSON log, by the handlers below.
@@ -127,14 +134,9 @@ def create_app(services: Services) -> Quart:
         if refused is not None:
             return error_response(refused)
         length = request.content_length
-        if length is not None and length > MAX_BODY:
-            return error_response(
-                ApiError.of(
-                    ErrorId.PAYLOAD_TOO_LARGE,
-                    f"request body of {length} bytes exceeds the {MAX_BODY}-byte limit",
-                    limit=MAX_BODY,
-                )
-            )
+        limit = body_limit(request.path)
+        if length is not None and length > limit:
+            return error_response(too_large(limit, length))
         return None
 
     @app.after_request
@@ -159,11 +161,7 @@ def create_app(services: Services) -> Quart:
                 allowed=allowed,
             )
         elif isinstance(exc, RequestEntityTooLarge):
-            error = ApiError.of(
-                ErrorId.PAYLOAD_TOO_LARGE,
-                f"request body exceeds the {MAX_BODY}-byte limit",
-                limit=MAX_BODY,
-            )
+            error = too_large(body_limit(request.path))
         else:
             error = ApiError.of(ErrorId.INVALID_REQUEST, f"malformed HTTP request: {exc}")
         response = error_response(error)

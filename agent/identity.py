@@ -88,6 +88,12 @@ class SessionIdentity:
             changes["locale"] = language
         return msgspec.structs.replace(fingerprint, **changes) if changes else fingerprint
 
+    def proxy_id(self, session: SessionRecord) -> int | None:
+        if session.proxy_alias is None:
+            return None
+        record = self._proxies.find(session.proxy_alias)
+        return None if record is None else record.id
+
     def trust(self, session: SessionRecord) -> ProxyTrust | None:
         if session.proxy_alias is None:
             return None

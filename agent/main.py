@@ -85,7 +85,13 @@ async def run(
             logs.write(
                 "agent.started",
                 f"agent listening on {config.host}:{config.port}",
-                data={"pid": os.getpid(), "concurrency": config.concurrency},
+                # the installation id: the desktop app's Info view shows federated session
+                # ids (machine-<id>.Session<N>) from it
+                data={
+                    "pid": os.getpid(),
+                    "concurrency": config.concurrency,
+                    "machine_id": store.machine_id,
+                },
             )
             task_status.started(services)
             await shutdown.wait()

@@ -3,11 +3,14 @@
 A saved profile is a row of `saved_profiles`, named uniquely case-insensitively. `Custom` (direct
 networking, adblock on, all images allowed) is built in: never stored, never listed, never
 deleted, and its name cannot be taken. A new session takes the named profile, else the
-configured default profile (`metadata.default_profile`, set by the host app), else `Custom`.
+configured default profile (`metadata.default_profile`), else `Custom`. The Default Profile chosen
+in the app's Settings (`default_profile` in the app's settings file) becomes that default each
+time the setting changes (docs/decisions.md "Default profile").
 """
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import unicodedata
@@ -40,6 +43,10 @@ if TYPE_CHECKING:
 # name `Custom`) to answer CONFLICT instead of "no such profile".
 BUILTIN_ID = "00000000-0000-0000-0000-000000000000"
 DEFAULT_PROFILE_KEY = "default_profile"
+# The host app's settings file in the shared data folder (host_app/config.py `settings_path`,
+# host_app/logic/settings.py) and the last value of its `default_profile` taken over.
+APP_SETTINGS_FILE = "app-settings.json"
+SETTING_TAKEN_KEY = "default_profile_setting"
 MAX_NAME = 128
 
 # The engine is QtWebEngine 6.11 on Chromium 140 (Linux): the compatibility template looks like
@@ -200,8 +207,30 @@ class Profiles:
 
     # --- the default profile and session templates ---------------------------------------------
 
+    def app_setting(self) -> str | None:
+        """The Default Profile saved in the app's Settings, or None when there is none."""
+        try:
+            raw = json.loads((self._config.data_dir / APP_SETTINGS_FILE).read_text("utf-8"))
+        except (OSError, ValueError):
+            return None
+        value = raw.get("default_profile") if isinstance(raw, dict) else None
+        return value.strip() or None if isinstance(value, str) else None
+
+    def _take_app_setting(self) -> None:
+        """A Default Profile newly chosen in the app's Settings becomes the default. Only a
+        change is taken over, so the default keeps following a rename of its profile (and
+        stays cleared after its deletion) until the setting changes again."""
+        setting = self.app_setting()
+        if setting is None or setting == self._store.get_meta(SETTING_TAKEN_KEY):
+            return
+        with self._store.transaction():
+            builtin = name_key(setting) == name_key(BUILTIN_PROFILE)
+            self._store.set_meta(DEFAULT_PROFILE_KEY, None if builtin else setting)
+            self._store.set_meta(SETTING_TAKEN_KEY, setting)
+
     def default_profile(self) -> str | None:
         """The configured default profile's name, or None (sessions then take `Custom`)."""
+        self._take_app_setting()
         name = self._store.get_meta(DEFAULT_PROFILE_KEY)
         if name is None:
             return None

@@ -85,6 +85,9 @@ class SessionSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, k
     identity: FingerprintProfile | None = None
     # A proxied session's extra trust; None: the system store only (and for direct sessions).
     trust: ProxyTrust | None = None
+    # The stable id of a proxied session's proxy: the sessions of one proxy share its partition
+    # `proxy:<id>` of the shared asset cache (spec 1 §1). Private to the bridge.
+    proxy_id: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
 # --- engine commands carried by browser_action -------------------------------------------------

@@ -175,23 +175,36 @@ def track_cookies(profile: QWebEngineProfile, jar: CookieJar) -> None:
 def _work(fetch: Fetch, store: SharedAssets | None, partition: str) -> Fetched:
     """In a worker thread: the shared cache's copy when it has a fresh one, else the network
     (and the response stored when the rules allow)."""
-    if store is not None:
-        hit = store.get(partition, fetch.url)
-        if hit is not None:
-            content_type, body = hit
-            limit = fetch.limit_bytes
-            dropped = limit is not None and over_limit(len(body), 0, limit)
-            return Fetched(
-                200,
-                {"content-type": content_type},
-                body=b"" if dropped else body,
-                dropped=dropped,
-                hit=True,
-            )
+    if store is None:
+        return fetch.run()
+    hit = _hit(fetch, store, partition)
+    if hit is not None:
+        return hit
+    with store.fetching(partition, fetch.url):
+        # a concurrent miss of the same asset may have stored it meanwhile
+        return _hit(fetch, store, partition) or _fetch_and_store(fetch, store, partition)
+
+
+def _hit(fetch: Fetch, store: SharedAssets, partition: str) -> Fetched | None:
+    found = store.get(partition, fetch.url)
+    if found is None:
+        return None
+    content_type, body = found
+    limit = fetch.limit_bytes
+    dropped = limit is not None and over_limit(len(body), 0, limit)
+    return Fetched(
+        200,
+        {"content-type": content_type},
+        body=b"" if dropped else body,
+        dropped=dropped,
+        hit=True,
+    )
+
+
+def _fetch_and_store(fetch: Fetch, store: SharedAssets, partition: str) -> Fetched:
     got = fetch.run()
     if (
-        store is not None
-        and not got.dropped
+        not got.dropped
         and got.location is None
         and storable(got.status, got.headers, len(got.body), store.max_entry) is None
     ):

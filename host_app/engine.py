@@ -185,6 +185,57 @@ class Engine:
                 shutil.rmtree(tab / "Cache", ignore_errors=True)
         self.write_log("engine.cache", "private HTTP caches cleared")
 
+    def clear_browsing_data(self, session_id: str) -> None:
+        """The Info view's "Clear browsing data": this session's cookies, site storage, private
+        cache and history go; its settings, logs and the shared cache stay. A live context is
+        closed first (its pages with it) and the folder removed once the engine has let go of
+        it; the next view or operation starts an empty context. Queued on the session's lock,
+        like an operation, so it never pulls the context from under a running one."""
+        b = self.sessions.get(session_id)
+        if b is None:
+            b = SessionBrowser(self, session_id, profile_id_of(session_id))
+            self.sessions[session_id] = b
+        storage = b.storage
+
+        async def clear() -> None:
+            if b.active:
+                gone: aio.Future[None] = aio.Future()
+
+                def destroyed(*_: Any) -> None:
+                    if not gone.done():
+                        gone.set_result(None)
+
+                if b.profile is not None:
+                    b.profile.destroyed.connect(destroyed)
+                else:
+                    destroyed()
+                b.rebuilding = True
+                try:
+                    b.close()
+                    await aio.within(self.loop, gone, 5.0, None)
+                    await self._prefs_written(storage / "user_prefs.json")
+                    await self._remove_tree(storage)
+                finally:
+                    b.rebuilding = False
+            else:
+                await self._remove_tree(storage)
+            self.observations.drop_session(session_id)
+            self.write_session_log(
+                profile_id_of(session_id),
+                "session.data_cleared",
+                "browsing data cleared from the app's Info view",
+            )
+            self.session_changed_id(session_id)
+
+        self._locked_task(b, clear(), "Clear browsing data")
+
+    async def _remove_tree(self, path: Path) -> None:
+        # the engine's file threads may still close files there for a moment
+        for _ in range(20):
+            if _removed(path):
+                return
+            await aio.sleep(self.loop, 0.1)
+
     # -- views -------------------------------------------------------------------------------
 
     def show_background(self, view: QWidget) -> None:
@@ -425,8 +476,6 @@ class Engine:
         else:
             destroyed()
         b.rebuilding = True
-        # what the old route fetched is not served on the new one
-        self.shared_assets.clear(b.shared_partition)
         try:
             b.close()
             await aio.within(self.loop, gone, 5.0, None)
@@ -457,7 +506,6 @@ class Engine:
             b = SessionBrowser(self, session_id, profile_id_of(session_id))
         b.close()
         b.drop_data()
-        self.shared_assets.clear(b.shared_partition)
         self.observations.drop_session(session_id)
         self.session_changed_id(session_id)
         return Done()
@@ -591,6 +639,11 @@ def _env_int(name: str, default: int) -> int:
         return max(1, int(os.environ[name]))
     except (KeyError, ValueError):
         return default
+
+
+def _removed(path: Path) -> bool:
+    shutil.rmtree(path, ignore_errors=True)
+    return not os.path.lexists(path)
 
 
 def _mtime(path: Path) -> float | None:

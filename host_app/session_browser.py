@@ -31,7 +31,14 @@ from .downloads import SessionDownloads
 from .identity import apply_identity
 from .logic import aio, trust
 from .logic import assets as assets_logic
-from .logic.assets import ASSET_SCHEMES, ORIGINAL_SCHEMES, AssetPolicy, Via, to_original
+from .logic.assets import (
+    ASSET_SCHEMES,
+    ORIGINAL_SCHEMES,
+    AssetPolicy,
+    Via,
+    shared_partition,
+    to_original,
+)
 from .logic.filter_events import FILTERED, SUMMARY, FilterEvents
 from .logic.frames import MAX_DEPTH, HostFrame
 from .logic.images import QT_FORMAT, qt_quality
@@ -406,7 +413,7 @@ class SessionBrowser:
             log_filtered=self._image_dropped,
             log_failed=self._asset_failed,
             store=self.engine.shared_assets,
-            partition=self.shared_partition if settings.proxy_port is not None else "direct",
+            partition=shared_partition(settings),
         )
         handler = AssetHandler(assets, profile)
         for name in ASSET_SCHEMES.values():
@@ -429,17 +436,13 @@ class SessionBrowser:
         request = Request(url=url, scheme=url.partition(":")[0], resource_type="image")
         self._filtered(request, Verdict(IMAGE_SIZE, f"image_size_limit_kb={limit_kb}"))
 
-    @property
-    def shared_partition(self) -> str:
-        """A proxied session's partition of the shared asset cache. The host knows its loopback
-        listener, not which proxy is behind it (sessions of one proxy have different listeners),
-        so it shares with no other session; emptied when its route changes or it closes."""
-        return f"proxy-session:{self.profile_id}"
-
     def apply_asset_settings(self, settings: SessionSettings) -> None:
         if self.assets is not None:
             shared = self.engine.settings.shared_asset_cache
             self.assets.policy = asset_policy(settings, shared_cache=shared)
+            # a route change is held until a new context; another proxy id on the same route
+            # (the proxy was replaced) reads from its own partition from now on
+            self.assets.partition = shared_partition(settings)
 
     def new_page(self, view: QWebEngineView) -> SessionPage:
         """Every page of the session, the root page and each popup, is made here."""

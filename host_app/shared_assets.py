@@ -14,7 +14,7 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +50,9 @@ class SharedAssets:
         self.max_entry = max_entry
         self.clock = clock
         self._lock = threading.Lock()
+        # one fetch at a time per (partition, URL): a page asking twice at once (an <img> and a
+        # stylesheet's background) and two sessions loading one page share the first fetch
+        self._fetching: dict[tuple[str, str], tuple[threading.Lock, list[int]]] = {}
         self._entries: dict[tuple[str, str], Entry] = {}
         self._total = 0
         self._load()
@@ -85,6 +88,23 @@ class SharedAssets:
             self._total += entry.size
         with self._lock:
             self._prune()
+
+    @contextlib.contextmanager
+    def fetching(self, partition: str, url: str) -> Iterator[None]:
+        """Held around a miss's fetch and store: a second miss of the same key waits, then
+        finds the first one's copy."""
+        key = (partition, url)
+        with self._lock:
+            gate, users = self._fetching.setdefault(key, (threading.Lock(), [0]))
+            users[0] += 1
+        try:
+            with gate:
+                yield
+        finally:
+            with self._lock:
+                users[0] -= 1
+                if not users[0]:
+                    del self._fetching[key]
 
     def get(self, partition: str, url: str) -> tuple[str, bytes] | None:
         """(content type, body) of a fresh stored response; a stale one is removed."""

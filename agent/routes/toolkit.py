@@ -15,6 +15,25 @@ from ..api import decode_body
 
 T = TypeVar("T")
 
+MAX_BODY = 16 * 1024 * 1024  # spec 1 §4 transport rule 2
+# A transfer archive may be 12 MiB (spec 1 §8), which is 16 MiB in base64: the two import routes
+# take that plus room for the rest of their body (docs/decisions.md "Transfer bodies").
+MAX_TRANSFER_BODY = MAX_BODY + 64 * 1024
+TRANSFER_IMPORTS = frozenset({"/v1/proxy-transfers/import", "/v1/profile-transfers/import"})
+
+
+def body_limit(path: str) -> int:
+    """The largest request body the route at `path` reads."""
+    return MAX_TRANSFER_BODY if path in TRANSFER_IMPORTS else MAX_BODY
+
+
+def too_large(limit: int, length: int | None = None) -> ApiError:
+    size = "request body" if length is None else f"request body of {length} bytes"
+    return ApiError.of(
+        ErrorId.PAYLOAD_TOO_LARGE, f"{size} exceeds the {limit}-byte limit", limit=limit
+    )
+
+
 _encoder = msgspec.json.Encoder()
 
 
@@ -35,6 +54,9 @@ async def read_body(type_: type[T], *, required: bool = False) -> T:
     checked before the body was read (`media_refusal`); a body needs one."""
     data = await request.get_data(cache=False)
     assert isinstance(data, bytes)
+    limit = body_limit(request.path)
+    if len(data) > limit:  # a body without Content-Length, read up to the largest limit
+        raise SvcError(too_large(limit))
     if not data.strip():
         if required:
             raise SvcError.of(ErrorId.VALIDATION_FAILED, "a JSON object body is required")

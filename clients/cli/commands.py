@@ -6,10 +6,11 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, BinaryIO, TextIO
 from urllib.parse import quote
 
@@ -25,6 +26,7 @@ class Context:
     out: BinaryIO
     err: TextIO
     launch: bool = True
+    stdin: TextIO = field(default_factory=lambda: sys.stdin)
 
     def cold_start(self) -> None:
         from ..coldstart import ensure_running_sync
@@ -406,8 +408,238 @@ def session(ctx: Context, args: argparse.Namespace) -> int:
     return exitcodes.OK
 
 
+# --- proxies and profiles ------------------------------------------------------------------------
+
+PROVIDERY_TARGETS = ("country", "state", "city", "asn")
+
+
+def _clear(args: argparse.Namespace, name: str) -> bool:
+    return bool(getattr(args, f"clear_{name}", False))
+
+
+def _providery(
+    args: argparse.Namespace, *, update: bool, current: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """The providery object to send, or None to send none. The API replaces the whole object;
+    on update the CLI keeps what is not given (spec 2: omission preserves values)."""
+    given = {
+        k: getattr(args, f"providery_{k}")
+        for k in PROVIDERY_TARGETS
+        if getattr(args, f"providery_{k}") is not None
+    }
+    clear = _clear(args, "providery_location")
+    if clear and given:
+        raise UsageError(
+            "svc proxy update: --clear-providery-location cannot be combined with "
+            "--providery-country, --providery-state, --providery-city or --providery-asn"
+        )
+    if args.providery_enabled is None and not given and not clear:
+        return None
+    if not update and args.providery_enabled is None:
+        raise UsageError("svc proxy create: provider Y options need --providery-enabled true|false")
+    kept = {} if current is None else current
+    out: dict[str, Any] = {"enabled": bool(kept.get("enabled", False))}
+    if not clear:
+        out.update({k: kept[k] for k in PROVIDERY_TARGETS if kept.get(k) is not None})
+    out.update(given)
+    if args.providery_enabled is not None:
+        out["enabled"] = args.providery_enabled
+    return out
+
+
+def wants_providery(args: argparse.Namespace) -> bool:
+    return (
+        args.providery_enabled is not None
+        or any(getattr(args, f"providery_{k}") is not None for k in PROVIDERY_TARGETS)
+        or _clear(args, "providery_location")
+    )
+
+
+def proxy_body(
+    args: argparse.Namespace,
+    *,
+    update: bool,
+    ca_bundle: str | None = None,
+    current_providery: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The create or PATCH body of the proxy options (the password is added by the caller once
+    the command line is known to be good). Raises UsageError."""
+    command = "svc proxy update" if update else "svc proxy create"
+    body: dict[str, Any] = {}
+    if not update:
+        body["alias"] = args.alias
+    for name in ("upstream_host", "upstream_port", "username", "password"):
+        if getattr(args, name) is not None:
+            body[name] = getattr(args, name)
+    for name in ("username", "password", "locale"):
+        if _clear(args, name):
+            body[name] = None
+    if args.providerx_enabled is not None:
+        body["providerx_enabled"] = args.providerx_enabled
+    location = (args.providerx_location_parameter, args.providerx_location_value)
+    if _clear(args, "providerx_location"):
+        if location != (None, None):
+            raise UsageError(
+                f"{command}: --clear-providerx-location cannot be combined with "
+                "--providerx-location-parameter or --providerx-location-value"
+            )
+        body["providerx_location_parameter"] = None
+        body["providerx_location_value"] = None
+    else:
+        if args.providerx_location_parameter is not None:
+            body["providerx_location_parameter"] = args.providerx_location_parameter
+        if args.providerx_location_value is not None:
+            body["providerx_location_value"] = args.providerx_location_value
+    providery = _providery(args, update=update, current=current_providery)
+    if providery is not None:
+        body["providery"] = providery
+    if args.locale is not None:
+        body["locale"] = args.locale
+    if args.detect_exit_locale is not None:
+        body["detect_exit_locale"] = args.detect_exit_locale
+    if args.tls is not None:
+        body["tls"] = {"mode": args.tls}
+    if ca_bundle is not None:
+        body["tls"] = {"certificates": ca_bundle}
+    if update and not body and not args.password_stdin:
+        raise UsageError(
+            "svc proxy update: give at least one option to change (see svc proxy update --help)"
+        )
+    return body
+
+
+def read_password(stdin: TextIO, err: TextIO) -> str:
+    """--password-stdin: one line of standard input, or, on a terminal, a prompt that does not
+    echo what is typed."""
+    if stdin.isatty():
+        value = _prompt(stdin, err)
+    else:
+        value = stdin.readline()
+        if value.endswith("\n"):
+            value = value[:-1]
+        if value.endswith("\r"):
+            value = value[:-1]
+    if not value:
+        raise UsageError("--password-stdin: no password was given on standard input")
+    return value
+
+
+def _prompt(stdin: TextIO, err: TextIO) -> str:
+    import termios
+
+    fd = stdin.fileno()
+    before = termios.tcgetattr(fd)
+    quiet = list(before)
+    quiet[3] &= ~termios.ECHO
+    err.write("Proxy password: ")
+    err.flush()
+    try:
+        termios.tcsetattr(fd, termios.TCSAFLUSH, quiet)
+        line = stdin.readline()
+    finally:
+        termios.tcsetattr(fd, termios.TCSAFLUSH, before)
+        err.write("\n")
+        err.flush()
+    return line.rstrip("\r\n")
+
+
+def _write_export(ctx: Context, data: dict[str, Any], output: str | None) -> None:
+    import base64
+    import binascii
+
+    from ..agent_client import protocol_failure
+    from .files import export_path, write_new
+
+    if data.get("credentials_included") is not False:
+        raise protocol_failure(ctx.client.base_url, "an export that includes credentials")
+    try:
+        raw = base64.b64decode(str(data.get("contents_base64", "")), validate=True)
+        filename = str(data["filename"])
+    except (KeyError, binascii.Error, ValueError):
+        raise protocol_failure(ctx.client.base_url, "an export without its archive") from None
+    path = export_path(filename, output)
+    write_new(path, raw)
+    ctx.print({"output_path": str(path), "bytesize": len(raw), "credentials_included": False})
+
+
+def _check_output(output: str | None) -> None:
+    """An exact --output is refused before anything is asked of the agent (the default name is
+    the agent's, so it is checked once the export answered)."""
+    if output is not None:
+        from .files import export_path
+
+        export_path("", output)
+
+
+def _archive(path: str, kind: str) -> str:
+    from .files import encode_archive, read_archive
+
+    return encode_archive(read_archive(path, kind))
+
+
+def proxy(ctx: Context, args: argparse.Namespace) -> int:
+    sub = args.proxy_command
+    if sub == "list":
+        ctx.print(ctx.call("GET", "/v1/proxies"))
+        return exitcodes.OK
+    if sub == "import":
+        body: dict[str, Any] = {"contents_base64": _archive(args.file, "proxy")}
+        if args.alias is not None:
+            body["alias"] = args.alias
+        ctx.print(ctx.call("POST", "/v1/proxy-transfers/import", body))
+        return exitcodes.OK
+    if sub == "create":
+        ca_bundle = _ca_bundle(args)
+        body = proxy_body(args, update=False, ca_bundle=ca_bundle)
+        if args.password_stdin:
+            body["password"] = read_password(ctx.stdin, ctx.err)
+        ctx.print(ctx.call("POST", "/v1/proxies", body))
+        return exitcodes.OK
+    path = f"/v1/proxies/{_seg(args.alias)}"
+    if sub == "update":
+        ca_bundle = _ca_bundle(args)
+        proxy_body(args, update=True, ca_bundle=ca_bundle)  # usage errors before any request
+        current = ctx.call("GET", path)["proxy"].get("providery") if wants_providery(args) else None
+        body = proxy_body(args, update=True, ca_bundle=ca_bundle, current_providery=current)
+        if args.password_stdin:
+            body["password"] = read_password(ctx.stdin, ctx.err)
+        data = ctx.call("PATCH", path, body)
+    elif sub == "get":
+        data = ctx.call("GET", path)
+    elif sub == "delete":
+        data = ctx.call("DELETE", path)
+    elif sub == "rotate":
+        data = ctx.call("POST", f"{path}/rotate-session")
+    else:  # export
+        _check_output(args.output)
+        body = {"alias": args.alias, "include_credentials": False}
+        _write_export(ctx, ctx.call("POST", "/v1/proxy-transfers/export", body), args.output)
+        return exitcodes.OK
+    ctx.print(data)
+    return exitcodes.OK
+
+
+def _ca_bundle(args: argparse.Namespace) -> str | None:
+    if args.ca_cert is None:
+        return None
+    from .files import read_ca_bundle
+
+    return read_ca_bundle(args.ca_cert)
+
+
 def profile(ctx: Context, args: argparse.Namespace) -> int:
-    ctx.print(ctx.call("GET", "/v1/profiles"))
+    sub = args.profile_command
+    if sub == "list":
+        ctx.print(ctx.call("GET", "/v1/profiles"))
+    elif sub == "export":
+        _check_output(args.output)
+        data = ctx.call("POST", "/v1/profile-transfers/export", {"name": args.name})
+        _write_export(ctx, data, args.output)
+    else:  # import
+        body: dict[str, Any] = {"contents_base64": _archive(args.file, "profile")}
+        if args.name is not None:
+            body["name"] = args.name
+        ctx.print(ctx.call("POST", "/v1/profile-transfers/import", body))
     return exitcodes.OK
 
 
@@ -422,5 +654,6 @@ COMMANDS = {
     "observe": observe,
     "observation": observation,
     "session": session,
+    "proxy": proxy,
     "profile": profile,
 }

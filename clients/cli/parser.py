@@ -137,18 +137,22 @@ commands:
   observe                      a semantic, hybrid or visual observation with element refs
   observation action OBS_ID    act on an observation's refs
   session ...                  list, get, create, update, pause, play, delete, ping, close
-  profile list                 saved profiles
+  proxy ...                    list, get, create, update, delete, rotate, export, import
+  profile ...                  list, export, import (saved profiles, .svcprofile files)
 
 Every command but health and status starts svc-app in the background when the agent is not
 running. The agent is found at 127.0.0.1:$SVC_AGENT_PORT (default 17319). Commands that target
 a session use --session-id, else $SVC_SESSION_ID, else the newest session, creating one only
 when none exists. Exit status: 0 success, 1 failure, 130 interrupted; a URL capture exits with
-the capture's exit code (0 ok, 1 target status >= 400, 2 failed).
+the capture's exit code (0 ok, 1 target status >= 400 or failed).
 
 examples:
   svc example.com > page.html
   svc read https://en.wikipedia.org/wiki/Okapi_BM25 --query "saturation"
   svc session list
+  svc proxy create --alias de-1 --upstream-host proxy.example --upstream-port 8080 \\
+      --username me --password-stdin < password.txt
+  svc profile export Research && svc profile import Research.svcprofile --name Copy
 """
 
 
@@ -181,13 +185,15 @@ def _common(p: argparse.ArgumentParser, *names: str) -> None:
 
 
 def _sub(
-    subs: Any, name: str, help_: str, description: str, example: str, **kw: Any
+    subs: Any, name: str, help_: str, description: str, example: str | tuple[str, ...], **kw: Any
 ) -> argparse.ArgumentParser:
+    examples = (example,) if isinstance(example, str) else example
+    heading = "example:" if len(examples) == 1 else "examples:"
     parser: argparse.ArgumentParser = subs.add_parser(
         name,
         help=help_,
         description=description,
-        epilog=f"example:\n  {example}",
+        epilog=heading + "".join(f"\n  {e}" for e in examples),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         **kw,
     )
@@ -453,10 +459,210 @@ def build() -> Parser:  # noqa: PLR0915 (one declarative list of every command)
     )
     p.add_argument("--group", metavar="GROUP", required=True)
 
-    profile = _sub(subs, "profile", "profiles", "Saved profiles.", "svc profile list")
-    ps = profile.add_subparsers(dest="profile_command", metavar="list", required=True)
-    _sub(ps, "list", "list profiles", "GET /v1/profiles, sorted by name.", "svc profile list")
+    _proxy_commands(subs)
+    _profile_commands(subs)
     return root
+
+
+PROXY_EXAMPLE = (
+    "svc proxy create --alias de-1 --upstream-host proxy.example --upstream-port 8080 "
+    "--username me --password-stdin"
+)
+
+
+def _proxy_commands(subs: Any) -> None:
+    proxy = _sub(
+        subs,
+        "proxy",
+        "proxies",
+        "Upstream proxies that sessions use (by alias). Passwords are sent to the agent and "
+        "never shown again (only password_set). Proxy creation, change, rotation and use need "
+        "the Pro plan.",
+        (
+            "svc proxy list",
+            PROXY_EXAMPLE,
+            "svc proxy update de-1 --providerx-enabled true --providerx-location-parameter cc "
+            "--providerx-location-value de",
+            "svc proxy export de-1 --output ~/de-1.svcproxy",
+        ),
+    )
+    ps = proxy.add_subparsers(
+        dest="proxy_command",
+        metavar="list|get|create|update|delete|rotate|export|import",
+        required=True,
+    )
+    _sub(ps, "list", "list proxies", "GET /v1/proxies, in creation order.", "svc proxy list")
+    p = _sub(ps, "get", "read a proxy", "GET /v1/proxies/{alias}.", "svc proxy get de-1")
+    p.add_argument("alias", metavar="ALIAS")
+
+    p = _sub(
+        ps,
+        "create",
+        "create a proxy",
+        "POST /v1/proxies. --alias, --upstream-host and --upstream-port are required. Give the "
+        "password with --password-stdin (read from standard input, or asked for on a "
+        "terminal) to keep it out of the process list. Trust: --tls system (default) or "
+        "providery, or --ca-cert PATH with 1-16 PEM certificates (64 KiB at most) trusted for "
+        "this proxy's sessions only.",
+        (
+            PROXY_EXAMPLE,
+            "svc proxy create --alias corp --upstream-host 10.0.0.2 --upstream-port 3128 "
+            "--ca-cert corp-root.pem --detect-exit-locale false",
+        ),
+    )
+    p.add_argument("--alias", metavar="ALIAS", required=True, help="the proxy's name (unique)")
+    p.add_argument("--upstream-host", metavar="HOST", required=True)
+    p.add_argument("--upstream-port", type=_int_in(1, 65535), metavar="PORT", required=True)
+    _proxy_settings(p, update=False)
+
+    p = _sub(
+        ps,
+        "update",
+        "change a proxy",
+        "PATCH /v1/proxies/{alias}: at least one option; what is not given is kept. The "
+        "--clear-* options remove a value. Provider Y options change only the fields given.",
+        (
+            "svc proxy update de-1 --upstream-port 8081 --clear-locale",
+            "printf '%s' \"$PW\" | svc proxy update de-1 --username other --password-stdin",
+        ),
+    )
+    p.add_argument("alias", metavar="ALIAS")
+    p.add_argument("--upstream-host", metavar="HOST")
+    p.add_argument("--upstream-port", type=_int_in(1, 65535), metavar="PORT")
+    _proxy_settings(p, update=True)
+
+    for name, help_, path, example in (
+        (
+            "delete",
+            "delete a proxy",
+            "DELETE /v1/proxies/{alias}: sessions and profiles using it become direct",
+            "svc proxy delete de-1",
+        ),
+        (
+            "rotate",
+            "new managed session ids",
+            "POST /v1/proxies/{alias}/rotate-session: every session on this proxy gets a new "
+            "sticky id (managed provider X or Y must be enabled)",
+            "svc proxy rotate de-1",
+        ),
+    ):
+        p = _sub(ps, name, help_, f"{path}.", example)
+        p.add_argument("alias", metavar="ALIAS")
+
+    p = _sub(
+        ps,
+        "export",
+        "write a .svcproxy file",
+        "POST /v1/proxy-transfers/export without credentials: writes ALIAS.svcproxy in the "
+        "current directory, or exactly --output PATH; never overwrites a file; the file is "
+        "owner-only. Prints {output_path, bytesize, credentials_included}.",
+        "svc proxy export de-1 --output backups/de-1.svcproxy",
+    )
+    p.add_argument("alias", metavar="ALIAS")
+    p.add_argument("--output", metavar="PATH", help="write exactly here (default ./ALIAS.svcproxy)")
+    p = _sub(
+        ps,
+        "import",
+        "read a .svcproxy file",
+        "POST /v1/proxy-transfers/import: creates the proxy of a .svcproxy file (12 MiB at "
+        "most; legacy JSON files are refused), under --alias when given, else its stored "
+        "alias; an existing alias is never overwritten. Prints {proxy}.",
+        "svc proxy import de-1.svcproxy --alias de-2",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--alias", metavar="ALIAS", help="import under this alias")
+
+
+def _proxy_settings(p: argparse.ArgumentParser, *, update: bool) -> None:
+    """The options of proxy create and update (update adds the --clear-* ones)."""
+    user = p.add_mutually_exclusive_group()
+    user.add_argument("--username", metavar="NAME", help="upstream Basic auth user name")
+    password = p.add_mutually_exclusive_group()
+    password.add_argument(
+        "--password", metavar="PASSWORD", help="upstream password (visible to other local users)"
+    )
+    password.add_argument(
+        "--password-stdin",
+        action="store_true",
+        help="read the password from standard input (asked for when it is a terminal)",
+    )
+    p.add_argument("--providerx-enabled", type=boolean, metavar="true|false")
+    p.add_argument("--providerx-location-parameter", choices=("cc", "country", "st"))
+    p.add_argument("--providerx-location-value", metavar="VALUE")
+    p.add_argument("--providery-enabled", type=boolean, metavar="true|false")
+    p.add_argument("--providery-country", metavar="CC", help="two-letter country code")
+    p.add_argument("--providery-state", metavar="STATE", help="needs a country")
+    p.add_argument("--providery-city", metavar="CITY", help="needs a country")
+    p.add_argument("--providery-asn", metavar="ASN", help="digits only")
+    locale = p.add_mutually_exclusive_group()
+    locale.add_argument("--locale", metavar="BCP47", help="e.g. de-DE")
+    p.add_argument(
+        "--detect-exit-locale",
+        type=boolean,
+        metavar="true|false",
+        help="derive language and timezone from the exit (default true on create)",
+    )
+    trust = p.add_mutually_exclusive_group()
+    trust.add_argument("--tls", choices=("system", "providery"), help="certificate trust")
+    trust.add_argument(
+        "--ca-cert", metavar="PATH", help="PEM bundle (1-16 certificates) trusted for this proxy"
+    )
+    if update:
+        user.add_argument("--clear-username", action="store_true", help="remove the user name")
+        password.add_argument("--clear-password", action="store_true", help="remove the password")
+        p.add_argument(
+            "--clear-providerx-location",
+            action="store_true",
+            help="remove provider X's location (parameter and value)",
+        )
+        p.add_argument(
+            "--clear-providery-location",
+            action="store_true",
+            help="remove provider Y's country, state, city and ASN",
+        )
+        locale.add_argument("--clear-locale", action="store_true", help="remove the locale")
+
+
+def _profile_commands(subs: Any) -> None:
+    profile = _sub(
+        subs,
+        "profile",
+        "profiles",
+        "Saved profiles (session templates) and .svcprofile transfer files.",
+        (
+            "svc profile list",
+            "svc profile export Research",
+            "svc profile import Research.svcprofile --name 'Research 2'",
+        ),
+    )
+    ps = profile.add_subparsers(dest="profile_command", metavar="list|export|import", required=True)
+    _sub(ps, "list", "list profiles", "GET /v1/profiles, sorted by name.", "svc profile list")
+    p = _sub(
+        ps,
+        "export",
+        "write a .svcprofile file",
+        "POST /v1/profile-transfers/export: writes NAME.svcprofile in the current directory, "
+        "or exactly --output PATH; never overwrites a file; the file is owner-only. It holds "
+        "the profile's settings and its proxy's configuration, never cookies, passwords or "
+        "proxy credentials. Prints {output_path, bytesize, credentials_included}.",
+        "svc profile export Research --output /tmp/research.svcprofile",
+    )
+    p.add_argument("name", metavar="NAME")
+    p.add_argument(
+        "--output", metavar="PATH", help="write exactly here (default ./NAME.svcprofile)"
+    )
+    p = _sub(
+        ps,
+        "import",
+        "read a .svcprofile file",
+        "POST /v1/profile-transfers/import: saves the profile of a .svcprofile file (12 MiB at "
+        "most; legacy JSON files are refused) under --name when given, else its stored name. "
+        "Its proxy is created without credentials unless one with that alias exists. Prints "
+        "{profile, proxy_created}.",
+        "svc profile import research.svcprofile --name 'Research copy'",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--name", metavar="NAME", help="save under this name")
 
 
 def _session_settings(p: argparse.ArgumentParser) -> None:
@@ -480,6 +686,7 @@ COMMANDS = frozenset(
         "observe",
         "observation",
         "session",
+        "proxy",
         "profile",
     }
 )

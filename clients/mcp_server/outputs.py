@@ -84,7 +84,7 @@ FIND = _obj(
 CAPTURE_RUN = _obj(
     {
         "request_id": _STR,
-        "exit_code": {"enum": [0, 1, 2]},
+        "exit_code": {"enum": [0, 1]},
         "events": {
             "type": "array",
             "items": _obj(

@@ -146,7 +146,7 @@ class Agent:
                 request_id = request_id or event["request_id"]
                 if event["event"] == "capture.finished":
                     code = event["data"].get("exit_code")
-                    exit_code = code if isinstance(code, int) else 2
+                    exit_code = code if isinstance(code, int) else 1
         if exit_code is None:
             from ..agent_client import connection_lost
 
@@ -504,8 +504,9 @@ TOOLS: list[Tool] = [
         "Without session_id a new session is created (profile, group and proxy apply to it). "
         "Optional actions run before the capture. Returns {request_id, exit_code, events}: the "
         "capture.completed event has output_path, output_uri, target_http_status and "
-        "session_id; exit_code 0 success, 1 the site answered >= 400 (the page is still "
-        "captured), 2 failed (capture.failed holds the error). Read the file through its "
+        "session_id; exit_code 0 success, 1 unsuccessful: the site answered >= 400 (the page "
+        "is still captured) or the capture failed (capture.failed holds the error). Read the "
+        "file through its "
         "resource link.",
         _obj(
             {

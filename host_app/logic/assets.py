@@ -17,6 +17,8 @@ from enum import Enum
 from typing import Literal
 from urllib.parse import urlsplit
 
+from bridge_protocol import SessionSettings
+
 ASSET_PREFIX = "svcasset-"
 ASSET_SCHEMES = {"http": "svcasset-http", "https": "svcasset-https"}
 ORIGINAL_SCHEMES = {v: k for k, v in ASSET_SCHEMES.items()}
@@ -297,3 +299,14 @@ def _int(value: str | None) -> int | None:
         return int(value) if value is not None else None
     except ValueError:
         return None
+
+
+def shared_partition(settings: SessionSettings) -> str:
+    """The session's partition of the shared asset cache (spec 1 §1): direct sessions share
+    `direct`, the sessions of one proxy share `proxy:<its stable id>`. A proxied session whose
+    settings name no proxy id gets a partition of its own listener (shares with no one)."""
+    if settings.proxy_port is None:
+        return "direct"
+    if settings.proxy_id is not None:
+        return f"proxy:{settings.proxy_id}"
+    return f"proxy-listener:{settings.proxy_port}"

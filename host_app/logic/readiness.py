@@ -102,13 +102,15 @@ class Readiness:
             return self.load_failed("the browser showed its error page", self.target or p.href)
         self.committed = p
         status = http_status(p.status)
-        if self.strict and status is not None and status >= 400:
+        if status is not None and status >= 400:
+            # a bot challenge gets its time to continue, for captures (not strict) too (rule 8)
             if self.challenge_wait and p.challenge:
                 if self.challenge_since is None:
                     self.challenge_since = now
                 if now - self.challenge_since < CHALLENGE_WAIT:
                     return None
-            return Failed(upstream_error(p.href, status))
+            if self.strict:
+                return Failed(upstream_error(p.href, status))
         if p.ready_state != "loading" and p.length > 0:
             return Ready(p.href, p.title, status, p.origin)
         return None

@@ -720,9 +720,9 @@ def test_captures_target_error_retry_and_failure(agent: AgentProcess, fake: Fake
     assert failed["status"] == "error"
     assert failed["data"]["id"] == "ACTION_TARGET_NOT_FOUND"
     assert failed["data"]["code"] == 10203
-    assert lines[-1]["data"] == {"exit_code": 2}
+    assert lines[-1]["data"] == {"exit_code": 1}
     row, _ = store_row(agent, response.headers["x-request-id"])
-    assert (row["outcome"], row["exit_code"]) == ("failed", 2)
+    assert (row["outcome"], row["exit_code"]) == ("failed", 1)
 
     # Retries exhausted: the last error is the failure.
     fake.script["capture"] = lambda p: (0.0, error(bp.ErrorId.BROWSER_BUSY, "busy"))
@@ -1008,8 +1008,8 @@ def test_a_capture_stream_cut_by_the_app_going_away_says_so(
     assert events[-2:] == ["capture.failed", "capture.finished"], events
     assert "capture.retrying" not in events  # no engine left to retry on
     assert lines[-2]["data"]["id"] == "BROWSER_UNAVAILABLE"
-    assert lines[-1]["data"] == {"exit_code": 2}
+    assert lines[-1]["data"] == {"exit_code": 1}
     assert agent.proc.wait(10) == 0  # the agent stops with its app
     row, _ = store_row(agent, rid)
-    assert (row["outcome"], row["exit_code"]) == ("failed", 2)
+    assert (row["outcome"], row["exit_code"]) == ("failed", 1)
     assert "client" not in json.dumps(row)

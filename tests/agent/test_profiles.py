@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import itertools
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -321,6 +322,35 @@ def test_sessions_take_the_default_profile_else_custom(
     # A default naming no saved profile is ignored.
     _set_default(agent, "Gone")
     assert agent.ok("POST", "/v1/sessions")["session"]["profile"] == "Custom"
+
+
+def test_the_default_profile_chosen_in_the_app_settings_reaches_the_agent(
+    make_agent: Callable[..., AgentProcess],
+) -> None:
+    """Issue 16 point 5: the host app saves its Settings to app-settings.json in the shared data
+    folder; a change of its default_profile becomes the agent's default."""
+    agent = make_agent()
+    settings = agent.data_dir / "app-settings.json"
+
+    def choose(name: str) -> None:
+        settings.write_text(json.dumps({"default_profile": name, "plan": "pro"}))
+
+    choose("Chosen")  # not saved yet: sessions take Custom until it is
+    assert agent.ok("POST", "/v1/sessions")["session"]["profile"] == "Custom"
+    profile = create(agent, name="Chosen", adblock_enabled=False)
+    session = agent.ok("POST", "/v1/sessions")["session"]
+    assert (session["profile"], session["adblock_enabled"]) == ("Chosen", False)
+    # an explicit profile wins
+    assert agent.ok("POST", "/v1/sessions", {"profile": "Custom"})["session"]["profile"] == "Custom"
+    # a rename is followed while the setting is unchanged
+    agent.ok("PATCH", f"/v1/profiles/{profile['id']}", {"name": "Renamed"})
+    assert agent.ok("POST", "/v1/sessions")["session"]["profile"] == "Renamed"
+    choose("Custom")
+    assert agent.ok("POST", "/v1/sessions")["session"]["profile"] == "Custom"
+    choose("renamed")  # names match case-insensitively
+    assert agent.ok("POST", "/v1/sessions")["session"]["profile"] == "Renamed"
+    settings.write_text("{not json")  # a damaged file changes nothing
+    assert agent.ok("POST", "/v1/sessions")["session"]["profile"] == "Renamed"
 
 
 # --- plan ----------------------------------------------------------------------------------------

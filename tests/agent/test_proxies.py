@@ -20,6 +20,7 @@ from cryptography.x509.oid import NameOID
 
 from agent import transfers
 
+from ..archives import padded_proxy_archive
 from .agentproc import AgentProcess
 
 _counter = itertools.count(1)
@@ -574,9 +575,23 @@ def test_import_rejects_what_is_not_a_proxy_archive(agent: AgentProcess) -> None
         assert invalid(agent, "POST", path, body) == "contents_base64"
     assert invalid(agent, "POST", path, {"contents_base64": ""}) == "contents_base64"
     assert invalid(agent, "POST", path, {"contents_base64": "x", "alias": "9x"}) == "alias"
-    # Transfers are limited to 12 MiB: a larger archive cannot fit into a 16 MiB body.
+    # Transfers are limited to 12 MiB, said as such; a body beyond the route's limit is refused.
     huge = base64.b64encode(b"\x00" * (12 * 1024 * 1024 + 3)).decode()
     status, error = agent.error("POST", path, {"contents_base64": huge})
+    assert (status, error["id"]) == (422, "VALIDATION_FAILED")
+    assert "limited to 12 MiB" in error["message"]
+    status, error = agent.error("POST", path, {"contents_base64": "A" * (17 * 1024 * 1024)})
+    assert (status, error["id"]) == (413, "PAYLOAD_TOO_LARGE")
+
+
+def test_the_largest_archive_is_importable(agent: AgentProcess) -> None:
+    """Issue 16 point 6: 12 MiB is 16 MiB in base64, more than the ordinary body limit."""
+    raw = padded_proxy_archive(12 * 1024 * 1024)
+    body = {"contents_base64": base64.b64encode(raw).decode(), "alias": new_alias("big")}
+    imported = agent.ok("POST", "/v1/proxy-transfers/import", body)["proxy"]
+    assert imported["alias"] == body["alias"]
+    # other routes keep the 16 MiB limit
+    status, error = agent.error("POST", "/v1/sessions", {"name": "x" * (16 * 1024 * 1024)})
     assert (status, error["id"]) == (413, "PAYLOAD_TOO_LARGE")
 
 

@@ -205,7 +205,7 @@ def test_captures_stream_disconnect_cancels_the_capture(
             ).fetchone()
         finally:
             db.close()
-        return bool(row == ("cancelled", 2))
+        return bool(row == ("cancelled", 1))
 
     until(recorded, what="the capture to be recorded as cancelled")
     assert capture(agent, sid, 0.0).result().status_code == 200

@@ -40,14 +40,23 @@ def client_env(port: int, **extra: str) -> dict[str, str]:
     return env
 
 
-def svc(port: int, *args: str, env: dict[str, str] | None = None, timeout: float = 60) -> Run:
+def svc(
+    port: int,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+    cwd: Path | None = None,
+    stdin: bytes | None = None,
+) -> Run:
     proc = subprocess.run(
         [SVC, *args],
         check=False,
         env=client_env(port, **(env or {})),
         capture_output=True,
         timeout=timeout,
-        stdin=subprocess.DEVNULL,
+        cwd=cwd,
+        input=stdin,
+        stdin=subprocess.DEVNULL if stdin is None else None,
     )
     return Run(proc.returncode, proc.stdout, proc.stderr.decode())
 

@@ -264,10 +264,22 @@ def test_capture_url_form_with_output_actions_and_target_error(
 def test_capture_failure_exits_with_the_capture_exit_code(fresh: HostApp) -> None:
     port = free_port()  # nothing listens there
     r = svc(fresh.port, f"127.0.0.1:{port}/", *W0, "--retry", "0")
-    assert r.code == 2
-    names = [json.loads(x)["event"] for x in r.err.splitlines()]
+    assert r.code == 1  # spec 2 §7: the terminal exit code of an unsuccessful capture
+    events = [json.loads(x) for x in r.err.splitlines()]
+    names = [e["event"] for e in events]
     assert "capture.failed" in names
     assert names[-1] == "capture.finished"
+    assert events[-1]["data"] == {"exit_code": 1}
+
+
+def test_a_capture_gives_a_bot_challenge_its_time(fresh: HostApp, site: Site) -> None:
+    """Spec 1 §4 shorthand rule 8 applies to captures too (issue 16 point 5): the challenge page
+    (403, "Just a moment...") continues to /table after 0.8 s, and that is what is captured."""
+    r = svc(fresh.port, site.url("/challenge-403"), *W0)
+    assert r.code == 0, r.err
+    assert b"<caption>Prices</caption>" in r.out
+    completed = next(json.loads(x) for x in r.err.splitlines() if "capture.completed" in x)
+    assert completed["data"]["target_http_status"] == 200
 
 
 def test_argument_free_capture(fresh: HostApp, site: Site, tmp_path: Path) -> None:

@@ -86,11 +86,11 @@ def run(data_dir: Path, person_url: str, background_url: str) -> dict[str, Any]:
     from host_app.engine import prepare_storage
 
     os.environ["XDG_DATA_HOME"] = str(prepare_storage(data_dir))
+    from host_app.browser_window import BrowserWindow
     from host_app.engine import Engine, engine_application_name
     from host_app.logic.logfile import HostLog
     from host_app.logic.settings import SettingsStore
     from host_app.qt import QApplication, QDialog, QInputDialog, QLabel, QMessageBox, Qt, QTimer
-    from host_app.ui import BrowserWindow
 
     engine_application_name()
     app = QApplication(["svc-app-dialogs-test"])

@@ -350,13 +350,13 @@ def run(data_dir: Path, plan: dict[str, Any]) -> dict[str, Any]:
     import bridge_protocol as bp
     from bridge_protocol.identity import ProxyTrust
     from bridge_protocol.messages import PROTOCOL_VERSION, ActionRequest, Navigate
+    from host_app.browser_window import BrowserWindow
     from host_app.engine import Engine, engine_application_name
     from host_app.logic import aio, trust
     from host_app.logic.logfile import HostLog
     from host_app.logic.settings import SettingsStore
     from host_app.qt import QApplication, QTimer
     from host_app.session_browser import SessionBrowser
-    from host_app.ui import BrowserWindow
 
     trust.PROVIDERY_CA_FILE = data_dir / "providery_ca.pem"
     engine_application_name()

@@ -1,6 +1,7 @@
 """The shared asset cache on the real app (issue 15 point 4), switched on through the app's
 settings with small bounds injected: two direct sessions share one fetch of a public asset, a
-proxied session fetches its own through its proxy; every exclusion rule; pruning at the bound."""
+proxied session fetches its own through its proxy and shares it with the other sessions of that
+proxy only; every exclusion rule; pruning at the bound."""
 
 from __future__ import annotations
 
@@ -140,7 +141,7 @@ def _load(host: HostApp, sid: str, url: str) -> str:
     return _attrs(data["capture"]["output_path"])
 
 
-def test_direct_sessions_share_one_fetch_and_a_proxied_one_fetches_its_own(
+def test_direct_sessions_share_one_fetch_and_sessions_of_a_proxy_share_theirs(
     shared_host: HostApp, site: str
 ) -> None:
     host = shared_host
@@ -159,6 +160,19 @@ def test_direct_sessions_share_one_fetch_and_a_proxied_one_fetches_its_own(
             },
         )
         proxied = host.new_session(proxy_alias="sharedproxy")
+        same_proxy = host.new_session(proxy_alias="sharedproxy")
+        host.ok(
+            "POST",
+            "/v1/proxies",
+            {
+                "alias": "otherproxy",
+                "upstream_host": "127.0.0.1",
+                "upstream_port": upstream.port,
+                "username": USER,
+                "password": PASSWORD,
+            },
+        )
+        other_proxy = host.new_session(proxy_alias="otherproxy")
         try:
             for sid in (first, second):
                 _load(host, sid, f"{site}/setcookie")
@@ -182,10 +196,19 @@ def test_direct_sessions_share_one_fetch_and_a_proxied_one_fetches_its_own(
             assert Site.hits["/a/pub.png"] == 2
             assert any(s.target == f"{site}/a/pub.png" for s in upstream.seen)
             assert all(s.authorized for s in upstream.seen)
+            # partition proxy:<id>: another session of the same proxy shares that fetch ...
+            html = _load(host, same_proxy, f"{site}/")
+            assert 'data-color="rgb(1, 2, 3)"' in html, html
+            assert Site.hits["/a/pub.png"] == 2
+            # ... a session of another proxy (even to the same upstream) fetches its own
+            html = _load(host, other_proxy, f"{site}/")
+            assert 'data-color="rgb(1, 2, 3)"' in html, html
+            assert Site.hits["/a/pub.png"] == 3
         finally:
-            for sid in (first, second, proxied):
+            for sid in (first, second, proxied, same_proxy, other_proxy):
                 host.client.delete(f"/v1/sessions/{sid}")
             host.client.delete("/v1/proxies/sharedproxy")
+            host.client.delete("/v1/proxies/otherproxy")
 
 
 def test_the_cache_is_pruned_by_last_access_at_its_bound(shared_host: HostApp, site: str) -> None:

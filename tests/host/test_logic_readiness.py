@@ -80,6 +80,38 @@ def test_challenge_that_continues_succeeds() -> None:
     assert isinstance(out, Ready)
 
 
+def test_a_capture_gives_a_challenge_its_time_then_takes_the_page() -> None:
+    """Issue 16 point 5: rule 8's grace applies to captures (strict=False) too; after it the
+    challenge page is what the capture reads, with its status."""
+    r = Readiness("url", old=OLD, previous_status=None, target="http://a/c", strict=False)
+    challenge = Probe("http://a/c", "complete", 100, 403, 2.0, "Just a moment...", True)
+    assert r.probe(challenge, 10.0) is None
+    assert r.probe(challenge, 10.0 + CHALLENGE_WAIT - 0.1) is None
+    out = r.probe(challenge, 10.0 + CHALLENGE_WAIT)
+    assert isinstance(out, Ready)
+    assert out.status == 403
+    r = Readiness("url", old=OLD, previous_status=None, target="http://a/c", strict=False)
+    assert r.probe(challenge, 0) is None
+    out = r.probe(Probe("http://a/ok", "complete", 100, 200, 4.0), 1)
+    assert isinstance(out, Ready)
+    assert out.status == 200
+    # a plain 404 (no challenge marker) is read at once
+    r = Readiness("url", old=OLD, previous_status=None, target="http://a/c", strict=False)
+    out = r.probe(Probe("http://a/c", "complete", 100, 404, 2.0), 0)
+    assert isinstance(out, Ready)
+    assert out.status == 404
+    # with the setting off, the challenge page is read at once
+    r = Readiness(
+        "url",
+        old=OLD,
+        previous_status=None,
+        target="http://a/c",
+        strict=False,
+        challenge_wait=False,
+    )
+    assert isinstance(r.probe(challenge, 0), Ready)
+
+
 def test_challenge_wait_off_fails_at_once() -> None:
     r = Readiness("url", old=OLD, previous_status=None, target="http://a/c", challenge_wait=False)
     assert isinstance(r.probe(Probe("http://a/c", "complete", 1, 403, 2.0, "", True), 0), Failed)

@@ -35,7 +35,8 @@ def check(tmp_path: Path) -> None:
     from host_app.config import HostConfig
     from host_app.engine import Engine
     from host_app.logic.settings import SettingsStore
-    from host_app.ui import MainUI, session_line
+    from host_app.logic.workspace import SessionRow, session_line
+    from host_app.ui import MainUI
 
     config = HostConfig(tmp_path, 1, True, "svc-app", ("--agent",))
     store = SettingsStore(config.settings_path)
@@ -50,6 +51,18 @@ def check(tmp_path: Path) -> None:
     assert list(ui.actions) == ["Show Browser", "Settings", "Logs", "Quit"]
     ui.actions["Quit"].trigger()
     assert quits == [1]
+    # without a tray everything is in the browser window's menu bar, with shortcuts
+    menus = [a.text() for a in ui.browser.menu_bar.actions()]
+    assert menus == ["&File", "&Session", "&View"]
+    shortcuts = {n: a.shortcut().toString() for n, a in ui.browser.menu_actions.items()}
+    assert shortcuts["Settings"] == "Ctrl+,"
+    assert shortcuts["Quit"] == "Ctrl+Q"
+    assert shortcuts["Info"] == "Ctrl+I"
+    assert shortcuts["Pause/Play"] == "Ctrl+P"
+    assert shortcuts["Terminal"] == "Ctrl+`"
+    assert set(shortcuts) >= {"Logs", "Clear browsing data…", "Delete…"}
+    ui.browser.menu_actions["Quit"].trigger()
+    assert quits == [1, 1]
 
     engine.session_settings["Session3"] = bp.SessionSettings(
         profile_id=3, name="Shop", group="g1", proxy_port=17402
@@ -57,7 +70,9 @@ def check(tmp_path: Path) -> None:
     ui.browser.refresh()
     item = ui.browser.sessions.item(0)
     assert item is not None
-    assert item.text() == session_line("Session3", engine.session_settings["Session3"], False)
+    # the agent (port 1) does not answer: the list shows what the engine holds
+    row = SessionRow(id="Session3", name="Shop", group="g1", proxy_alias=":17402")
+    assert item.text() == session_line(row)
     assert "Shop" in item.text()
     assert "Session3" in item.text()
     assert "g1" in item.text()

@@ -1,0 +1,433 @@
+"""The browser window: every persisted session beside the selected one's live view, its address
+bar, the route banner, its terminal, and a menu bar (File, Session, View) so that everything is
+reachable without a system tray. Session state (the list, pause and play, delete) goes through
+the agent's API like any other client's, so the window and the API always agree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgspec
+
+from bridge_protocol import SessionSettings
+
+from .engine import Engine
+from .logic.workspace import SessionRow, address_url, session_line
+from .qt import (
+    QAction,
+    QHBoxLayout,
+    QKeySequence,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMenuBar,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    Qt,
+    QTimer,
+    QToolButton,
+    QUrl,
+    QVBoxLayout,
+    QWidget,
+)
+from .session_browser import SessionBrowser
+from .ui_api import ApiError, UiApi
+from .widgets import HidingWindow, confirm
+
+ROUTE_BANNER = (
+    "This session's proxy or trust settings changed. The open page is kept and its network is"
+    " held until it is reloaded on the new route."
+)
+# the banner's colour, distinct from anything else in the window (tests find it in a grab)
+BANNER_STYLE = "background: #ffd24d; color: #222; padding: 4px;"
+LIST_INTERVAL_MS = 1000
+NO_PAGE = "No page open in {name}.\nType an address above to open one."
+
+
+def _row_of(session_id: str, settings: SessionSettings, paused: bool) -> SessionRow:
+    """A row from what the engine holds, while the agent does not answer."""
+    return SessionRow(
+        id=session_id, name=settings.name or session_id, group=settings.group,
+        proxy_alias=f":{settings.proxy_port}" if settings.proxy_port else None,
+        network_paused=paused,
+    )  # fmt: skip
+
+
+class BrowserWindow(HidingWindow):
+    def __init__(self, engine: Engine, api: UiApi | None = None) -> None:
+        super().__init__()
+        self.engine = engine
+        self.api = api
+        self.setWindowTitle("svc browser")
+        self.resize(1280, 800)
+        self.rows: dict[str, SessionRow] = {}
+        self.current: str | None = None
+        # hooks the app fills in (MainUI): the other windows and what follows a session's end
+        self.on_show_settings: Callable[[], None] = lambda: None
+        self.on_show_logs: Callable[[], None] = lambda: None
+        self.on_show_info: Callable[[str], None] = lambda _sid: None
+        self.on_quit: Callable[[], None] = lambda: None
+        self.on_sessions_gone: list[Callable[[set[str]], None]] = []
+        self.on_rows: list[Callable[[list[SessionRow]], None]] = []
+        self.terminal_area: QWidget | None = None
+
+        self.sessions = QListWidget()
+        self.sessions.currentItemChanged.connect(lambda *_: self._select_current())
+        self.stack = QStackedWidget()
+        self.placeholder = QLabel("No session selected.\nCreate one with `svc session create`.")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.stack.addWidget(self.placeholder)
+        self.address = QLineEdit()
+        self.address.setPlaceholderText("Address (example.com, localhost:8000, https://...)")
+        self.address.returnPressed.connect(self._go)
+        self.back = self._button("◀", "Back (Alt+Left)", "back")
+        self.forward = self._button("▶", "Forward (Alt+Right)", "forward")
+        self.reload = self._button("⟳", "Reload (F5)", "reload")
+        self.pause = QToolButton()
+        self.pause.setText("Pause")
+        self.pause.setToolTip("Pause or resume this session's network (Ctrl+P)")
+        self.pause.clicked.connect(self.toggle_pause)
+        self.status = QLabel("")
+        self.status.setVisible(False)
+        self.status.setWordWrap(True)
+        self.banner = self._banner()
+        self.page_split = QSplitter(Qt.Orientation.Vertical)
+        self.page_split.addWidget(self.stack)
+        split = QSplitter()
+        split.addWidget(self.sessions)
+        split.addWidget(self._right())
+        split.setSizes([320, 960])
+        layout = QVBoxLayout(self)
+        self.menu_bar = QMenuBar(self)
+        layout.setMenuBar(self.menu_bar)
+        layout.addWidget(split)
+        self.menu_actions: dict[str, QAction] = {}
+        self._menus()
+        self.list_timer = QTimer(self)
+        self.list_timer.timeout.connect(self.poll_sessions)
+        engine.on_session_changed.append(lambda _sid: QTimer.singleShot(0, self.refresh))
+        engine.on_operation.append(self._operation)
+
+    def _right(self) -> QWidget:
+        bar = QHBoxLayout()
+        for w in (self.back, self.forward, self.reload):
+            bar.addWidget(w)
+        bar.addWidget(self.address, 1)
+        bar.addWidget(self.pause)
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addLayout(bar)
+        rl.addWidget(self.status)
+        rl.addWidget(self.banner)
+        rl.addWidget(self.page_split, 1)
+        return right
+
+    def _banner(self) -> QWidget:
+        # spec 1 §4 Sessions: a change that needs a new browser context leaves the open page as
+        # it is (its network held) and offers to apply it
+        banner = QWidget()
+        banner.setObjectName("routeBanner")
+        banner.setStyleSheet(f"#routeBanner {{{BANNER_STYLE}}}")
+        banner.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.banner_text = QLabel(ROUTE_BANNER)
+        self.banner_text.setWordWrap(True)
+        self.apply_route = QPushButton("Reload and apply")
+        self.apply_route.clicked.connect(self._reload_and_apply)
+        banner_layout = QHBoxLayout(banner)
+        banner_layout.addWidget(self.banner_text, 1)
+        banner_layout.addWidget(self.apply_route)
+        banner.setVisible(False)
+        return banner
+
+    # -- menus -------------------------------------------------------------------------------
+
+    def _menus(self) -> None:
+        def add(menu_name: str, name: str, slot: Callable[[], None], keys: str = "") -> None:
+            menu = self._menu(menu_name)
+            action = menu.addAction(name)
+            assert action is not None
+            if keys:
+                action.setShortcut(QKeySequence(keys))
+                action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            action.triggered.connect(lambda _checked=False: slot())
+            self.menu_actions[name] = action
+
+        # the hooks are read when triggered: MainUI sets them after the window is built
+        add("&File", "Settings", lambda: self.on_show_settings(), "Ctrl+,")  # noqa: PLW0108
+        add("&File", "Logs", lambda: self.on_show_logs(), "Ctrl+Shift+L")  # noqa: PLW0108
+        add("&File", "Quit", lambda: self.on_quit(), "Ctrl+Q")  # noqa: PLW0108
+        add("&Session", "Info", self.show_info, "Ctrl+I")
+        add("&Session", "Pause/Play", self.toggle_pause, "Ctrl+P")
+        add("&Session", "Clear browsing data…", self.clear_data, "Ctrl+Shift+Del")
+        add("&Session", "Delete…", self.delete_session, "Ctrl+Shift+D")
+        add("&View", "Terminal", self.toggle_terminal, "Ctrl+`")
+        add("&View", "Address bar", self._focus_address, "Ctrl+L")
+        add("&View", "Session list", self.sessions.setFocus, "Ctrl+Shift+S")
+        add("&View", "Back", lambda: self._page_action("back"), "Alt+Left")
+        add("&View", "Forward", lambda: self._page_action("forward"), "Alt+Right")
+        add("&View", "Reload", lambda: self._page_action("reload"), "F5")
+
+    def _menu(self, name: str) -> QMenu:
+        for action in self.menu_bar.actions():
+            menu = action.menu()
+            if action.text() == name and isinstance(menu, QMenu):
+                return menu
+        added = self.menu_bar.addMenu(name)
+        assert added is not None
+        return added
+
+    def _button(self, text: str, tip: str, how: str) -> QToolButton:
+        b = QToolButton()
+        b.setText(text)
+        b.setToolTip(tip)
+        b.clicked.connect(lambda: self._page_action(how))
+        return b
+
+    def _focus_address(self) -> None:
+        self.address.setFocus()
+        self.address.selectAll()
+
+    # -- the session list ----------------------------------------------------------------------
+
+    def showEvent(self, event: object) -> None:
+        self.list_timer.start(LIST_INTERVAL_MS)
+        self.poll_sessions()
+        super().showEvent(event)  # type: ignore[arg-type]
+
+    def hideEvent(self, event: object) -> None:
+        self.list_timer.stop()
+        super().hideEvent(event)  # type: ignore[arg-type]
+
+    def poll_sessions(self) -> None:
+        """Every persisted session, as GET /v1/sessions lists them (those created, renamed or
+        deleted by the API show up within a second)."""
+        if self.api is None:
+            self.refresh()
+            return
+        self.api.sessions(self._sessions_answer)
+
+    def _sessions_answer(self, answer: list[SessionRow] | ApiError) -> None:
+        if isinstance(answer, ApiError):
+            self.refresh()  # the engine's own view until the agent answers again
+            return
+        gone = set(self.rows) - {r.id for r in answer}
+        self.rows = {r.id: r for r in answer}
+        if gone:
+            for cb in self.on_sessions_gone:
+                cb(gone)
+        for listener in self.on_rows:
+            listener(answer)
+        self.refresh()
+
+    def row(self, session_id: str) -> SessionRow | None:
+        row = self.rows.get(session_id)
+        if row is not None:
+            return row
+        settings = self.engine.session_settings.get(session_id)
+        if settings is None:
+            return None
+        b = self.engine.sessions.get(session_id)
+        return _row_of(session_id, settings, b.paused if b is not None else settings.network_paused)
+
+    def _listed(self) -> list[SessionRow]:
+        ids = set(self.rows) if self.api is not None and self.rows else set()
+        ids |= set(self.engine.session_settings)
+        rows = [r for r in (self.row(sid) for sid in ids) if r is not None]
+        return sorted(rows, key=lambda r: r.number)
+
+    def refresh(self) -> None:
+        rows = self._listed()
+        self.sessions.blockSignals(True)
+        self.sessions.clear()
+        for listed in rows:
+            b = self.engine.sessions.get(listed.id)
+            row = listed
+            if b is not None and b.active:
+                # the engine knows first (a pause from the API is applied before it answers)
+                row = msgspec.structs.replace(listed, network_paused=b.paused)
+            item = QListWidgetItem(session_line(row))
+            item.setData(Qt.ItemDataRole.UserRole, row.id)
+            self.sessions.addItem(item)
+            if row.id == self.current:
+                self.sessions.setCurrentItem(item)
+        self.sessions.blockSignals(False)
+        if self.current is not None and all(r.id != self.current for r in rows):
+            self.current = None
+        b = self._browser()
+        self._show(b)
+        self.banner.setVisible(b is not None and b.route_held)
+        current = self.row(self.current) if self.current else None
+        paused = current.network_paused if current is not None else False
+        if b is not None and b.active:
+            paused = b.paused
+        self.pause.setText("Play" if paused else "Pause")
+        if b is not None and b.page is not None and not self.address.hasFocus():
+            self.address.setText(b.page.url().toString())
+        for w in (self.pause, self.address):
+            w.setEnabled(current is not None)
+
+    def select(self, session_id: str) -> None:
+        if session_id == self.current:
+            self.refresh()
+            return
+        self.current = session_id
+        self.address.clear()
+        self.status.setVisible(False)
+        self.refresh()
+
+    def _operation(self, session_id: str) -> None:
+        # selected for the next view; the window is not raised
+        QTimer.singleShot(0, lambda: self.select(session_id))
+
+    def _select_current(self) -> None:
+        item = self.sessions.currentItem()
+        if item is not None:
+            self.select(str(item.data(Qt.ItemDataRole.UserRole)))
+
+    # -- the live view ---------------------------------------------------------------------------
+
+    def _browser(self) -> SessionBrowser | None:
+        sid = self.current
+        if sid is None or sid not in self.engine.session_settings:
+            return None
+        return self.engine.browser(sid)
+
+    def _show(self, b: SessionBrowser | None) -> None:
+        """Show the session's current page: its root page, or the popup that is current; the
+        view shown before goes back to rendering off screen (a closed popup's view has already
+        left the stack)."""
+        want = b.view if b is not None else None
+        have = self.stack.currentWidget()
+        if want is None:
+            row = self.row(self.current) if self.current else None
+            self.placeholder.setText(
+                NO_PAGE.format(name=row.name)
+                if row is not None
+                else "No session selected.\nCreate one with `svc session create`."
+            )
+        if have is (want if want is not None else self.placeholder):
+            return
+        if have is not None and have is not self.placeholder:
+            self.stack.removeWidget(have)
+            self.engine.show_background(have)
+        if b is None or want is None:
+            self.stack.setCurrentWidget(self.placeholder)
+            return
+        want.hide()
+        want.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, False)
+        self.stack.addWidget(want)
+        self.stack.setCurrentWidget(want)
+        want.show()
+        self.engine.visible_session = b.session_id
+
+    # -- actions ---------------------------------------------------------------------------------
+
+    def _page_action(self, how: str) -> None:
+        # as the agent's history moves: Back on a popup with no history closes it
+        b = self._browser()
+        if b is not None and b.page is not None:
+            b.history(how)
+
+    def _say(self, text: str) -> None:
+        self.status.setText(text)
+        self.status.setVisible(bool(text))
+
+    def _go(self) -> None:
+        sid = self.current
+        text = self.address.text()
+        if sid is None or not text.strip():
+            return
+        url = address_url(text)
+        if url is None:
+            self._say(
+                f"“{text.strip()}” is not a web address. svc has no search engine: type an"
+                " address such as example.com or localhost:8000."
+            )
+            return
+        self._say("")
+        b = self._browser()
+        if b is not None and b.page is not None:
+            b.page.load(QUrl(url))
+        elif self.api is not None:
+            # the host holds no settings for this session yet (not used since the app started):
+            # the agent's navigation sends them (route, identity) before the page opens
+            self.api.navigate(sid, url, self._navigated)
+
+    def _navigated(self, answer: ApiError | None) -> None:
+        if isinstance(answer, ApiError):
+            self._say(f"Could not open the page: {answer.message}")
+        self.refresh()
+
+    def toggle_pause(self) -> None:
+        sid = self.current
+        if sid is None:
+            return
+        row = self.row(sid)
+        b = self.engine.sessions.get(sid)
+        paused = b.paused if b is not None and b.active else bool(row and row.network_paused)
+        if self.api is None:
+            if b is not None:
+                b.pause() if not paused else b.play()
+            self.refresh()
+            return
+        self.pause.setEnabled(False)
+        self.api.set_paused(sid, not paused, self._paused_answer)
+
+    def _paused_answer(self, answer: bool | ApiError) -> None:
+        if isinstance(answer, ApiError):
+            self._say(f"Could not change the network state: {answer.message}")
+        self.poll_sessions()
+
+    def _reload_and_apply(self) -> None:
+        if self.current is not None:
+            self.engine.reload_and_apply(self.current)
+
+    def show_info(self) -> None:
+        if self.current is not None:
+            self.on_show_info(self.current)
+
+    def clear_data(self) -> None:
+        if self.current is not None and self.clear_data_of(self, self.current):
+            self._say("Browsing data cleared.")
+
+    def clear_data_of(self, asking: QWidget, session_id: str) -> bool:
+        """Session > Clear browsing data and the Info view's button: after a confirmation,
+        this session's cookies, storage, cache and history (no other session's)."""
+        row = self.row(session_id)
+        if row is None or not confirm(
+            asking,
+            "Clear browsing data",
+            f"Clear the cookies, site storage, cache and history of {row.name} ({session_id})?"
+            " Its open pages close. Other sessions are not touched.",
+            "&Clear",
+        ):
+            return False
+        self.engine.clear_browsing_data(session_id)
+        return True
+
+    def delete_session(self) -> None:
+        sid = self.current
+        row = self.row(sid) if sid else None
+        if sid is None or row is None or self.api is None:
+            return
+        if confirm(
+            self,
+            "Delete session",
+            f"Delete {row.name} ({sid}) with its cookies, storage and settings? This cannot be"
+            " undone.",
+            "&Delete",
+        ):
+            self.api.delete(sid, self._deleted)
+
+    def _deleted(self, answer: str | ApiError) -> None:
+        if isinstance(answer, ApiError):
+            self._say(f"Could not delete the session: {answer.message}")
+        self.poll_sessions()
+
+    def toggle_terminal(self) -> None:
+        if self.terminal_area is not None:
+            self.terminal_area.setVisible(not self.terminal_area.isVisible())

@@ -1,0 +1,167 @@
+"""What the browser window shows of sessions, in plain data: the rows of the session list (as
+GET /v1/sessions answers them), the Info view's lines, and what the address bar makes of what a
+person types."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+from pathlib import Path
+
+import msgspec
+
+
+class Lifetime(msgspec.Struct, frozen=True):
+    type: str = "indefinite"
+    timeout_seconds: int | None = None
+
+
+class SessionRow(msgspec.Struct, frozen=True):
+    """The part of the API's session object the window uses (spec 1 §2 Session)."""
+
+    id: str
+    name: str
+    profile: str | None = None
+    group: str | None = None
+    proxy_alias: str | None = None
+    adblock_enabled: bool = True
+    image_blocking_mode: str = "none"
+    image_size_limit_kb: int = 0
+    created_at: int | None = None
+    proxy_country: str | None = None
+    lifetime: Lifetime = Lifetime()
+    network_paused: bool = False
+
+    @property
+    def number(self) -> int:
+        digits = self.id.removeprefix("Session")
+        return int(digits) if digits.isdigit() else 0
+
+
+class ProxyLocation(msgspec.Struct, frozen=True):
+    country: str | None = None
+    timezone: str | None = None
+
+
+def session_line(row: SessionRow) -> str:
+    """The session list's text: name, id, group, proxy, paused."""
+    group = row.group or "-"
+    proxy = f"proxy {row.proxy_alias}" if row.proxy_alias else "direct"
+    state = "paused" if row.network_paused else "active"
+    return f"{row.name}  ({row.id})  group {group}  {proxy}  {state}"
+
+
+def filtering_text(row: SessionRow) -> str:
+    ads = "adblock on" if row.adblock_enabled else "adblock off"
+    if row.image_blocking_mode == "all":
+        images = "all images blocked"
+    elif row.image_blocking_mode == "over_limit":
+        images = f"images over {row.image_size_limit_kb} KB blocked"
+    else:
+        images = "images shown"
+    return f"{ads}, {images}"
+
+
+def lifetime_text(lifetime: Lifetime) -> str:
+    if lifetime.type == "inactivity" and lifetime.timeout_seconds is not None:
+        return f"closed after {lifetime.timeout_seconds} s without use"
+    return "kept until deleted"
+
+
+def human_size(n: int) -> str:
+    size = float(n)
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{n} bytes" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024
+    raise AssertionError("unreachable")
+
+
+def folder_size(path: Path) -> int:
+    """Bytes of the regular files under `path` (links not followed; vanishing files skipped:
+    the engine writes there while we count)."""
+    total = 0
+    stack = [path]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as it:
+                for e in it:
+                    try:
+                        if e.is_dir(follow_symlinks=False):
+                            stack.append(Path(e.path))
+                        elif e.is_file(follow_symlinks=False):
+                            total += e.stat(follow_symlinks=False).st_size
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+    return total
+
+
+def info_lines(
+    row: SessionRow,
+    *,
+    machine_id: str | None,
+    location: ProxyLocation | None,
+    data_bytes: int,
+) -> list[tuple[str, str]]:
+    """The Info view, label and value a line."""
+    federated = f"machine-{machine_id}.{row.id}" if machine_id else "not known yet"
+    if row.proxy_alias is None:
+        proxy = "none (direct)"
+    else:
+        country = (location.country if location else None) or row.proxy_country
+        proxy = row.proxy_alias + (f", exit country {country}" if country else "")
+    return [
+        ("Id", row.id),
+        ("Federated id", federated),
+        ("Name", row.name),
+        ("Group", row.group or "none"),
+        ("Profile", row.profile or "none"),
+        ("Proxy", proxy),
+        ("Filtering", filtering_text(row)),
+        ("Lifetime", lifetime_text(row.lifetime)),
+        ("Network", "paused" if row.network_paused else "active"),
+        ("Data folder", human_size(data_bytes)),
+    ]
+
+
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+_HOST_PORT = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[^/?#:\s]+)(:\d{1,5})?([/?#].*)?$")
+_LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$", re.IGNORECASE)
+SCHEMELESS_OK = ("about:", "data:", "file:", "view-source:")
+
+
+def address_url(text: str) -> str | None:
+    """What the address bar loads for `text`, or None when it is not a web address (svc has no
+    search engine: search-like text is refused with a message rather than turned into an
+    https:// guess). Scheme-less loopback and IP addresses get http://, domain names https://."""
+    text = text.strip()
+    if not text or any(c.isspace() for c in text):
+        return None
+    if _SCHEME.match(text) or text.lower().startswith(SCHEMELESS_OK):
+        return text
+    m = _HOST_PORT.match(text)
+    if m is None:
+        return None
+    host, port = m.group(1), m.group(2)
+    if port is not None and not 0 < int(port[1:]) < 65536:
+        return None
+    bare = host.strip("[]").lower()
+    if bare == "localhost" or bare.endswith(".localhost") or _is_ip(bare):
+        return "http://" + text
+    labels = bare.rstrip(".").split(".")
+    if len(labels) < 2 or not all(_LABEL.match(label) for label in labels):
+        return None
+    if not labels[-1].isalpha() and not labels[-1].startswith("xn--"):
+        return None
+    return "https://" + text
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,110 @@
+"""The windows' client of the agent's loopback API (spec 1 §4): the session list, pause and play,
+delete, and the proxy location come from the same routes every other client uses, so the window
+and the API always agree. Asynchronous (QNetworkAccessManager): the GUI thread never waits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+import msgspec
+
+from .logic.workspace import ProxyLocation, SessionRow
+from .qt import QByteArray, QNetworkAccessManager, QNetworkRequest, QObject, QUrl
+
+T = TypeVar("T")
+S = TypeVar("S")
+
+
+class ApiError(msgspec.Struct, frozen=True):
+    id: str
+    message: str
+
+
+class _Failure(msgspec.Struct):
+    error: ApiError
+
+
+class _Envelope(msgspec.Struct, Generic[T]):
+    data: T
+
+
+class _Sessions(msgspec.Struct):
+    sessions: list[SessionRow]
+
+
+class _Paused(msgspec.Struct):
+    network_paused: bool
+
+
+class _Deleted(msgspec.Struct):
+    deleted_id: str
+
+
+Done = Callable[[T | ApiError], None]
+REQUEST_TIMEOUT_MS = 15_000
+
+
+class UiApi:
+    def __init__(self, port: int, parent: QObject | None = None) -> None:
+        self.base = f"http://127.0.0.1:{port}"
+        self._nam = QNetworkAccessManager(parent)
+
+    def sessions(self, done: Done[list[SessionRow]]) -> None:
+        self._call("GET", "/v1/sessions", _Envelope[_Sessions], lambda e: e.data.sessions, done)
+
+    def set_paused(self, session_id: str, paused: bool, done: Done[bool]) -> None:
+        verb = "pause" if paused else "play"
+        path = f"/v1/sessions/{session_id}/{verb}"
+        self._call("POST", path, _Envelope[_Paused], lambda e: e.data.network_paused, done)
+
+    def delete(self, session_id: str, done: Done[str]) -> None:
+        path = f"/v1/sessions/{session_id}"
+        self._call("DELETE", path, _Envelope[_Deleted], lambda e: e.data.deleted_id, done)
+
+    def proxy_location(self, session_id: str, done: Done[ProxyLocation]) -> None:
+        path = f"/v1/sessions/{session_id}/proxy-location"
+        self._call("GET", path, _Envelope[ProxyLocation], lambda e: e.data, done)
+
+    def navigate(self, session_id: str, url: str, done: Done[None]) -> None:
+        body = msgspec.json.encode({"session_id": session_id, "url": url, "wait": 0})
+        self._call("POST", "/v1/navigate", _Envelope[msgspec.Raw], lambda _: None, done, body)
+
+    def _call(  # noqa: PLR0917
+        self,
+        method: str,
+        path: str,
+        shape: type[S],
+        pick: Callable[[S], T],
+        done: Done[T],
+        body: bytes | None = None,
+    ) -> None:
+        request = QNetworkRequest(QUrl(self.base + path))
+        request.setTransferTimeout(REQUEST_TIMEOUT_MS)
+        if method != "GET":
+            # the agent requires JSON on every state-changing request (browser-origin defence)
+            request.setHeader(QNetworkRequest.KnownHeaders.ContentTypeHeader, "application/json")
+        reply = self._nam.sendCustomRequest(
+            request, method.encode(), QByteArray(body if body is not None else b"")
+        )
+        if reply is None:
+            done(ApiError("AGENT_UNAVAILABLE", "the request could not be sent"))
+            return
+
+        def finished() -> None:
+            raw = bytes(reply.readAll().data())
+            status = reply.attribute(QNetworkRequest.Attribute.HttpStatusCodeAttribute)
+            reason = reply.errorString()
+            reply.deleteLater()
+            try:
+                if status == 200:
+                    done(pick(msgspec.json.decode(raw, type=shape)))
+                    return
+                if status is not None:
+                    done(msgspec.json.decode(raw, type=_Failure).error)
+                    return
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                pass
+            done(ApiError("AGENT_UNAVAILABLE", reason or "no answer from the agent"))
+
+        reply.finished.connect(finished)

@@ -1,0 +1,246 @@
+"""The desktop app's browser window on a real X screen (Xvfb), driven as a person would, with
+keys through xdotool: the menu bar's shortcuts, pause from the window read back from the API,
+Clear browsing data of one session, Clear Logs of one session, the Info view, the route banner,
+and the session list following the API. Screenshots of each view are saved under the test's
+temporary folder (printed at the end of the module)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .hostproc import HostApp
+from .site import Site
+from .xscreen import Screen, poll
+
+pytestmark = pytest.mark.gui
+
+WINDOW = "svc browser"
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the screenshots go: SVC_TEST_ARTIFACTS when set (kept), else a temporary folder."""
+    kept = os.environ.get("SVC_TEST_ARTIFACTS")
+    if kept:
+        Path(kept).mkdir(parents=True, exist_ok=True)
+        return Path(kept)
+    return tmp_path_factory.mktemp("gui-artifacts")
+
+
+@pytest.fixture(scope="module")
+def screen() -> Iterator[Screen]:
+    s = Screen()
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+@pytest.fixture(scope="module")
+def app(screen: Screen, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostApp]:
+    # operations must not move the selection: the tests choose the session with keys
+    settings = json.dumps({"follow_browser_commands": False})
+    env = {"DISPLAY": screen.display, "QT_QPA_PLATFORM": "xcb", "_SETTINGS": settings}
+    a = HostApp(tmp_path_factory.mktemp("gui-window"), env=env)
+    a.start(gui=True)
+    try:
+        screen.window(WINDOW, 30)
+        yield a
+    finally:
+        a.stop()
+
+
+def _sessions(app: HostApp) -> list[str]:
+    return [s["id"] for s in app.ok("GET", "/v1/sessions")["sessions"]]
+
+
+def _number(sid: str) -> int:
+    return int(sid.removeprefix("Session"))
+
+
+def _select(screen: Screen, app: HostApp, sid: str) -> None:
+    """Select `sid` in the window's session list with the keyboard (the list is in id order),
+    checked through the Info view's title."""
+    ids = sorted(_sessions(app), key=_number)
+    # the list follows the API within a second: End selects the newest once it is listed
+    poll(
+        lambda: _info_after(screen, "End") == _name(app, ids[-1]), "the list to show every session"
+    )
+    assert _info_after(screen, "Home", *["Down"] * ids.index(sid)) == _name(app, sid)
+
+
+def _info_after(screen: Screen, *keys: str) -> str:
+    """The session name the Info view shows after `keys` in the session list."""
+    screen.keys(WINDOW, "ctrl+shift+s", *keys, "ctrl+i")
+    title = _open_info(screen, 3)
+    if not title:
+        return ""  # no session selected (the list has not caught up yet)
+    screen.keys(title, "Escape")
+    poll(
+        lambda: not screen.xdotool("search", "--onlyvisible", "--name", "^Info: "), "Info to close"
+    )
+    return title.removeprefix("Info: ")
+
+
+def _open_info(screen: Screen, timeout: float = 15) -> str:
+    """The title of the open Info view; empty if none opens within `timeout`."""
+    names: list[str] = []
+
+    def found() -> bool:
+        names[:] = screen.xdotool("search", "--onlyvisible", "--name", "^Info: ").split()
+        return bool(names)
+
+    with contextlib.suppress(AssertionError):
+        poll(found, "the Info view", timeout)
+    return screen.xdotool("getwindowname", names[0]) if names else ""
+
+
+def _name(app: HostApp, sid: str) -> str:
+    return str(app.ok("GET", f"/v1/sessions/{sid}")["session"]["name"])
+
+
+def _paused(app: HostApp, sid: str) -> bool:
+    return bool(app.ok("GET", f"/v1/sessions/{sid}")["session"]["network_paused"])
+
+
+def _cookie(app: HostApp, sid: str, site: Site) -> str:
+    """The Cookie header the site received from the session."""
+    body = {"session_id": sid, "url": site.url("/show-cookie"), "wait": 0}
+    data = app.ok("POST", "/v1/navigate", body)
+    return Path(data["capture"]["output_path"]).read_text("utf-8")
+
+
+def test_pause_and_play_from_the_window_reach_the_api(
+    screen: Screen, app: HostApp, site: Site, shots: Path
+) -> None:
+    sid = app.new_session(name="Pausable")
+    app.ok("POST", "/v1/navigate", {"session_id": sid, "url": site.url("/")})
+    _select(screen, app, sid)
+    screen.keys(WINDOW, "ctrl+p")
+    poll(lambda: _paused(app, sid), "the API to report the session paused")
+    screen.grab(shots / "browser-paused.png")
+    screen.keys(WINDOW, "ctrl+p")
+    poll(lambda: not _paused(app, sid), "the API to report the session playing")
+    # and the other way: a pause through the API shows in the window's list and button
+    app.ok("POST", f"/v1/sessions/{sid}/pause")
+    screen.keys(WINDOW, "ctrl+p")  # the window knows it is paused: this plays
+    poll(lambda: not _paused(app, sid), "the window's Play to follow the API's pause")
+
+
+def test_clear_browsing_data_of_one_session_keeps_the_others(
+    screen: Screen, app: HostApp, site: Site, shots: Path
+) -> None:
+    a, b = app.new_session(name="Cleared"), app.new_session(name="Kept")
+    for sid in (a, b):
+        app.ok("POST", "/v1/navigate", {"session_id": sid, "url": site.url("/set-cookie")})
+    for sid in (a, b):
+        assert "svc_test=kept" in _cookie(app, sid, site)
+    _select(screen, app, a)
+    screen.keys(WINDOW, "ctrl+shift+Delete")
+    screen.window("Clear browsing data")
+    screen.grab(shots / "clear-data-confirmation.png")
+    screen.keys("Clear browsing data", "alt+c")
+    poll(
+        lambda: "session.data_cleared" in [r["category"] for r in _session_records(app, a)],
+        "the session's data to be cleared",
+    )
+    assert "svc_test" not in _cookie(app, a, site)
+    assert "svc_test=kept" in _cookie(app, b, site)
+    assert not [r for r in _session_records(app, b) if r["category"] == "session.data_cleared"]
+
+
+def _session_records(app: HostApp, sid: str) -> list[dict[str, Any]]:
+    path = app.data_dir / "Logs" / "sessions" / f"{sid.removeprefix('Session')}.ndjson"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def test_clear_logs_removes_only_the_selected_sessions_file(
+    screen: Screen, app: HostApp, site: Site, shots: Path
+) -> None:
+    a, b = app.new_session(name="Noisy"), app.new_session(name="Quiet")
+    logs = app.data_dir / "Logs" / "sessions"
+    for sid in (a, b):
+        app.ok("POST", "/v1/navigate", {"session_id": sid, "url": site.url("/")})
+        mark = {"id": "t", "created_at": 1, "category": "test.mark", "level": "info"}
+        with (logs / f"{_number(sid)}.ndjson").open("a") as f:
+            f.write(json.dumps(mark | {"message": f"{sid} was here"}) + "\n")
+    _select(screen, app, a)
+    screen.keys(WINDOW, "ctrl+shift+l")
+    screen.window("svc logs")
+    screen.grab(shots / "logs-view.png", screen.window("svc logs"))
+    screen.keys("svc logs", "ctrl+shift+k")
+    screen.window("Clear Logs")
+    screen.keys("Clear Logs", "alt+c")
+    file_a, file_b = (logs / f"{s.removeprefix('Session')}.ndjson" for s in (a, b))
+    poll(lambda: not file_a.exists(), "the selected session's log file to be removed")
+    assert file_b.exists()
+    assert (app.data_dir / "Logs" / "global.ndjson").exists()
+    screen.keys("svc logs", "Escape")
+
+
+def test_info_view_the_list_and_delete_follow_the_api(
+    screen: Screen, app: HostApp, shots: Path
+) -> None:
+    sid = app.new_session(name="Before", group="team-a")
+    app.ok("PATCH", f"/v1/sessions/{sid}", {"name": "Renamed"})
+    _select(screen, app, sid)  # the Info view is titled with the new name
+    screen.keys(WINDOW, "ctrl+i")
+    info = _open_info(screen)
+    assert info == "Info: Renamed"
+    screen.grab(shots / "info-view.png", screen.window(info))
+    screen.keys(info, "Escape")
+    # Session > Delete, through the API's route: the session is gone for every client
+    screen.keys(WINDOW, "ctrl+shift+d")
+    screen.keys("Delete session", "alt+d")
+    poll(lambda: sid not in _sessions(app), "the session to be deleted")
+
+
+def test_a_proxy_change_on_an_open_page_shows_the_banner(
+    screen: Screen, app: HostApp, site: Site, shots: Path
+) -> None:
+    sid = app.new_session(name="Routed")
+    app.ok("POST", "/v1/navigate", {"session_id": sid, "url": site.url("/")})
+    _select(screen, app, sid)
+    assert screen.grab(shots / "before-proxy-change.png")["banner"] == 0
+    app.ok("POST", "/v1/proxies", {"alias": "gui-relay", "upstream_host": "127.0.0.1",
+                                   "upstream_port": 9})  # fmt: skip
+    app.ok("PATCH", f"/v1/sessions/{sid}", {"proxy_alias": "gui-relay"})
+    # the page stays, its network held, and the window offers Reload and apply
+    poll(lambda: screen.grab(shots / "route-banner.png")["banner"] > 50, "the route banner")
+    app.ok("PATCH", f"/v1/sessions/{sid}", {"proxy_alias": None})
+    app.ok("DELETE", "/v1/proxies/gui-relay")
+
+
+def _global_messages(app: HostApp, category: str) -> list[str]:
+    path = app.data_dir / "Logs" / "global.ndjson"
+    records = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+    return [r["message"] for r in records if r.get("category") == category]
+
+
+def test_settings_clear_the_private_and_the_shared_caches(
+    screen: Screen, app: HostApp, shots: Path
+) -> None:
+    screen.keys(WINDOW, "ctrl+comma")
+    settings = screen.window("svc settings")
+    screen.grab(shots / "settings.png", settings)
+    screen.keys("svc settings", "alt+h")
+    screen.window("Clear shared cache")
+    screen.keys("Clear shared cache", "Escape")  # Cancel: nothing cleared
+    screen.keys("svc settings", "alt+h")
+    screen.keys("Clear shared cache", "alt+c")
+    poll(lambda: "shared asset cache cleared" in _global_messages(app, "engine.cache"), "shared")
+    assert "private HTTP caches cleared" not in _global_messages(app, "engine.cache")
+    screen.keys("svc settings", "alt+p")
+    screen.keys("Clear private caches", "alt+c")
+    poll(lambda: "private HTTP caches cleared" in _global_messages(app, "engine.cache"), "private")
+    assert _global_messages(app, "engine.cache").count("shared asset cache cleared") == 1
+    screen.keys("svc settings", "Escape")
