@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -106,12 +107,15 @@ def run(*, headless: bool) -> int:
     )
 
     quitting = [False]
+    closing: list[Callable[[], None]] = []  # the windows' own ends (the terminals' shells)
 
     def quit_app(*_: Any) -> None:
         if quitting[0]:
             return
         quitting[0] = True
         filter_service.stop()
+        for close in closing:
+            close()
         supervisor.stop()
         engine.shutdown()
         log.write("host.stopped", "svc-app stopped")
@@ -128,7 +132,8 @@ def run(*, headless: bool) -> int:
     if not headless:
         from .ui import MainUI
 
-        ui = MainUI(engine, supervisor, store, config, quit_app)
+        ui = MainUI(engine, supervisor, store, config, quit_app, user_env=dict(child_env))
+        closing.append(ui.close)
         ui.start()
     supervisor.start()
     code = app.exec()

@@ -6,6 +6,8 @@ the agent's API like any other client's, so the window and the API always agree.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 import msgspec
 
@@ -34,6 +36,7 @@ from .qt import (
     QWidget,
 )
 from .session_browser import SessionBrowser
+from .terminal import TerminalPanel
 from .ui_api import ApiError, UiApi
 from .widgets import HidingWindow, confirm
 
@@ -45,6 +48,26 @@ ROUTE_BANNER = (
 BANNER_STYLE = "background: #ffd24d; color: #222; padding: 4px;"
 LIST_INTERVAL_MS = 1000
 NO_PAGE = "No page open in {name}.\nType an address above to open one."
+
+
+@dataclass(slots=True)
+class WindowHooks:
+    """What the app (MainUI) fills in: the other windows, and who follows the session list."""
+
+    show_settings: Callable[[], None] = lambda: None
+    show_logs: Callable[[], None] = lambda: None
+    show_info: Callable[[str], None] = lambda _sid: None
+    quit: Callable[[], None] = lambda: None
+    sessions_gone: list[Callable[[set[str]], None]] = field(default_factory=list)
+    rows: list[Callable[[list[SessionRow]], None]] = field(default_factory=list)
+
+
+W = TypeVar("W", bound=QWidget)
+
+
+def _hidden(widget: W) -> W:
+    widget.setVisible(False)
+    return widget
 
 
 def _row_of(session_id: str, settings: SessionSettings, paused: bool) -> SessionRow:
@@ -65,14 +88,11 @@ class BrowserWindow(HidingWindow):
         self.resize(1280, 800)
         self.rows: dict[str, SessionRow] = {}
         self.current: str | None = None
-        # hooks the app fills in (MainUI): the other windows and what follows a session's end
-        self.on_show_settings: Callable[[], None] = lambda: None
-        self.on_show_logs: Callable[[], None] = lambda: None
-        self.on_show_info: Callable[[str], None] = lambda _sid: None
-        self.on_quit: Callable[[], None] = lambda: None
-        self.on_sessions_gone: list[Callable[[set[str]], None]] = []
-        self.on_rows: list[Callable[[list[SessionRow]], None]] = []
-        self.terminal_area: QWidget | None = None
+        self.hooks = WindowHooks()
+        # one terminal per session, made when its panel is first displayed (spec 1 §1 rule 11)
+        self.terminal_env: dict[str, str] | None = None
+        self.terminals: dict[str, TerminalPanel] = {}
+        self.terminal_area = _hidden(QStackedWidget())
 
         self.sessions = QListWidget()
         self.sessions.currentItemChanged.connect(lambda *_: self._select_current())
@@ -90,12 +110,14 @@ class BrowserWindow(HidingWindow):
         self.pause.setText("Pause")
         self.pause.setToolTip("Pause or resume this session's network (Ctrl+P)")
         self.pause.clicked.connect(self.toggle_pause)
-        self.status = QLabel("")
-        self.status.setVisible(False)
+        self.status = _hidden(QLabel(""))
         self.status.setWordWrap(True)
         self.banner = self._banner()
         self.page_split = QSplitter(Qt.Orientation.Vertical)
         self.page_split.addWidget(self.stack)
+        self.page_split.addWidget(self.terminal_area)
+        self.page_split.setSizes([520, 280])
+        self.hooks.sessions_gone.append(self.close_terminals)
         split = QSplitter()
         split.addWidget(self.sessions)
         split.addWidget(self._right())
@@ -157,9 +179,9 @@ class BrowserWindow(HidingWindow):
             self.menu_actions[name] = action
 
         # the hooks are read when triggered: MainUI sets them after the window is built
-        add("&File", "Settings", lambda: self.on_show_settings(), "Ctrl+,")  # noqa: PLW0108
-        add("&File", "Logs", lambda: self.on_show_logs(), "Ctrl+Shift+L")  # noqa: PLW0108
-        add("&File", "Quit", lambda: self.on_quit(), "Ctrl+Q")  # noqa: PLW0108
+        add("&File", "Settings", lambda: self.hooks.show_settings(), "Ctrl+,")  # noqa: PLW0108
+        add("&File", "Logs", lambda: self.hooks.show_logs(), "Ctrl+Shift+L")  # noqa: PLW0108
+        add("&File", "Quit", lambda: self.hooks.quit(), "Ctrl+Q")  # noqa: PLW0108
         add("&Session", "Info", self.show_info, "Ctrl+I")
         add("&Session", "Pause/Play", self.toggle_pause, "Ctrl+P")
         add("&Session", "Clear browsing data…", self.clear_data, "Ctrl+Shift+Del")
@@ -217,9 +239,9 @@ class BrowserWindow(HidingWindow):
         gone = set(self.rows) - {r.id for r in answer}
         self.rows = {r.id: r for r in answer}
         if gone:
-            for cb in self.on_sessions_gone:
+            for cb in self.hooks.sessions_gone:
                 cb(gone)
-        for listener in self.on_rows:
+        for listener in self.hooks.rows:
             listener(answer)
         self.refresh()
 
@@ -278,6 +300,7 @@ class BrowserWindow(HidingWindow):
         self.address.clear()
         self.status.setVisible(False)
         self.refresh()
+        self._show_terminal()
 
     def _operation(self, session_id: str) -> None:
         # selected for the next view; the window is not raised
@@ -388,7 +411,7 @@ class BrowserWindow(HidingWindow):
 
     def show_info(self) -> None:
         if self.current is not None:
-            self.on_show_info(self.current)
+            self.hooks.show_info(self.current)
 
     def clear_data(self) -> None:
         if self.current is not None and self.clear_data_of(self, self.current):
@@ -428,6 +451,44 @@ class BrowserWindow(HidingWindow):
             self._say(f"Could not delete the session: {answer.message}")
         self.poll_sessions()
 
+    # -- terminals -------------------------------------------------------------------------------
+
     def toggle_terminal(self) -> None:
-        if self.terminal_area is not None:
-            self.terminal_area.setVisible(not self.terminal_area.isVisible())
+        """View > Terminal: shows or hides the selected session's terminal panel."""
+        if self.terminal_area.isVisible():
+            self.terminal_area.setVisible(False)
+            return
+        if self.current is None:
+            self._say("Select a session first: each session has its own terminal.")
+            return
+        self.terminal_area.setVisible(True)
+        self._show_terminal()
+
+    def _show_terminal(self) -> None:
+        sid = self.current
+        if sid is None or not self.terminal_area.isVisible():
+            return
+        panel = self.terminals.get(sid)
+        if panel is None:
+            panel = TerminalPanel(
+                sid, lambda: self._session_url(sid), environment=self.terminal_env
+            )
+            self.terminals[sid] = panel
+            self.terminal_area.addWidget(panel)
+        self.terminal_area.setCurrentWidget(panel)
+        panel.setFocus()
+
+    def _session_url(self, session_id: str) -> str:
+        b = self.engine.sessions.get(session_id)
+        if b is None or b.page is None:
+            return ""
+        return b.page.url().toString()
+
+    def close_terminals(self, session_ids: set[str] | None = None) -> None:
+        """End the shells of `session_ids` (deleted sessions), or of every session (quit)."""
+        for sid in list(self.terminals) if session_ids is None else session_ids:
+            panel = self.terminals.pop(sid, None)
+            if panel is not None:
+                panel.close_shell()
+                self.terminal_area.removeWidget(panel)
+                panel.deleteLater()

@@ -62,6 +62,11 @@ class InfoWindow(HidingWindow):
             self.location = answer
             self.show_values()
 
+    def refresh(self) -> None:
+        """The session list was read again (names, proxies and pauses may have changed)."""
+        if self.isVisible():
+            self.show_values()
+
     def _changed(self, session_id: str) -> None:
         if session_id == self.session_id and self.isVisible():
             QTimer.singleShot(0, self.show_values)

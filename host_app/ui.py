@@ -179,19 +179,25 @@ class MainUI:
         store: SettingsStore,
         config: HostConfig,
         quit_app: Callable[[], None],
+        *,
+        user_env: dict[str, str] | None = None,
     ) -> None:
         self.engine = engine
         self.supervisor = supervisor
         self.api = UiApi(config.port)
         self.browser = BrowserWindow(engine, self.api)
+        # the shells get the user's environment, not the one the app set for Qt
+        self.browser.terminal_env = user_env
         self.settings = SettingsWindow(store, engine, self.api)
         self.logs = LogsWindow(config.logs_dir, lambda: self.browser.current)
         self.info = InfoWindow(engine, self.api, self.browser.row, self.browser.clear_data_of)
-        self.browser.on_show_settings = self.show_settings
-        self.browser.on_show_logs = self.show_logs
-        self.browser.on_show_info = self.info.show_session
-        self.browser.on_quit = quit_app
-        self.browser.on_rows.append(self.logs.set_sessions)
+        hooks = self.browser.hooks
+        hooks.show_settings = self.show_settings
+        hooks.show_logs = self.show_logs
+        hooks.show_info = self.info.show_session
+        hooks.quit = quit_app
+        hooks.rows.append(self.logs.set_sessions)
+        hooks.rows.append(lambda _rows: self.info.refresh())
         self.icon = app_icon()
         for window in (self.browser, self.settings, self.logs, self.info):
             window.setWindowIcon(self.icon)
@@ -231,6 +237,10 @@ class MainUI:
     def show_browser(self) -> None:
         self.browser.refresh()
         _bring(self.browser)
+
+    def close(self) -> None:
+        """At quit: every terminal's shell ends (nothing is left running)."""
+        self.browser.close_terminals()
 
     def show_settings(self) -> None:
         _bring(self.settings)

@@ -118,7 +118,7 @@ def info_lines(
         ("Federated id", federated),
         ("Name", row.name),
         ("Group", row.group or "none"),
-        ("Profile", row.profile or "none"),
+        ("Profile", row.profile or "not known yet"),
         ("Proxy", proxy),
         ("Filtering", filtering_text(row)),
         ("Lifetime", lifetime_text(row.lifetime)),

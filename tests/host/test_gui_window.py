@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -244,3 +245,39 @@ def test_settings_clear_the_private_and_the_shared_caches(
     poll(lambda: "private HTTP caches cleared" in _global_messages(app, "engine.cache"), "private")
     assert _global_messages(app, "engine.cache").count("shared asset cache cleared") == 1
     screen.keys("svc settings", "Escape")
+
+
+def test_each_session_has_its_terminal_which_ends_with_the_session(
+    screen: Screen, app: HostApp, site: Site, shots: Path, tmp_path: Path
+) -> None:
+    sid = app.new_session(name="Shell")
+    url = site.url("/table")
+    app.ok("POST", "/v1/navigate", {"session_id": sid, "url": url})
+    _select(screen, app, sid)
+    screen.keys(WINDOW, "ctrl+grave")  # View > Terminal
+    out = tmp_path / "out.txt"
+    command = f'echo "$SVC_SESSION_ID $SVC_SESSION_URL $PWD $$" > {out}'
+    poll(lambda: _typed_into_terminal(screen, command, out), "the shell to run the command")
+    session_id, session_url, cwd, pid = out.read_text().split()
+    assert session_id == sid
+    assert session_url == url
+    assert cwd == str(Path.home())
+    screen.grab(shots / "browser-terminal.png", screen.window(WINDOW))
+    # deleting the session ends its shell
+    app.ok("DELETE", f"/v1/sessions/{sid}")
+    poll(lambda: not Path(f"/proc/{pid}").exists(), "the session's shell to end", 20)
+
+
+def _typed_into_terminal(screen: Screen, command: str, out: Path) -> bool:
+    """Type `command` into the focused terminal; True once it has written `out` (the shell may
+    still be starting when the first keys arrive)."""
+    if out.exists() and out.read_text().strip():
+        return True
+    screen.type(WINDOW, command + "\n")
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        if out.exists() and out.read_text().strip():
+            return True
+        time.sleep(0.05)
+    screen.keys(WINDOW, "ctrl+c")
+    return False
