@@ -78,6 +78,7 @@ async def test_navigate_sends_settings_then_attach(inproc: InProcessAgent) -> No
     # the built-in Custom profile's identity (tests/agent/test_identity.py); a direct session
     assert settings.pop("identity")["schema_version"] == 1
     assert settings.pop("trust") is None
+    assert settings.pop("proxy_id") is None
     assert settings == {
         "profile_id": 1,
         "name": sid,
