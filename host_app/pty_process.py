@@ -23,12 +23,14 @@ from pathlib import Path
 
 from host_app.logic.terminal import ShellCommand
 
-# Python ignores SIGPIPE and SIGXFSZ at startup and exec keeps ignored signals ignored: the
-# prelude gives them back their defaults, or `yes | head` would complain in the user's shell.
+# Python ignores SIGPIPE and SIGXFSZ at startup, an app started in the background by a
+# non-interactive shell has SIGINT and SIGQUIT ignored, and exec keeps ignored signals ignored:
+# the prelude gives them back their defaults, or `yes | head` would complain and Ctrl+C would
+# not stop a command in the user's shell.
 _EXEC_WITH_CTTY = (
     "import fcntl, os, signal, sys, termios\n"
-    "signal.signal(signal.SIGPIPE, signal.SIG_DFL)\n"
-    "signal.signal(signal.SIGXFSZ, signal.SIG_DFL)\n"
+    "for name in ('SIGPIPE', 'SIGXFSZ', 'SIGINT', 'SIGQUIT', 'SIGTSTP', 'SIGTTIN', 'SIGTTOU'):\n"
+    "    signal.signal(getattr(signal, name), signal.SIG_DFL)\n"
     "fcntl.ioctl(0, termios.TIOCSCTTY, 0)\n"
     "os.execve(sys.argv[1], [sys.argv[2]], os.environ)\n"
 )

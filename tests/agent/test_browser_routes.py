@@ -97,6 +97,7 @@ def test_shorthand_without_a_session_creates_one_then_reuses_it(
     # The Custom profile's identity (tests/agent/test_identity.py says what it holds); direct.
     assert settings.pop("identity")["schema_version"] == 1
     assert settings.pop("trust") is None
+    assert settings.pop("proxy_id") is None
     assert settings == {
         "profile_id": 1,
         "name": "Session1",

@@ -416,12 +416,19 @@ def test_read_keeps_code_lines(fresh: HostApp, site: Site) -> None:
     assert "```\nalpha\n  beta\ngamma\n```" in r.text  # the textarea's lines
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_sigint_exits_130(fresh: HostApp, site: Site) -> None:
     proc = subprocess.Popen(
         [SVC, "navigate", site.url("/slow?s=20"), "--wait", "0"],
         env=client_env(fresh.port),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # as from a terminal: a suite run in the background has SIGINT ignored, and that
+        # would be inherited
+        preexec_fn=_default_sigint,  # noqa: PLW1509
     )
     deadline = time.monotonic() + 20
     # Wait until the navigation is under way in the agent (its session exists).

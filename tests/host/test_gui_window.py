@@ -44,6 +44,10 @@ def screen() -> Iterator[Screen]:
         s.stop()
 
 
+# shells that must be gone once the app has quit (checked when the module's app stops)
+SHELLS_AT_QUIT: list[int] = []
+
+
 @pytest.fixture(scope="module")
 def app(screen: Screen, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostApp]:
     # operations must not move the selection: the tests choose the session with keys
@@ -56,6 +60,9 @@ def app(screen: Screen, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ho
         yield a
     finally:
         a.stop()
+    # Quit ended every terminal's shell: nothing is left running
+    left = [pid for pid in SHELLS_AT_QUIT if Path(f"/proc/{pid}").exists()]
+    assert not left, f"shells still running after quit: {left}"
 
 
 def _sessions(app: HostApp) -> list[str]:
@@ -263,9 +270,20 @@ def test_each_session_has_its_terminal_which_ends_with_the_session(
     assert session_url == url
     assert cwd == str(Path.home())
     screen.grab(shots / "browser-terminal.png", screen.window(WINDOW))
+    # another session's terminal is its own shell, with its own id
+    other = app.new_session(name="Other shell")
+    _select(screen, app, other)  # the terminal panel stays open: the other session's shows
+    out2 = tmp_path / "out2.txt"
+    command = f'echo "$SVC_SESSION_ID $$" > {out2}'
+    poll(lambda: _typed_into_terminal(screen, command, out2), "the other shell")
+    other_id, other_pid = out2.read_text().split()
+    assert other_id == other
+    assert other_pid != pid
+    SHELLS_AT_QUIT.append(int(other_pid))  # this one must end when the app quits
     # deleting the session ends its shell
     app.ok("DELETE", f"/v1/sessions/{sid}")
     poll(lambda: not Path(f"/proc/{pid}").exists(), "the session's shell to end", 20)
+    assert Path(f"/proc/{other_pid}").exists()
 
 
 def _typed_into_terminal(screen: Screen, command: str, out: Path) -> bool:
