@@ -383,13 +383,15 @@ class KeyServerApp:
             raise HTTPError(400, "invalid kid: the path kid is not the statement kid")
         if seq != str(st.seq):
             raise HTTPError(400, "invalid seq: the path seq is not the statement seq")
-        if await self.store.statement(kid, st.seq) is not None:
+        # A chain's seqs are 1..tip: a seq at or below the tip exists. Reading the tip once (not
+        # the seq, then the tip) keeps a writer that lost a race to another process a 409.
+        tip = await self.store.sigchain_tip(kid)
+        if tip is not None and st.seq <= tip.seq:
             raise HTTPError(409, "statement already exists")
 
         revoked: StoredStatement | None = None
         if st.revoke:
             revoked = await self.store.statement(kid, st.revoke)
-        tip = await self.store.sigchain_tip(kid)
         try:
             check_append(st, tip, revoked.revoke if revoked else 0)
         except StatementError as exc:

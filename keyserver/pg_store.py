@@ -72,6 +72,8 @@ CREATE INDEX IF NOT EXISTS nonces_expires ON nonces (expires);
 CREATE TABLE IF NOT EXISTS vaults (
     kid TEXT COLLATE "C" PRIMARY KEY,
     last_idx BIGINT NOT NULL DEFAULT 0,
+    -- The ts of the last append: items' ts never decrease along idx, whatever the hosts' clocks.
+    last_ts BIGINT NOT NULL DEFAULT 0,
     deleted BOOLEAN NOT NULL DEFAULT false
 );
 CREATE TABLE IF NOT EXISTS vault_items (
@@ -345,16 +347,18 @@ def _vault_state(conn: Conn, kid: str) -> str:
 def _vault_append(conn: Conn, kid: str, items: list[bytes], ts: int) -> int | None:
     with conn.transaction():
         # Raising last_idx locks the vault's row until commit: appends to one vault take turns,
-        # each after the previous one's range; a deleted vault makes no row.
+        # each after the previous one's range and no earlier in time; a deleted vault makes no
+        # row.
         row = conn.execute(
-            "INSERT INTO vaults AS v (kid, last_idx) VALUES (%s, %s)"
-            " ON CONFLICT (kid) DO UPDATE SET last_idx = v.last_idx + excluded.last_idx"
-            " WHERE NOT v.deleted RETURNING v.last_idx",
-            (kid, len(items)),
+            "INSERT INTO vaults AS v (kid, last_idx, last_ts) VALUES (%s, %s, %s)"
+            " ON CONFLICT (kid) DO UPDATE SET last_idx = v.last_idx + excluded.last_idx,"
+            " last_ts = GREATEST(v.last_ts, excluded.last_ts)"
+            " WHERE NOT v.deleted RETURNING v.last_idx, v.last_ts",
+            (kid, len(items), ts),
         ).fetchone()
         if row is None:
             return None
-        last = int(row[0])
+        last, ts = int(row[0]), int(row[1])
         conn.execute(
             "INSERT INTO vault_items (kid, idx, data, ts)"
             " SELECT %s, %s + n, data, %s FROM unnest(%s::bytea[]) WITH ORDINALITY AS t(data, n)",

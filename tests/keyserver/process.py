@@ -36,9 +36,12 @@ def wait_for(probe: Callable[[], T | None], timeout: float, what: str, interval:
 
 
 class KeyServerProcess:
-    def __init__(self, workdir: Path, args: Sequence[str] = ()) -> None:
+    """One `svc-keyserver`; `db` is a postgresql:// URL, else it runs on `workdir`'s SQLite file."""
+
+    def __init__(self, workdir: Path, args: Sequence[str] = (), db: str | None = None) -> None:
         self.workdir = workdir
         self.db = workdir / "keyserver.sqlite3"
+        self.db_arg = db or str(self.db)
         self.log_path = workdir / "keyserver.log"
         self.args = list(args)
         self.proc: subprocess.Popen[bytes] | None = None
@@ -53,7 +56,7 @@ class KeyServerProcess:
             "--bind",
             "127.0.0.1:0",
             "--db",
-            str(self.db),
+            self.db_arg,
             *self.args,
         ]
         env = {k: v for k, v in os.environ.items() if not k.startswith("SVC_KEYSERVER_")}
