@@ -47,12 +47,14 @@ def _db(value: str) -> Path | PostgresURL:
         from psycopg import ProgrammingError
         from psycopg.conninfo import conninfo_to_dict
 
+        from .pg_store import one_line
+
         db = PostgresURL(value)
         try:
             conninfo_to_dict(value)
         except ProgrammingError as exc:
             raise argparse.ArgumentTypeError(
-                f"invalid PostgreSQL URL {db.redacted()}: {exc}"
+                f"invalid PostgreSQL URL {db.redacted()}: {one_line(exc)}"
             ) from None
         return db
     scheme, sep, _ = value.partition("://")

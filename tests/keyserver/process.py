@@ -51,6 +51,10 @@ class KeyServerProcess:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def start(self, timeout: float = 30) -> KeyServerProcess:
+        return self.launch().wait_ready(timeout)
+
+    def launch(self) -> KeyServerProcess:
+        """Start the process without waiting (several can then come up together)."""
         cmd = [
             *keyserver_command(),
             "--bind",
@@ -60,9 +64,12 @@ class KeyServerProcess:
             *self.args,
         ]
         env = {k: v for k, v in os.environ.items() if not k.startswith("SVC_KEYSERVER_")}
+        self.workdir.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("wb") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+        return self
 
+    def wait_ready(self, timeout: float = 30) -> KeyServerProcess:
         def listening() -> str | None:
             assert self.proc is not None
             match = _LISTENING.search(self.log())
