@@ -363,6 +363,7 @@ def _vault_append(conn: Conn, kid: str, items: list[bytes], ts: int) -> int | No
             "INSERT INTO vault_items (kid, idx, data, ts)"
             " SELECT %s, %s + n, data, %s FROM unnest(%s::bytea[]) WITH ORDINALITY AS t(data, n)",
             (kid, last - len(items), ts, items),
+            binary=True,
         )
         return last
 
@@ -371,6 +372,7 @@ def _vault_list(conn: Conn, kid: str, after: int, limit: int) -> list[VaultItem]
     rows = conn.execute(
         "SELECT idx, data, ts FROM vault_items WHERE kid = %s AND idx > %s ORDER BY idx LIMIT %s",
         (kid, after, limit),
+        binary=True,
     ).fetchall()
     return [VaultItem(idx=int(idx), data=bytes(data), ts=int(ts)) for idx, data, ts in rows]
 
