@@ -110,7 +110,9 @@ CREATE TABLE IF NOT EXISTS users (
     status TEXT COLLATE "C" NOT NULL,
     ts BIGINT NOT NULL,
     verified_at BIGINT NOT NULL,
-    err TEXT NOT NULL
+    err TEXT NOT NULL,
+    -- Until then the user's re-check belongs to the process that took it (users_due).
+    check_after BIGINT NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS users_status_id ON users (status, id, kid);
 CREATE INDEX IF NOT EXISTS users_ts ON users (ts);
@@ -308,8 +310,10 @@ class PostgresStore:
     async def users_search(self, prefix: str, status: str, limit: int) -> list[UserRecord]:
         return await self._call(_users_search, prefix, status, limit)
 
-    async def users_due(self, checked_before: int, limit: int) -> list[UserRecord]:
-        return await self._call(_users_due, checked_before, limit)
+    async def users_due(
+        self, checked_before: int, limit: int, *, now_ms: int, lease_ms: int
+    ) -> list[UserRecord]:
+        return await self._call(_users_due, checked_before, limit, now_ms, now_ms + lease_ms)
 
 
 # The calls, each on one connection in a worker thread. Connections are in autocommit mode: a
@@ -457,7 +461,8 @@ def _user_set_status(
     conn: Conn, kid: str, seq: int, *, status: str, ts: int, verified_at: int, err: str
 ) -> bool:
     cur = conn.execute(
-        "UPDATE users SET status = %s, ts = %s, verified_at = %s, err = %s"
+        # The result ends the re-check's lease (users_due).
+        "UPDATE users SET status = %s, ts = %s, verified_at = %s, err = %s, check_after = 0"
         " WHERE kid = %s AND seq = %s",
         (status, ts, verified_at, err.replace("\x00", "\ufffd"), kid, seq),
     )
@@ -485,9 +490,16 @@ def _users_search(conn: Conn, prefix: str, status: str, limit: int) -> list[User
     return [_user(row) for row in rows]
 
 
-def _users_due(conn: Conn, checked_before: int, limit: int) -> list[UserRecord]:
+def _users_due(
+    conn: Conn, checked_before: int, limit: int, now_ms: int, lease_until: int
+) -> list[UserRecord]:
+    """Take the lease of the oldest due users nobody holds (rows another process is taking are
+    skipped, not waited for): each re-check is made by one process."""
     rows = conn.execute(
-        f"SELECT {_USER_COLUMNS} FROM users WHERE ts < %s ORDER BY ts LIMIT %s",
-        (checked_before, limit),
+        f"UPDATE users SET check_after = %s WHERE kid IN ("
+        " SELECT kid FROM users WHERE ts < %s AND check_after <= %s"
+        " ORDER BY ts LIMIT %s FOR UPDATE SKIP LOCKED"
+        f") RETURNING {_USER_COLUMNS}",
+        (lease_until, checked_before, now_ms, limit),
     ).fetchall()
-    return [_user(row) for row in rows]
+    return sorted((_user(row) for row in rows), key=lambda u: (u.ts, u.kid))

@@ -106,7 +106,14 @@ class Store(Protocol):
     ) -> bool: ...
     async def users_with_id(self, user_id: str, status: str) -> list[UserRecord]: ...
     async def users_search(self, prefix: str, status: str, limit: int) -> list[UserRecord]: ...
-    async def users_due(self, checked_before: int, limit: int) -> list[UserRecord]: ...
+    async def users_due(
+        self, checked_before: int, limit: int, *, now_ms: int, lease_ms: int
+    ) -> list[UserRecord]:
+        """Users whose status was last set before `checked_before`, oldest first. A store shared
+        by several processes hands each one out once per `lease_ms`, so that one process checks
+        it; a store of one process may return it at every call (the verifier skips a user it is
+        already checking)."""
+        ...
 
     async def close(self) -> None: ...
 
@@ -397,7 +404,10 @@ class SQLiteStore:
             rows.close()
         return found
 
-    async def users_due(self, checked_before: int, limit: int) -> list[UserRecord]:
+    async def users_due(
+        self, checked_before: int, limit: int, *, now_ms: int, lease_ms: int
+    ) -> list[UserRecord]:
+        # One process per SQLite file: no lease to take.
         return [
             _user(row)
             for row in self._db.execute(

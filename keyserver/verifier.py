@@ -56,6 +56,9 @@ class Verifier:
         self._now_ms = now_ms
         self._send, self._receive = trio.open_memory_channel[str](_QUEUE_SIZE)
         self._pending: set[str] = set()
+        # How long a user handed out for a re-check is not handed to another process sharing the
+        # database: longer than a check waits in the queue and runs.
+        self._lease_s = max(10 * config.check_timeout_s, 60.0)
 
     def schedule(self, kid: str) -> None:
         """Queue a check of `kid`'s user; a no-op when one is already queued or running."""
@@ -150,7 +153,13 @@ class Verifier:
         while True:
             await trio.sleep(tick)
             try:
-                due = await self._store.users_due(self._now_ms() - interval_ms, _QUEUE_SIZE // 2)
+                now = self._now_ms()
+                due = await self._store.users_due(
+                    now - interval_ms,
+                    _QUEUE_SIZE // 2,
+                    now_ms=now,
+                    lease_ms=int(self._lease_s * 1000),
+                )
             except StoreUnavailable as exc:
                 log.warning("listing users to re-check: database unavailable: %s", exc)
                 continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import os
 import subprocess
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -518,3 +519,40 @@ def test_db_errors_are_one_clear_line(postgres: PostgresCluster, tmp_path: Path)
         assert last.startswith("svc-keyserver: error: argument --db:"), done.stderr
         assert message in last
         assert "sekrit" not in done.stderr
+
+
+def test_a_due_recheck_is_made_by_one_process(
+    start_servers: StartServers, fakes: FakeServices
+) -> None:
+    """Each process looks for due users every quarter of the re-check interval (here 1 s); a user
+    due is checked by the one process that took it, not by all of them."""
+    servers = start_servers(3)
+    chain = Sigchain(Key.generate())
+    proof = make_proof("github", f"u{os.urandom(5).hex()}", os.urandom(4).hex())
+    serve_proof(fakes, proof, Route(body=proof.page(chain.key)))
+    with httpx.Client(timeout=30) as http:
+        st = user_statement(chain, proof)
+        assert (
+            http.put(
+                f"{servers[0].url}/sigchain/{st.kid}/{st.seq}", content=st.to_bytes()
+            ).status_code
+            == 200
+        )
+
+        def status() -> str | None:
+            r = http.get(f"{servers[1].url}/user/{chain.key.kid}")
+            return str(r.json()["user"]["status"]) if r.status_code == 200 else None
+
+        wait_for(lambda: status() == "ok" or None, 10, "the first check", 0.05)
+        # The proof host stops answering: the next re-check hangs until its 5 s timeout.
+        gate = threading.Event()
+        fetched = len(fakes.requests_to(proof.path))
+        serve_proof(fakes, proof, Route(body=proof.page(chain.key), gate=gate, drop=True))
+        try:
+            wait_for(
+                lambda: status() == "connection-fail" or None, 20, "the re-check to time out", 0.1
+            )
+            # Every process looked for due users about 20 times meanwhile; one fetched.
+            assert len(fakes.requests_to(proof.path)) == fetched + 1
+        finally:
+            gate.set()

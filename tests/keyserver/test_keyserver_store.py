@@ -122,10 +122,40 @@ async def test_search_is_a_case_sensitive_prefix_in_order(open_store: Opener) ->
     assert await store.users_search("\U0010ffff", "ok", 10) == []
     assert await store.users_search("bob@github\U0010ffff", "ok", 10) == []
     assert [u.kid for u in await store.users_search("bob@github", "ok", 10)] == ["1"]
-    assert [u.kid for u in await store.users_due(2, 10)] == ["1", "2", "3", "4", "5", "6"]
     assert await store.user_set_status("6", 1, status="ok", ts=9, verified_at=9, err="")
     assert not await store.user_set_status("6", 2, status="ok", ts=9, verified_at=9, err="")
-    assert [u.kid for u in await store.users_due(2, 10)] == ["1", "2", "3", "4", "5"]
+    assert [u.kid for u in await store.users_due(2, 10, now_ms=5, lease_ms=10)] == [
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+    ]
+
+
+async def test_due_users_are_handed_out_once_per_lease_on_a_shared_store(
+    open_store: Opener,
+) -> None:
+    store = await open_store()
+    for kid in "abc":
+        await store.user_put(_user(kid, "n" + kid))
+    due = await store.users_due(2, 2, now_ms=100, lease_ms=50)
+    assert [u.kid for u in due] == ["a", "b"]
+    if isinstance(store, PostgresStore):
+        # Another process asking now gets the rest; after the lease, all again.
+        assert [u.kid for u in await store.users_due(2, 10, now_ms=120, lease_ms=50)] == ["c"]
+        assert await store.users_due(2, 10, now_ms=149, lease_ms=50) == []
+        assert [u.kid for u in await store.users_due(2, 10, now_ms=150, lease_ms=50)] == [
+            "a",
+            "b",
+        ]
+    else:
+        # One process per SQLite file: its verifier skips users it is already checking.
+        assert [u.kid for u in await store.users_due(2, 10, now_ms=120, lease_ms=50)] == [
+            "a",
+            "b",
+            "c",
+        ]
 
 
 async def test_a_user_from_an_earlier_statement_never_replaces_a_later_one(
