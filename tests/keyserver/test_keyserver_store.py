@@ -4,6 +4,8 @@ seq rules; each test runs on SQLite and on PostgreSQL."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -173,3 +175,14 @@ async def test_a_user_from_an_earlier_statement_never_replaces_a_later_one(
     assert await store.user_get("k") is not None
     await store.user_delete("k", 4)
     assert await store.user_get("k") is None
+
+
+def test_a_server_on_sqlite_never_loads_psycopg() -> None:
+    code = (
+        "import sys, keyserver.__main__, keyserver.server, keyserver.store;"
+        " print(any(m.split('.')[0] == 'psycopg' for m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=60
+    ).stdout
+    assert out.strip() == "False"
