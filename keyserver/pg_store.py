@@ -162,10 +162,11 @@ class _Connections:
         if conn.closed or conn.broken:
             return False
         try:
-            readable, _, _ = select.select([conn.fileno()], [], [], 0)
+            poller = select.poll()  # not select.select: no limit on the descriptor's number
+            poller.register(conn.fileno(), select.POLLIN)
+            return not poller.poll(0)
         except (OSError, ValueError, psycopg.Error):
             return False
-        return not readable
 
     @contextmanager
     def connection(self) -> Iterator[Conn]:
