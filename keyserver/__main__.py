@@ -44,18 +44,13 @@ def _db(value: str) -> Path | PostgresURL:
     """A postgresql:// URL, or else a SQLite file path; any other URL scheme is refused."""
     if value.startswith(_POSTGRES_SCHEMES):
         # Imported here so that a server on SQLite never loads psycopg and libpq.
-        from psycopg import ProgrammingError
-        from psycopg.conninfo import conninfo_to_dict
-
-        from .pg_store import one_line
+        from .pg_store import check_url
 
         db = PostgresURL(value)
         try:
-            conninfo_to_dict(value)
-        except ProgrammingError as exc:
-            raise argparse.ArgumentTypeError(
-                f"invalid PostgreSQL URL {db.redacted()}: {one_line(exc)}"
-            ) from None
+            check_url(db)
+        except StoreOpenError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
         return db
     scheme, sep, _ = value.partition("://")
     if sep and scheme.isalnum():

@@ -14,7 +14,8 @@ COMMITTED), never by state in a process:
 - nonce: one INSERT .. ON CONFLICT that replaces only an expired row, so exactly one claim wins;
 - sigchain: INSERT .. ON CONFLICT DO NOTHING on (kid, seq), so exactly one writer stores a seq;
 - users: an upsert that never replaces a user from a later statement, a delete and a status
-  update conditional on the statement seq they are about.
+  update conditional on the statement seq they are about;
+- re-checks: due users are leased to the one process that takes them (FOR UPDATE SKIP LOCKED).
 
 This module is the one place psycopg's exceptions are translated: a failure to reach the server
 or a connection lost mid-call (psycopg.OperationalError) becomes StoreUnavailable (HTTP 503); the
@@ -138,6 +139,14 @@ def _prefix_end(prefix: str) -> str | None:
     return None
 
 
+def check_url(db: PostgresURL) -> dict[str, Any]:
+    """The URL's connection parameters; StoreOpenError (one line) when libpq would refuse it."""
+    try:
+        return conninfo_to_dict(db.url)
+    except psycopg.ProgrammingError as exc:
+        raise StoreOpenError(f"invalid PostgreSQL URL {db.redacted()}: {one_line(exc)}") from None
+
+
 class _Connections:
     """Idle connections for reuse by worker threads; the caller bounds how many are in use."""
 
@@ -213,12 +222,7 @@ class PostgresStore:
     @classmethod
     async def open(cls, db: PostgresURL, *, pool_size: int = 10) -> PostgresStore:
         """Connect once, create the schema if missing; StoreOpenError (one line) otherwise."""
-        try:
-            params = conninfo_to_dict(db.url)
-        except psycopg.ProgrammingError as exc:
-            raise StoreOpenError(
-                f"invalid PostgreSQL URL {db.redacted()}: {one_line(exc)}"
-            ) from None
+        params = check_url(db)
         timeout = int(params.get("connect_timeout") or DEFAULT_CONNECT_TIMEOUT_S)
         connections = _Connections(db.url, timeout)
         try:
