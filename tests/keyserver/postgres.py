@@ -1,8 +1,9 @@
 """A throwaway PostgreSQL cluster for the key server's tests and benchmark.
 
 Debian's `postgresql` package (installed by `make setup`) provides initdb, pg_ctl and postgres
-under /usr/lib/postgresql/<version>/bin. The cluster lives in a fresh temporary folder, listens
-only on a unix socket in that folder, trusts local connections, and is removed on `close`.
+under /usr/lib/postgresql/<version>/bin. The cluster lives in a fresh temporary folder, listens on
+a unix socket in that folder (and, with `tcp=True`, on a free loopback port, the way processes on
+other hosts reach it), trusts local connections, and is removed on `close`.
 PostgreSQL refuses to run as root, so when we are root the folder belongs to `nobody` and every
 server command runs as that user.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -48,13 +50,17 @@ def postgres_bindir() -> Path:
 class PostgresCluster:
     """initdb + pg_ctl on a temporary folder; `url(dbname)` is what `svc-keyserver --db` takes."""
 
-    def __init__(self, *, max_connections: int = 200, settings: tuple[str, ...] = FAST) -> None:
+    def __init__(
+        self, *, max_connections: int = 200, settings: tuple[str, ...] = FAST, tcp: bool = False
+    ) -> None:
         self.bindir = postgres_bindir()
         self.root = Path(tempfile.mkdtemp(prefix="svc-pg-"))
         self.data = self.root / "data"
         self.log_path = self.root / "postgres.log"
         self.max_connections = max_connections
         self.settings = settings
+        self.port = _free_port() if tcp else 5432
+        self.tcp = tcp
         self._run_as: dict[str, Any] = {}
         if os.geteuid() == 0:
             user = pwd.getpwnam(UNPRIVILEGED_USER)
@@ -90,12 +96,19 @@ class PostgresCluster:
         return self.root
 
     def url(self, dbname: str = "postgres") -> str:
-        return f"postgresql://{SUPERUSER}@/{dbname}?host={quote(str(self.socket_dir), safe='')}"
+        """The unix socket's URL."""
+        host = quote(str(self.socket_dir), safe="")
+        return f"postgresql://{SUPERUSER}@/{dbname}?host={host}&port={self.port}"
+
+    def tcp_url(self, dbname: str = "postgres") -> str:
+        assert self.tcp, "the cluster listens on a unix socket only"
+        return f"postgresql://{SUPERUSER}@127.0.0.1:{self.port}/{dbname}"
 
     def start(self) -> None:
         options = " ".join(
             [
-                "-c listen_addresses=''",
+                "-c listen_addresses=" + ("127.0.0.1" if self.tcp else "''"),
+                f"-c port={self.port}",
                 f"-c unix_socket_directories='{self.socket_dir}'",
                 f"-c max_connections={self.max_connections}",
                 *(f"-c {setting}" for setting in self.settings),
@@ -140,6 +153,13 @@ class PostgresCluster:
                 self.stop()
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
 
 
 @contextmanager

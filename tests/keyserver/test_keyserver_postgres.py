@@ -376,8 +376,9 @@ def test_other_database_errors_are_500_not_503(
 
 @pytest.fixture
 def own_cluster() -> Iterator[PostgresCluster]:
-    """A cluster of the test's own, which it may stop and start."""
-    with running_cluster() as cluster:
+    """A cluster of the test's own, which it may stop and start; on a unix socket and a loopback
+    TCP port."""
+    with running_cluster(tcp=True) as cluster:
         yield cluster
 
 
@@ -390,8 +391,12 @@ def _unavailable(r: httpx.Response) -> None:
 def test_a_lost_database_answers_503_and_recovers_without_a_restart(
     start_servers: StartServers, own_cluster: PostgresCluster
 ) -> None:
-    url = own_cluster.create_database("ks")
-    servers = start_servers(2, url)
+    own_cluster.create_database("ks")
+    # One process reaches the database over TCP, as from another host; one over its unix socket.
+    servers = [
+        *start_servers(1, own_cluster.tcp_url("ks")),
+        *start_servers(1, own_cluster.url("ks")),
+    ]
     key = Key.generate()
     chain = Sigchain(key)
 
