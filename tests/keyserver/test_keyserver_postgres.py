@@ -261,14 +261,22 @@ async def test_a_delete_is_seen_by_every_process_at_once(
             await _vault(http, servers[0], raced, "POST", body=_items_body([b"first"]))
         ).status_code == 200
         statuses: list[int] = []
-        posting = trio.Event()
+        after_delete: list[int] = []  # of the POSTs sent once the DELETE had answered
+        posting, deleted = trio.Event(), trio.Event()
 
         async def keep_posting(proc: KeyServerProcess) -> None:
-            for n in range(15):
+            # Until three of its POSTs were sent after the DELETE answered.
+            sent_late = 0
+            for n in range(500):
+                sent_after = deleted.is_set()
                 r = await _vault(http, proc, raced, "POST", body=_items_body([b"%d" % n] * 5))
-                statuses.append(r.status_code)
+                (after_delete if sent_after else statuses).append(r.status_code)
+                sent_late += sent_after
                 if n == 2:
                     posting.set()
+                if sent_late == 3:
+                    return
+            raise AssertionError("the DELETE did not answer during 500 POSTs")
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(keep_posting, servers[0])
@@ -276,7 +284,9 @@ async def test_a_delete_is_seen_by_every_process_at_once(
             await posting.wait()  # the DELETE lands among the appends
             r = await _vault(http, servers[2], raced, "DELETE")
             assert r.status_code == 200, r.text
+            deleted.set()
         assert set(statuses) <= {200, 404}
+        assert after_delete == [404] * 6
         for proc in servers:
             assert (await _vault(http, proc, raced, "GET")).status_code == 404
     dbname = servers[0].db_arg.split("?")[0].rsplit("/", 1)[1]
