@@ -59,7 +59,10 @@ log = logging.getLogger("keyserver.store")
 T = TypeVar("T")
 Conn = psycopg.Connection[tuple[Any, ...]]
 
-DEFAULT_CONNECT_TIMEOUT_S: Final = 5
+# Connection parameters the URL may set; these when it does not. A connect gives up after 5 s; on
+# TCP, data the server does not acknowledge within 30 s (a host gone without closing) and an idle
+# connection whose peer stopped answering keepalives fail the connection instead of hanging.
+CONNECT_DEFAULTS: Final = {"connect_timeout": 5, "tcp_user_timeout": 30_000, "keepalives_idle": 60}
 # Taken for the schema transaction, so that processes starting together create it once.
 _SCHEMA_LOCK: Final = 0x73766B73  # "svks"
 
@@ -150,17 +153,15 @@ def check_url(db: PostgresURL) -> dict[str, Any]:
 class _Connections:
     """Idle connections for reuse by worker threads; the caller bounds how many are in use."""
 
-    def __init__(self, conninfo: str, connect_timeout: int) -> None:
+    def __init__(self, conninfo: str, defaults: dict[str, Any]) -> None:
         self._conninfo = conninfo
-        self._connect_timeout = connect_timeout
+        self._defaults = defaults
         self._idle: list[Conn] = []
         self._lock = threading.Lock()
         self._closed = False
 
     def connect(self) -> Conn:
-        conn: Conn = psycopg.connect(
-            self._conninfo, autocommit=True, connect_timeout=self._connect_timeout
-        )
+        conn: Conn = psycopg.connect(self._conninfo, autocommit=True, **self._defaults)
         return conn
 
     @staticmethod
@@ -223,8 +224,8 @@ class PostgresStore:
     async def open(cls, db: PostgresURL, *, pool_size: int = 10) -> PostgresStore:
         """Connect once, create the schema if missing; StoreOpenError (one line) otherwise."""
         params = check_url(db)
-        timeout = int(params.get("connect_timeout") or DEFAULT_CONNECT_TIMEOUT_S)
-        connections = _Connections(db.url, timeout)
+        defaults = {k: v for k, v in CONNECT_DEFAULTS.items() if k not in params}
+        connections = _Connections(db.url, defaults)
         try:
             await trio.to_thread.run_sync(partial(_create_schema, connections))
         except psycopg.Error as exc:
