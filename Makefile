@@ -11,9 +11,10 @@ STAMP := $(VENV)/.installed
 # documentation's HTML, a corpus of real pages for the host tests (tests/host/test_e2e_corpus.py);
 # chromium: the browser whose pages of other origins try to drive the agent
 # (tests/agent/test_browser_origins.py), and the benchmarks' Playwright baseline (Debian's
-# browser, never a downloaded one).
-DEBIAN_PACKAGES ?= xvfb xdotool libxcb-icccm4 libxcb-keysyms1 nodejs python3-doc chromium
-BENCH_DEBIAN_PACKAGES ?= chromium
+# browser, never a downloaded one). postgresql: the key server's PostgreSQL store, run by its tests
+# and benchmark as a throwaway cluster (initdb/pg_ctl).
+DEBIAN_PACKAGES ?= xvfb xdotool libxcb-icccm4 libxcb-keysyms1 nodejs python3-doc chromium postgresql
+BENCH_DEBIAN_PACKAGES ?= chromium postgresql
 
 export QT_QPA_PLATFORM ?= offscreen
 export QTWEBENGINE_CHROMIUM_FLAGS ?= --no-sandbox --disable-gpu

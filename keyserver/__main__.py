@@ -14,11 +14,14 @@ import trio
 
 from .config import (
     DEFAULT_CHECK_TIMEOUT_S,
+    DEFAULT_DB_POOL_SIZE,
     DEFAULT_RECHECK_INTERVAL_S,
     TWITTER_TOKEN_ENV,
     Config,
+    PostgresURL,
 )
 from .server import main_async
+from .store import StoreOpenError
 from .users import ServiceURLs
 
 
@@ -32,6 +35,36 @@ def _origin(value: str) -> str:
     if not value.startswith(("http://", "https://")):
         raise argparse.ArgumentTypeError(f"expected an http(s) URL, got {value!r}")
     return value
+
+
+_POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def _db(value: str) -> Path | PostgresURL:
+    """A postgresql:// URL, or else a SQLite file path; any other URL scheme is refused."""
+    if value.startswith(_POSTGRES_SCHEMES):
+        # Imported here so that a server on SQLite never loads psycopg and libpq.
+        from .pg_store import check_url
+
+        db = PostgresURL(value)
+        try:
+            check_url(db)
+        except StoreOpenError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return db
+    scheme, sep, _ = value.partition("://")
+    if sep and scheme.isalnum():
+        raise argparse.ArgumentTypeError(
+            f"unsupported database URL scheme {scheme!r}: expected a SQLite file path or a "
+            "postgresql:// URL"
+        )
+    return Path(value)
+
+
+def _pool_size(value: str) -> int:
+    if not value.isdigit() or not 1 <= int(value) <= 1000:
+        raise argparse.ArgumentTypeError(f"expected an integer from 1 to 1000, got {value!r}")
+    return int(value)
 
 
 def _positive(value: str) -> float:
@@ -48,7 +81,19 @@ def build_parser() -> argparse.ArgumentParser:
         description="Key server: vault, sigchain and user search for keys.pub clients.",
     )
     p.add_argument("--bind", default="127.0.0.1:8080", help="HOST:PORT to listen on (port 0: any)")
-    p.add_argument("--db", type=Path, default=None, help="SQLite database file")
+    p.add_argument(
+        "--db",
+        type=_db,
+        default=None,
+        help="SQLite database file (one process), or a postgresql://user@host/dbname URL shared by "
+        "any number of server processes (schema created on first start)",
+    )
+    p.add_argument(
+        "--db-pool-size",
+        type=_pool_size,
+        default=DEFAULT_DB_POOL_SIZE,
+        help=f"PostgreSQL connections per process (default {DEFAULT_DB_POOL_SIZE})",
+    )
     p.add_argument(
         "--public-url",
         type=_origin,
@@ -87,6 +132,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
     return Config(
         bind=args.bind,
         db=args.db or _default_db(),
+        db_pool_size=args.db_pool_size,
         public_url=args.public_url,
         services=ServiceURLs(
             github_api=args.github_api_url,
@@ -109,7 +155,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    trio.run(main_async, config_from_args(args))
+    try:
+        trio.run(main_async, config_from_args(args))
+    except StoreOpenError as exc:
+        print(f"svc-keyserver: error: {exc}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

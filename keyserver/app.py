@@ -8,8 +8,9 @@ Routes (spec 3 section 4, keys.pub compatible):
     GET                 /user/search?q=&limit=
     GET                 /user/<kid>
 
-Errors are `{"error":{"code":<status>,"message":...}}`; 5xx bodies say "internal error" and the
-full exception goes to the log.
+Errors are `{"error":{"code":<status>,"message":...}}`; a 500 body says "internal error" and the
+full exception goes to the log. A store that cannot reach its database (StoreUnavailable) is
+answered 503 "database unavailable" with Retry-After, and logged in one line.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from urllib.parse import parse_qs, quote
 
 import msgspec
 
-from .auth import NONCE_TTL_MS, AuthError, AuthRequest, credentials
+from .auth import NONCE_REUSED, NONCE_TTL_MS, AuthError, AuthRequest, credentials
 from .keys import X25519, InvalidKeyId, KeyId, kbx_for_kex, parse_kid, parse_signing_kid
 from .sigchain import (
     MAX_INT,
@@ -34,7 +35,7 @@ from .sigchain import (
     check_append,
     parse_statement,
 )
-from .store import Store, StoredStatement, UserRecord, VaultState
+from .store import Store, StoredStatement, StoreUnavailable, UserRecord, VaultState
 from .users import Status, UserError, parse_user
 
 log = logging.getLogger("keyserver.app")
@@ -180,6 +181,9 @@ class KeyServerApp:
             response = await self._dispatch(request)
         except HTTPError as exc:
             response = self._error(exc.status, exc.message, exc.headers)
+        except StoreUnavailable as exc:
+            log.warning("%s %s: database unavailable: %s", request.method, request.path, exc)
+            response = self._error(503, "database unavailable", [(b"retry-after", b"1")])
         except Exception:
             log.exception("internal error in %s %s", request.method, request.raw_target)
             response = self._error(500, "internal error")
@@ -210,7 +214,7 @@ class KeyServerApp:
     def _error(
         status: int, message: str, headers: list[tuple[bytes, bytes]] | None = None
     ) -> Response:
-        if status >= 500:
+        if status == 500:
             message = "internal error"
         return Response(status, _error_body(status, message), tuple(headers or ()))
 
@@ -280,14 +284,14 @@ class KeyServerApp:
             raise HTTPError(403, str(exc)) from None
         body = await request.body(MAX_VAULT_BODY)
         try:
-            key = claimed.verify(
-                dataclasses.replace(auth, body=body),
-                lambda nonce, at: self.store.claim_nonce(nonce, at, NONCE_TTL_MS),
-                now,
-            )
+            key = claimed.check_signature(dataclasses.replace(auth, body=body))
         except AuthError as exc:
             raise HTTPError(403, str(exc)) from None
-        if self.store.vault_state(kid) == VaultState.DELETED:
+        # Last, so that a request rejected for another reason does not burn its nonce. The claim
+        # is one transaction: a nonce used against any process sharing the database is refused.
+        if not await self.store.claim_nonce(claimed.nonce, now, NONCE_TTL_MS):
+            raise HTTPError(403, NONCE_REUSED)
+        if await self.store.vault_state(kid) == VaultState.DELETED:
             raise HTTPError(404, "vault was deleted")
         return key, body
 
@@ -296,9 +300,9 @@ class KeyServerApp:
         query = request.query()
         idx = _int_param(query, "idx", 0, 0)
         limit = min(_int_param(query, "limit", MAX_VAULT_LIST, 1), MAX_VAULT_LIST)
-        if self.store.vault_state(kid) == VaultState.MISSING:
+        if await self.store.vault_state(kid) == VaultState.MISSING:
             raise HTTPError(404, "vault not found")
-        items = self.store.vault_list(kid, idx, limit)
+        items = await self.store.vault_list(kid, idx, limit)
         out = _VaultOut(
             vault=[_VaultItemOut(b64encode(i.data), i.idx, i.ts) for i in items],
             idx=items[-1].idx if items else idx,
@@ -319,13 +323,15 @@ class KeyServerApp:
             blobs = [b64decode(item.data) for item in items]
         except ValueError:
             raise HTTPError(400, "invalid vault item data, expected base64") from None
-        if blobs:
-            self.store.vault_append(kid, blobs, self.now_ms())
+        # A delete through another process may have landed since the check above; the append
+        # decides under the vault's row lock.
+        if blobs and await self.store.vault_append(kid, blobs, self.now_ms()) is None:
+            raise HTTPError(404, "vault was deleted")
         return _ok()
 
     async def vault_delete(self, request: Request, kid: str) -> Response:
         _, _body = await self._authorized_vault(request, kid)
-        if not self.store.vault_delete(kid):
+        if not await self.store.vault_delete(kid):
             raise HTTPError(404, "vault not found")
         return _ok()
 
@@ -340,7 +346,7 @@ class KeyServerApp:
 
     async def sigchain_get(self, request: Request, kid: str) -> Response:
         self._parse_kid(kid, "sigchain not found")
-        statements = self.store.statements(kid)
+        statements = await self.store.statements(kid)
         if not statements:
             raise HTTPError(404, "sigchain not found")
         body = b"".join(
@@ -360,7 +366,7 @@ class KeyServerApp:
             raise HTTPError(404, "statement not found")
         if int(seq) > MAX_INT:
             raise HTTPError(400, "invalid seq: out of range")
-        st = self.store.statement(kid, int(seq))
+        st = await self.store.statement(kid, int(seq))
         if st is None:
             raise HTTPError(404, "statement not found")
         return _ok(st.raw)
@@ -377,14 +383,17 @@ class KeyServerApp:
             raise HTTPError(400, "invalid kid: the path kid is not the statement kid")
         if seq != str(st.seq):
             raise HTTPError(400, "invalid seq: the path seq is not the statement seq")
-        if self.store.statement(kid, st.seq) is not None:
+        # A chain's seqs are 1..tip: a seq at or below the tip exists. Reading the tip once (not
+        # the seq, then the tip) keeps a writer that lost a race to another process a 409.
+        tip = await self.store.sigchain_tip(kid)
+        if tip is not None and st.seq <= tip.seq:
             raise HTTPError(409, "statement already exists")
 
         revoked: StoredStatement | None = None
         if st.revoke:
-            revoked = self.store.statement(kid, st.revoke)
+            revoked = await self.store.statement(kid, st.revoke)
         try:
-            check_append(st, self.store.sigchain_tip(kid), revoked.revoke if revoked else 0)
+            check_append(st, tip, revoked.revoke if revoked else 0)
         except StatementError as exc:
             raise HTTPError(400, str(exc)) from None
 
@@ -394,7 +403,7 @@ class KeyServerApp:
                 user = parse_user(st.data, kid, st.seq)
             except UserError as exc:
                 raise HTTPError(400, str(exc)) from None
-            for other in self.store.users_with_id(user.id, Status.OK.value):
+            for other in await self.store.users_with_id(user.id, Status.OK.value):
                 if other.kid != kid:
                     raise HTTPError(
                         409,
@@ -410,11 +419,13 @@ class KeyServerApp:
             revoke=st.revoke,
             type=st.type,
         )
-        if not self.store.statement_append(kid, kbx, stored):
+        # The seq is decided here, in one transaction: of concurrent writers of one seq (through
+        # any process) exactly one stores it and the others get 409.
+        if not await self.store.statement_append(kid, kbx, stored):
             raise HTTPError(409, "statement already exists")
 
         if user is not None:
-            self.store.user_put(
+            await self.store.user_put(
                 UserRecord(
                     kid=kid,
                     kbx=kbx,
@@ -430,16 +441,14 @@ class KeyServerApp:
             )
             self.schedule_check(kid)
         elif revoked is not None and revoked.type == USER_TYPE:
-            current = self.store.user_get(kid)
-            if current is not None and current.seq == revoked.seq:
-                self.store.user_delete(kid)
+            await self.store.user_delete(kid, revoked.seq)
         return _ok()
 
     # Users
 
-    def _resolve(self, kid: KeyId, text: str) -> str | None:
+    async def _resolve(self, kid: KeyId, text: str) -> str | None:
         if kid.type == X25519:
-            return self.store.kid_for_kbx(text)
+            return await self.store.kid_for_kbx(text)
         return text
 
     async def user_search(self, request: Request) -> Response:
@@ -449,17 +458,17 @@ class KeyServerApp:
         try:
             kid = parse_kid(q)
         except InvalidKeyId:
-            records = self.store.users_search(q, Status.OK.value, limit)
+            records = await self.store.users_search(q, Status.OK.value, limit)
         else:
-            resolved = self._resolve(kid, q)
-            record = self.store.user_get(resolved) if resolved else None
+            resolved = await self._resolve(kid, q)
+            record = await self.store.user_get(resolved) if resolved else None
             records = [record] if record is not None and record.status == Status.OK else []
         return _ok(_ENCODER.encode({"users": [user_json(r) for r in records]}))
 
     async def user_get(self, request: Request, kid_text: str) -> Response:
         kid = self._parse_kid(kid_text, "kid not found")
-        resolved = self._resolve(kid, kid_text)
-        record = self.store.user_get(resolved) if resolved else None
+        resolved = await self._resolve(kid, kid_text)
+        record = await self.store.user_get(resolved) if resolved else None
         if record is None:
             raise HTTPError(404, "user not found")
         return _ok(_ENCODER.encode({"user": user_json(record)}))

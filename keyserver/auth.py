@@ -24,6 +24,7 @@ from .sigchain import b64decode
 MAX_CLOCK_SKEW_MS: Final = 30 * 60 * 1000
 NONCE_TTL_MS: Final = 60 * 60 * 1000
 MIN_NONCE_BYTES: Final = 16
+NONCE_REUSED: Final = "nonce collision, the nonce was already used"
 
 
 class AuthError(Exception):
@@ -63,16 +64,23 @@ class Credentials:
     signature: bytes
     nonce: str
 
-    def verify(self, req: AuthRequest, claim_nonce: ClaimNonce, now_ms: int) -> KeyId:
-        """The authorized key, once the signature over `req` (its body included) holds and the
-        nonce was not used before; AuthError otherwise."""
+    def check_signature(self, req: AuthRequest) -> KeyId:
+        """The claimed key, once its signature over `req` (its body included) holds; AuthError
+        otherwise. The nonce is the caller's to claim next (`verify`, or an async replay store
+        with NONCE_REUSED as its refusal)."""
         message = f"{req.method},{req.url},{content_hash(req.body)}".encode()
         if not verify_detached(self.kid, self.signature, message):
             raise AuthError("invalid signature")
+        return self.kid
+
+    def verify(self, req: AuthRequest, claim_nonce: ClaimNonce, now_ms: int) -> KeyId:
+        """The authorized key, once the signature over `req` (its body included) holds and the
+        nonce was not used before; AuthError otherwise."""
+        key = self.check_signature(req)
         # Last, so that a request rejected for another reason does not burn its nonce.
         if not claim_nonce(self.nonce, now_ms):
-            raise AuthError("nonce collision, the nonce was already used")
-        return self.kid
+            raise AuthError(NONCE_REUSED)
+        return key
 
 
 def credentials(req: AuthRequest, path_kid: str, now_ms: int) -> Credentials:

@@ -1,7 +1,9 @@
 """Run the key server: store, background verifier and hypercorn in one trio nursery.
 
-SIGTERM or SIGINT triggers hypercorn's graceful shutdown (in-flight requests finish, up to
-`graceful_timeout_s`), then the background tasks are cancelled and the store closed.
+The store is opened first, outside any nursery, so that a `--db` that cannot be opened ends the
+process with one line (StoreOpenError, see __main__). SIGTERM or SIGINT triggers hypercorn's
+graceful shutdown (in-flight requests finish, up to `graceful_timeout_s`), then the background
+tasks are cancelled and the store closed.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from hypercorn.typing import ASGIFramework
 
 from .app import KeyServerApp
 from .config import Config
-from .store import SQLiteStore
+from .store import Store, open_store
 from .verifier import Verifier
 
 log = logging.getLogger("keyserver")
@@ -42,13 +44,13 @@ def _hypercorn_config(config: Config) -> hypercorn.config.Config:
 
 async def serve(
     config: Config,
+    store: Store,
     shutdown: trio.Event,
     *,
     task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Serve until `shutdown` is set; `task_status.started` gets the bound URLs."""
-    config.db.parent.mkdir(parents=True, exist_ok=True)
-    store = SQLiteStore(config.db)
+    """Serve until `shutdown` is set, then close `store`; `task_status.started` gets the bound
+    URLs."""
     try:
         verifier = Verifier(config, store, now_ms)
         app = KeyServerApp(store, now_ms, verifier.schedule, config.public_url or "")
@@ -72,7 +74,8 @@ async def serve(
             # hypercorn.serve returned: shutdown was triggered and in-flight requests finished.
             background.cancel_scope.cancel()
     finally:
-        store.close()
+        with trio.CancelScope(shield=True):
+            await store.close()
     log.info("svc-keyserver stopped")
 
 
@@ -88,8 +91,9 @@ async def _stop_on_signals(
 
 
 async def main_async(config: Config) -> None:
+    store = await open_store(config.db, pool_size=config.db_pool_size)
     shutdown = trio.Event()
     async with trio.open_nursery() as nursery:
         await nursery.start(_stop_on_signals, shutdown)
-        await serve(config, shutdown)
+        await serve(config, store, shutdown)
         nursery.cancel_scope.cancel()

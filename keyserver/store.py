@@ -1,7 +1,16 @@
-"""The key server's storage: a small interface (`Store`) and its embedded SQLite implementation.
+"""The key server's storage: a small interface (`Store`), its embedded SQLite implementation, and
+`open_store`, which picks the backend for `--db` (a file: SQLite; a postgresql:// URL: the shared
+PostgreSQL store in `pg_store.py`).
 
-Every method is one short transaction and is called from the server's trio thread; a backend for
-a shared database (PostgreSQL) implements the same protocol. Times are Unix milliseconds.
+Every method is one short transaction. Each write that other processes sharing the database could
+race with decides inside its own transaction (vault index, nonce, statement seq, user seq), so any
+number of server processes on one PostgreSQL database keep the rules one process keeps. SQLite
+methods run on the server's trio thread (a local file answers in microseconds); PostgreSQL ones
+in worker threads. Times are Unix milliseconds.
+
+Errors: `StoreUnavailable` (the database cannot be reached now: HTTP 503, retry later) and
+`StoreOpenError` (the `--db` given cannot be opened at start: one line, exit 1). Anything else a
+backend raises is a bug or a broken schema (HTTP 500, logged).
 """
 
 from __future__ import annotations
@@ -10,11 +19,24 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import apsw
 
 from .sigchain import ChainTip
+
+if TYPE_CHECKING:
+    from .config import PostgresURL
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be reached right now (connection refused or lost); the request may be
+    retried. The message says why, for the log."""
+
+
+class StoreOpenError(Exception):
+    """The configured database cannot be opened or prepared; the message is one line for the
+    operator."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,34 +81,41 @@ class UserRecord:
 
 class Store(Protocol):
     # Replay protection
-    def claim_nonce(self, nonce: str, now_ms: int, ttl_ms: int) -> bool: ...
-    def purge_nonces(self, now_ms: int) -> int: ...
+    async def claim_nonce(self, nonce: str, now_ms: int, ttl_ms: int) -> bool: ...
+    async def purge_nonces(self, now_ms: int) -> int: ...
 
     # Vault
-    def vault_state(self, kid: str) -> str: ...
-    def vault_append(self, kid: str, items: Sequence[bytes], ts: int) -> int: ...
-    def vault_list(self, kid: str, after: int, limit: int) -> list[VaultItem]: ...
-    def vault_delete(self, kid: str) -> bool: ...
+    async def vault_state(self, kid: str) -> str: ...
+    async def vault_append(self, kid: str, items: Sequence[bytes], ts: int) -> int | None: ...
+    async def vault_list(self, kid: str, after: int, limit: int) -> list[VaultItem]: ...
+    async def vault_delete(self, kid: str) -> bool: ...
 
     # Sigchain
-    def sigchain_tip(self, kid: str) -> ChainTip | None: ...
-    def statement(self, kid: str, seq: int) -> StoredStatement | None: ...
-    def statements(self, kid: str) -> list[StoredStatement]: ...
-    def statement_append(self, kid: str, kbx: str, st: StoredStatement) -> bool: ...
-    def kid_for_kbx(self, kbx: str) -> str | None: ...
+    async def sigchain_tip(self, kid: str) -> ChainTip | None: ...
+    async def statement(self, kid: str, seq: int) -> StoredStatement | None: ...
+    async def statements(self, kid: str) -> list[StoredStatement]: ...
+    async def statement_append(self, kid: str, kbx: str, st: StoredStatement) -> bool: ...
+    async def kid_for_kbx(self, kbx: str) -> str | None: ...
 
     # Users
-    def user_get(self, kid: str) -> UserRecord | None: ...
-    def user_put(self, record: UserRecord) -> None: ...
-    def user_delete(self, kid: str) -> None: ...
-    def user_set_status(
+    async def user_get(self, kid: str) -> UserRecord | None: ...
+    async def user_put(self, record: UserRecord) -> None: ...
+    async def user_delete(self, kid: str, seq: int) -> None: ...
+    async def user_set_status(
         self, kid: str, seq: int, *, status: str, ts: int, verified_at: int, err: str
     ) -> bool: ...
-    def users_with_id(self, user_id: str, status: str) -> list[UserRecord]: ...
-    def users_search(self, prefix: str, status: str, limit: int) -> list[UserRecord]: ...
-    def users_due(self, checked_before: int, limit: int) -> list[UserRecord]: ...
+    async def users_with_id(self, user_id: str, status: str) -> list[UserRecord]: ...
+    async def users_search(self, prefix: str, status: str, limit: int) -> list[UserRecord]: ...
+    async def users_due(
+        self, checked_before: int, limit: int, *, now_ms: int, lease_ms: int
+    ) -> list[UserRecord]:
+        """Users whose status was last set before `checked_before`, oldest first. A store shared
+        by several processes hands each one out once per `lease_ms`, so that one process checks
+        it; a store of one process may return it at every call (the verifier skips a user it is
+        already checking)."""
+        ...
 
-    def close(self) -> None: ...
+    async def close(self) -> None: ...
 
 
 _SCHEMA: Final = """
@@ -143,6 +172,28 @@ CREATE INDEX IF NOT EXISTS users_ts ON users (ts);
 _USER_COLUMNS: Final = "kid, kbx, name, service, seq, url, status, ts, verified_at, err"
 
 
+_USER_UPDATE: Final = ", ".join(
+    f"{c} = excluded.{c}" for c in ["id", *_USER_COLUMNS.split(", ")] if c != "kid"
+)
+
+
+def _user_params(record: UserRecord) -> tuple[str | int, ...]:
+    """The values of `id, <_USER_COLUMNS>`."""
+    return (
+        record.id,
+        record.kid,
+        record.kbx,
+        record.name,
+        record.service,
+        record.seq,
+        record.url,
+        record.status,
+        record.ts,
+        record.verified_at,
+        record.err,
+    )
+
+
 def _user(row: Sequence[Any]) -> UserRecord:
     kid, kbx, name, service, seq, url, status, ts, verified_at, err = row
     return UserRecord(
@@ -176,12 +227,12 @@ class SQLiteStore:
         with self._db:
             yield self._db.cursor()
 
-    def close(self) -> None:
+    async def close(self) -> None:
         self._db.close()
 
     # Replay protection
 
-    def claim_nonce(self, nonce: str, now_ms: int, ttl_ms: int) -> bool:
+    async def claim_nonce(self, nonce: str, now_ms: int, ttl_ms: int) -> bool:
         with self._tx() as cur:
             row = cur.execute("SELECT expires FROM nonces WHERE nonce = ?", (nonce,)).fetchone()
             if row is not None and int(row[0]) > now_ms:
@@ -192,23 +243,28 @@ class SQLiteStore:
             )
             return True
 
-    def purge_nonces(self, now_ms: int) -> int:
+    async def purge_nonces(self, now_ms: int) -> int:
         with self._tx() as cur:
             cur.execute("DELETE FROM nonces WHERE expires <= ?", (now_ms,))
             return self._db.changes()
 
     # Vault
 
-    def vault_state(self, kid: str) -> str:
+    async def vault_state(self, kid: str) -> str:
         row = self._db.execute("SELECT deleted FROM vaults WHERE kid = ?", (kid,)).fetchone()
         if row is None:
             return VaultState.MISSING
         return VaultState.DELETED if row[0] else VaultState.ACTIVE
 
-    def vault_append(self, kid: str, items: Sequence[bytes], ts: int) -> int:
-        """Append in order; returns the last index. The caller checked the vault is not deleted."""
+    async def vault_append(self, kid: str, items: Sequence[bytes], ts: int) -> int | None:
+        """Append in order after the vault's last index; returns the new last index, or None when
+        the vault was deleted (nothing is stored)."""
         with self._tx() as cur:
-            row = cur.execute("SELECT last_idx FROM vaults WHERE kid = ?", (kid,)).fetchone()
+            row = cur.execute(
+                "SELECT last_idx, deleted FROM vaults WHERE kid = ?", (kid,)
+            ).fetchone()
+            if row is not None and row[1]:
+                return None
             last = int(row[0]) if row is not None else 0
             cur.executemany(
                 "INSERT INTO vault_items (kid, idx, data, ts) VALUES (?, ?, ?, ?)",
@@ -222,7 +278,7 @@ class SQLiteStore:
             )
             return last
 
-    def vault_list(self, kid: str, after: int, limit: int) -> list[VaultItem]:
+    async def vault_list(self, kid: str, after: int, limit: int) -> list[VaultItem]:
         return [
             VaultItem(idx=int(idx), data=bytes(data), ts=int(ts))
             for idx, data, ts in self._db.execute(
@@ -232,7 +288,7 @@ class SQLiteStore:
             )
         ]
 
-    def vault_delete(self, kid: str) -> bool:
+    async def vault_delete(self, kid: str) -> bool:
         """Mark the vault deleted, then remove its items; True when it had items."""
         with self._tx() as cur:
             cur.execute(
@@ -245,7 +301,7 @@ class SQLiteStore:
 
     # Sigchain
 
-    def sigchain_tip(self, kid: str) -> ChainTip | None:
+    async def sigchain_tip(self, kid: str) -> ChainTip | None:
         row = self._db.execute(
             "SELECT seq, hash FROM statements WHERE kid = ? ORDER BY seq DESC LIMIT 1", (kid,)
         ).fetchone()
@@ -253,14 +309,14 @@ class SQLiteStore:
             return None
         return ChainTip(seq=int(row[0]), hash=bytes(row[1]))
 
-    def statement(self, kid: str, seq: int) -> StoredStatement | None:
+    async def statement(self, kid: str, seq: int) -> StoredStatement | None:
         row = self._db.execute(
             "SELECT seq, raw, hash, revoke, type FROM statements WHERE kid = ? AND seq = ?",
             (kid, seq),
         ).fetchone()
         return None if row is None else _statement(row)
 
-    def statements(self, kid: str) -> list[StoredStatement]:
+    async def statements(self, kid: str) -> list[StoredStatement]:
         return [
             _statement(row)
             for row in self._db.execute(
@@ -269,7 +325,7 @@ class SQLiteStore:
             )
         ]
 
-    def statement_append(self, kid: str, kbx: str, st: StoredStatement) -> bool:
+    async def statement_append(self, kid: str, kbx: str, st: StoredStatement) -> bool:
         """Store a statement; False when that seq already exists."""
         with self._tx() as cur:
             try:
@@ -283,43 +339,34 @@ class SQLiteStore:
             cur.execute("INSERT OR IGNORE INTO kbx (kbx, kid) VALUES (?, ?)", (kbx, kid))
             return True
 
-    def kid_for_kbx(self, kbx: str) -> str | None:
+    async def kid_for_kbx(self, kbx: str) -> str | None:
         row = self._db.execute("SELECT kid FROM kbx WHERE kbx = ?", (kbx,)).fetchone()
         return None if row is None else str(row[0])
 
     # Users
 
-    def user_get(self, kid: str) -> UserRecord | None:
+    async def user_get(self, kid: str) -> UserRecord | None:
         row = self._db.execute(
             f"SELECT {_USER_COLUMNS} FROM users WHERE kid = ?", (kid,)
         ).fetchone()
         return None if row is None else _user(row)
 
-    def user_put(self, record: UserRecord) -> None:
+    async def user_put(self, record: UserRecord) -> None:
+        """Store the key's user, unless a user from a later statement of that key is stored."""
         with self._tx() as cur:
             cur.execute(
-                f"INSERT OR REPLACE INTO users (id, {_USER_COLUMNS})"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    record.id,
-                    record.kid,
-                    record.kbx,
-                    record.name,
-                    record.service,
-                    record.seq,
-                    record.url,
-                    record.status,
-                    record.ts,
-                    record.verified_at,
-                    record.err,
-                ),
+                f"INSERT INTO users (id, {_USER_COLUMNS})"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                f" ON CONFLICT (kid) DO UPDATE SET {_USER_UPDATE} WHERE excluded.seq >= users.seq",
+                _user_params(record),
             )
 
-    def user_delete(self, kid: str) -> None:
+    async def user_delete(self, kid: str, seq: int) -> None:
+        """Remove the key's user if it is still the one of statement `seq`."""
         with self._tx() as cur:
-            cur.execute("DELETE FROM users WHERE kid = ?", (kid,))
+            cur.execute("DELETE FROM users WHERE kid = ? AND seq = ?", (kid, seq))
 
-    def user_set_status(
+    async def user_set_status(
         self, kid: str, seq: int, *, status: str, ts: int, verified_at: int, err: str
     ) -> bool:
         """Record a check's result, unless the user changed (other seq) while it ran."""
@@ -331,7 +378,7 @@ class SQLiteStore:
             )
             return self._db.changes() > 0
 
-    def users_with_id(self, user_id: str, status: str) -> list[UserRecord]:
+    async def users_with_id(self, user_id: str, status: str) -> list[UserRecord]:
         return [
             _user(row)
             for row in self._db.execute(
@@ -340,7 +387,7 @@ class SQLiteStore:
             )
         ]
 
-    def users_search(self, prefix: str, status: str, limit: int) -> list[UserRecord]:
+    async def users_search(self, prefix: str, status: str, limit: int) -> list[UserRecord]:
         """Users whose `name@service` starts with `prefix` (case-sensitive), sorted by it."""
         rows = self._db.execute(
             f"SELECT {_USER_COLUMNS} FROM users WHERE status = ? AND id >= ? ORDER BY id, kid",
@@ -357,7 +404,10 @@ class SQLiteStore:
             rows.close()
         return found
 
-    def users_due(self, checked_before: int, limit: int) -> list[UserRecord]:
+    async def users_due(
+        self, checked_before: int, limit: int, *, now_ms: int, lease_ms: int
+    ) -> list[UserRecord]:
+        # One process per SQLite file: no lease to take.
         return [
             _user(row)
             for row in self._db.execute(
@@ -376,3 +426,18 @@ def _statement(row: Sequence[Any]) -> StoredStatement:
         revoke=int(revoke),
         type=str(type_),
     )
+
+
+async def open_store(db: Path | PostgresURL, *, pool_size: int = 10) -> Store:
+    """The store `--db` names, its schema created if missing; StoreOpenError when it cannot be
+    opened."""
+    if isinstance(db, Path):
+        try:
+            db.parent.mkdir(parents=True, exist_ok=True)
+            return SQLiteStore(db)
+        except (OSError, apsw.Error) as exc:
+            raise StoreOpenError(f"cannot open the SQLite database {db}: {exc}") from None
+    # Imported here so that a server on SQLite never loads psycopg and libpq.
+    from .pg_store import PostgresStore
+
+    return await PostgresStore.open(db, pool_size=pool_size)

@@ -16,7 +16,7 @@ import httpx
 import trio
 
 from .config import Config
-from .store import Store, UserRecord
+from .store import Store, StoreUnavailable, UserRecord
 from .users import (
     NeedsConfiguration,
     Outcome,
@@ -56,6 +56,9 @@ class Verifier:
         self._now_ms = now_ms
         self._send, self._receive = trio.open_memory_channel[str](_QUEUE_SIZE)
         self._pending: set[str] = set()
+        # How long a user handed out for a re-check is not handed to another process sharing the
+        # database: longer than a check waits in the queue and runs.
+        self._lease_s = max(10 * config.check_timeout_s, 60.0)
 
     def schedule(self, kid: str) -> None:
         """Queue a check of `kid`'s user; a no-op when one is already queued or running."""
@@ -89,19 +92,21 @@ class Verifier:
     async def _worker(self, client: httpx.AsyncClient) -> None:
         async for kid in self._receive:
             try:
-                record = self._store.user_get(kid)
+                record = await self._store.user_get(kid)
                 if record is not None:
                     outcome = await self.check(client, record)
-                    self._record(record, outcome)
+                    await self._record(record, outcome)
+            except StoreUnavailable as exc:
+                log.warning("checking the user of %s: database unavailable: %s", kid, exc)
             except Exception:
                 log.exception("checking the user of %s failed", kid)
             finally:
                 self._pending.discard(kid)
 
-    def _record(self, record: UserRecord, outcome: Outcome) -> None:
+    async def _record(self, record: UserRecord, outcome: Outcome) -> None:
         now = self._now_ms()
         verified_at = now if outcome.status is Status.OK else record.verified_at
-        updated = self._store.user_set_status(
+        updated = await self._store.user_set_status(
             record.kid,
             record.seq,
             status=outcome.status.value,
@@ -148,7 +153,16 @@ class Verifier:
         while True:
             await trio.sleep(tick)
             try:
-                due = self._store.users_due(self._now_ms() - interval_ms, _QUEUE_SIZE // 2)
+                now = self._now_ms()
+                due = await self._store.users_due(
+                    now - interval_ms,
+                    _QUEUE_SIZE // 2,
+                    now_ms=now,
+                    lease_ms=int(self._lease_s * 1000),
+                )
+            except StoreUnavailable as exc:
+                log.warning("listing users to re-check: database unavailable: %s", exc)
+                continue
             except Exception:
                 log.exception("listing users to re-check failed")
                 continue
@@ -159,7 +173,10 @@ class Verifier:
         while True:
             await trio.sleep(_NONCE_PURGE_EVERY_S)
             try:
-                purged = self._store.purge_nonces(self._now_ms())
+                purged = await self._store.purge_nonces(self._now_ms())
+            except StoreUnavailable as exc:
+                log.warning("purging expired nonces: database unavailable: %s", exc)
+                continue
             except Exception:
                 log.exception("purging expired nonces failed")
                 continue

@@ -1,4 +1,8 @@
-"""One real key server for the key server tests, with fake proof services beside it."""
+"""One real key server for the key server tests, with fake proof services beside it.
+
+The server runs once per store: on SQLite, and on PostgreSQL (a throwaway cluster for the
+session, see postgres.py); every test that talks to it through `server` or `api` runs on both.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +17,35 @@ import pytest
 
 from .client import Key, Sigchain, Statement, sign_request, user_json, user_proof
 from .fakes import FakeServices, Route, running_fakes
+from .postgres import PostgresCluster, running_cluster
 from .process import KeyServerProcess, wait_for
 
 RECHECK_INTERVAL_S = 1.0
+
+# The PostgreSQL runs start a database server: end-to-end, like every process test.
+STORES = [pytest.param("sqlite"), pytest.param("postgresql", marks=pytest.mark.e2e)]
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresCluster]:
+    """A PostgreSQL cluster for the session, stopped and removed at its end."""
+    with running_cluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="session", params=STORES)
+def store_kind(request: pytest.FixtureRequest) -> str:
+    kind: str = request.param
+    return kind
+
+
+def database_for(request: pytest.FixtureRequest, store_kind: str, name: str) -> str | None:
+    """`--db` for a new database named `name` on `store_kind` (None: the process's SQLite file).
+    The cluster is only started when a PostgreSQL run asks for it."""
+    if store_kind == "sqlite":
+        return None
+    cluster: PostgresCluster = request.getfixturevalue("postgres")
+    return cluster.create_database(name)
 
 
 @pytest.fixture(scope="session")
@@ -51,10 +81,16 @@ def service_args(fakes: FakeServices, twitter_token_file: Path) -> list[str]:
 
 @pytest.fixture(scope="session")
 def server(
-    tmp_path_factory: pytest.TempPathFactory, fakes: FakeServices, twitter_token_file: Path
+    request: pytest.FixtureRequest,
+    store_kind: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    fakes: FakeServices,
+    twitter_token_file: Path,
 ) -> Iterator[KeyServerProcess]:
     proc = KeyServerProcess(
-        tmp_path_factory.mktemp("keyserver"), service_args(fakes, twitter_token_file)
+        tmp_path_factory.mktemp("keyserver"),
+        service_args(fakes, twitter_token_file),
+        db=database_for(request, store_kind, "suite"),
     ).start()
     try:
         yield proc

@@ -36,9 +36,12 @@ def wait_for(probe: Callable[[], T | None], timeout: float, what: str, interval:
 
 
 class KeyServerProcess:
-    def __init__(self, workdir: Path, args: Sequence[str] = ()) -> None:
+    """One `svc-keyserver`; `db` is a postgresql:// URL, else it runs on `workdir`'s SQLite file."""
+
+    def __init__(self, workdir: Path, args: Sequence[str] = (), db: str | None = None) -> None:
         self.workdir = workdir
         self.db = workdir / "keyserver.sqlite3"
+        self.db_arg = db or str(self.db)
         self.log_path = workdir / "keyserver.log"
         self.args = list(args)
         self.proc: subprocess.Popen[bytes] | None = None
@@ -48,18 +51,25 @@ class KeyServerProcess:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def start(self, timeout: float = 30) -> KeyServerProcess:
+        return self.launch().wait_ready(timeout)
+
+    def launch(self) -> KeyServerProcess:
+        """Start the process without waiting (several can then come up together)."""
         cmd = [
             *keyserver_command(),
             "--bind",
             "127.0.0.1:0",
             "--db",
-            str(self.db),
+            self.db_arg,
             *self.args,
         ]
         env = {k: v for k, v in os.environ.items() if not k.startswith("SVC_KEYSERVER_")}
+        self.workdir.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("wb") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+        return self
 
+    def wait_ready(self, timeout: float = 30) -> KeyServerProcess:
         def listening() -> str | None:
             assert self.proc is not None
             match = _LISTENING.search(self.log())
