@@ -108,7 +108,7 @@ class BrowserWindow(HidingWindow):
         self.reload = self._button("⟳", "Reload (F5)", "reload")
         self.pause = QToolButton()
         self.pause.setText("Pause")
-        self.pause.setToolTip("Pause or resume this session's network (Ctrl+P)")
+        self.pause.setToolTip("Pause or resume this session's network (Ctrl+Shift+P)")
         self.pause.clicked.connect(self.toggle_pause)
         self.status = _hidden(QLabel(""))
         self.status.setWordWrap(True)
@@ -182,8 +182,9 @@ class BrowserWindow(HidingWindow):
         add("&File", "Settings", lambda: self.hooks.show_settings(), "Ctrl+,")  # noqa: PLW0108
         add("&File", "Logs", lambda: self.hooks.show_logs(), "Ctrl+Shift+L")  # noqa: PLW0108
         add("&File", "Quit", lambda: self.hooks.quit(), "Ctrl+Q")  # noqa: PLW0108
-        add("&Session", "Info", self.show_info, "Ctrl+I")
-        add("&Session", "Pause/Play", self.toggle_pause, "Ctrl+P")
+        # Ctrl+Shift: the terminal passes those on (Ctrl+I is Tab and Ctrl+P history there)
+        add("&Session", "Info", self.show_info, "Ctrl+Shift+I")
+        add("&Session", "Pause/Play", self.toggle_pause, "Ctrl+Shift+P")
         add("&Session", "Clear browsing data…", self.clear_data, "Ctrl+Shift+Del")
         add("&Session", "Delete…", self.delete_session, "Ctrl+Shift+D")
         add("&View", "Terminal", self.toggle_terminal, "Ctrl+`")
@@ -454,7 +455,12 @@ class BrowserWindow(HidingWindow):
     # -- terminals -------------------------------------------------------------------------------
 
     def toggle_terminal(self) -> None:
-        """View > Terminal: shows or hides the selected session's terminal panel."""
+        """View > Terminal: shows the selected session's terminal panel and gives it the keys;
+        on a panel that has them already, hides it."""
+        panel = self.terminals.get(self.current or "")
+        if self.terminal_area.isVisible() and panel is not None and not panel.hasFocus():
+            panel.setFocus()
+            return
         if self.terminal_area.isVisible():
             self.terminal_area.setVisible(False)
             return
@@ -462,9 +468,9 @@ class BrowserWindow(HidingWindow):
             self._say("Select a session first: each session has its own terminal.")
             return
         self.terminal_area.setVisible(True)
-        self._show_terminal()
+        self._show_terminal(focus=True)
 
-    def _show_terminal(self) -> None:
+    def _show_terminal(self, *, focus: bool = False) -> None:
         sid = self.current
         if sid is None or not self.terminal_area.isVisible():
             return
@@ -476,7 +482,8 @@ class BrowserWindow(HidingWindow):
             self.terminals[sid] = panel
             self.terminal_area.addWidget(panel)
         self.terminal_area.setCurrentWidget(panel)
-        panel.setFocus()
+        if focus:
+            panel.setFocus()
 
     def _session_url(self, session_id: str) -> str:
         b = self.engine.sessions.get(session_id)

@@ -86,7 +86,7 @@ def _select(screen: Screen, app: HostApp, sid: str) -> None:
 
 def _info_after(screen: Screen, *keys: str) -> str:
     """The session name the Info view shows after `keys` in the session list."""
-    screen.keys(WINDOW, "ctrl+shift+s", *keys, "ctrl+i")
+    screen.keys(WINDOW, "ctrl+shift+s", *keys, "ctrl+shift+i")
     title = _open_info(screen, 3)
     if not title:
         return ""  # no session selected (the list has not caught up yet)
@@ -131,14 +131,14 @@ def test_pause_and_play_from_the_window_reach_the_api(
     sid = app.new_session(name="Pausable")
     app.ok("POST", "/v1/navigate", {"session_id": sid, "url": site.url("/")})
     _select(screen, app, sid)
-    screen.keys(WINDOW, "ctrl+p")
+    screen.keys(WINDOW, "ctrl+shift+p")
     poll(lambda: _paused(app, sid), "the API to report the session paused")
     screen.grab(shots / "browser-paused.png")
-    screen.keys(WINDOW, "ctrl+p")
+    screen.keys(WINDOW, "ctrl+shift+p")
     poll(lambda: not _paused(app, sid), "the API to report the session playing")
     # and the other way: a pause through the API shows in the window's list and button
     app.ok("POST", f"/v1/sessions/{sid}/pause")
-    screen.keys(WINDOW, "ctrl+p")  # the window knows it is paused: this plays
+    screen.keys(WINDOW, "ctrl+shift+p")  # the window knows it is paused: this plays
     poll(lambda: not _paused(app, sid), "the window's Play to follow the API's pause")
 
 
@@ -201,7 +201,7 @@ def test_info_view_the_list_and_delete_follow_the_api(
     sid = app.new_session(name="Before", group="team-a")
     app.ok("PATCH", f"/v1/sessions/{sid}", {"name": "Renamed"})
     _select(screen, app, sid)  # the Info view is titled with the new name
-    screen.keys(WINDOW, "ctrl+i")
+    screen.keys(WINDOW, "ctrl+shift+i")
     info = _open_info(screen)
     assert info == "Info: Renamed"
     screen.grab(shots / "info-view.png", screen.window(info))
@@ -273,6 +273,7 @@ def test_each_session_has_its_terminal_which_ends_with_the_session(
     # another session's terminal is its own shell, with its own id
     other = app.new_session(name="Other shell")
     _select(screen, app, other)  # the terminal panel stays open: the other session's shows
+    screen.keys(WINDOW, "ctrl+grave")  # ... and gets the keys
     out2 = tmp_path / "out2.txt"
     command = f'echo "$SVC_SESSION_ID $$" > {out2}'
     poll(lambda: _typed_into_terminal(screen, command, out2), "the other shell")

@@ -57,8 +57,8 @@ def check(tmp_path: Path) -> None:
     shortcuts = {n: a.shortcut().toString() for n, a in ui.browser.menu_actions.items()}
     assert shortcuts["Settings"] == "Ctrl+,"
     assert shortcuts["Quit"] == "Ctrl+Q"
-    assert shortcuts["Info"] == "Ctrl+I"
-    assert shortcuts["Pause/Play"] == "Ctrl+P"
+    assert shortcuts["Info"] == "Ctrl+Shift+I"
+    assert shortcuts["Pause/Play"] == "Ctrl+Shift+P"
     assert shortcuts["Terminal"] == "Ctrl+`"
     assert set(shortcuts) >= {"Logs", "Clear browsing data…", "Delete…"}
     ui.browser.menu_actions["Quit"].trigger()
