@@ -294,7 +294,7 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
     _git(clone, "checkout", "--quiet", "--detach", commit)
     env = {k: v for k, v in os.environ.items() if not k.startswith("SVC_")}
     started = time.monotonic()
-    subprocess.run(
+    done = subprocess.run(
         [
             sys.executable,
             str(clone / "packaging" / "bundle.py"),
@@ -303,10 +303,12 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
         ],
         cwd=clone,
         env=env,
-        check=True,
+        check=False,
         timeout=BUILD_TIMEOUT,
-        stdout=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
     )
+    assert done.returncode == 0, done.stdout + done.stderr
     seconds = time.monotonic() - started
     fresh = tmp_path_factory.mktemp("bundle-unpacked")
     with tarfile.open(work / "dist" / "svc.tar.gz") as tar:
@@ -361,6 +363,10 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[2])
 
 
 def _stop(pid: int) -> None:
@@ -486,18 +492,27 @@ def test_the_bundle_runs_alone_and_reports_its_build(bundle: Bundle, tmp_path: P
         try:
             # no agent yet: the bundled svc cold-starts the svc-app beside it, headless
             html = tmp_path / "page.html"
-            _svc(bundle, env, tmp_path, "capture", f"{base_url}/", "--output", str(html))
-            status = json.loads(_svc(bundle, env, tmp_path, "status").stdout)
-            checks = {c["id"]: c for c in status["data"]["checks"]}
-            app_pid = checks["svc_app"]["pids"][0]
-            agent_pid = checks["agent"]["pids"][0]
+            try:
+                _svc(bundle, env, tmp_path, "capture", f"{base_url}/", "--output", str(html))
+            finally:
+                # whatever happened, the app (the agent's parent) is stopped at the end
+                health = _health(port)
+                if health is not None:
+                    agent_pid = health["pid"]
+                    app_pid = _parent(agent_pid)
+            assert app_pid is not None
+            assert agent_pid is not None
             assert "Served to the bundle" in html.read_text()
+            status = json.loads(_svc(bundle, env, tmp_path, "status").stdout)
+            checks = {c["id"]: c for c in status["checks"]}
+            assert checks["svc_app"]["pids"] == [app_pid]
+            assert checks["agent"]["pids"] == [agent_pid]
 
             # both processes run the bundle's executable: svc-app, and svc-app --agent
             app_exe = str((folder / "svc-app").resolve())
             assert os.readlink(f"/proc/{app_pid}/exe") == app_exe
             assert os.readlink(f"/proc/{agent_pid}/exe") == app_exe
-            assert supervision.read_cmdline(agent_pid)[1:] == ["--agent"]  # type: ignore[index]
+            assert (supervision.read_cmdline(agent_pid) or [])[1:] == ["--agent"]
 
             observed = json.loads(_svc(bundle, env, tmp_path, "observe").stdout)
             assert observed["observation"]["title"] == "Bundle page"
@@ -511,7 +526,7 @@ def test_the_bundle_runs_alone_and_reports_its_build(bundle: Bundle, tmp_path: P
             assert result["screenshot"]["width"] > 0
             assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
-            health = json.loads(_svc(bundle, env, tmp_path, "health").stdout)["data"]
+            health = json.loads(_svc(bundle, env, tmp_path, "health").stdout)
             assert health["pid"] == agent_pid
             build = health["build"]
             assert build["commit"] == bundle.commit
@@ -520,7 +535,7 @@ def test_the_bundle_runs_alone_and_reports_its_build(bundle: Bundle, tmp_path: P
             assert build["branch"] == "HEAD"  # the clone was checked out detached
             assert build["worktree"] == str(bundle.clone)
             assert build["id"].endswith(bundle.commit[:12])
-            assert status["data"]["build"] == build
+            assert status["build"] == build
         finally:
             for pid in (app_pid, agent_pid):
                 if pid is not None:
