@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tarfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -286,7 +287,7 @@ class Bundle:
 
 
 @pytest.fixture(scope="module")
-def bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bundle]:
     work = tmp_path_factory.mktemp("bundle-build")
     commit = _git(ROOT, "rev-parse", "HEAD")
     clone = work / "clone"
@@ -316,7 +317,8 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
     shutil.rmtree(work)  # the clone, PyInstaller's work folder and dist/: only the copy runs
     folder = fresh / "svc"
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
-    return Bundle(folder, commit, clone, seconds, size)
+    yield Bundle(folder, commit, clone, seconds, size)
+    shutil.rmtree(fresh)  # 600 MiB; pytest keeps the temporary folders of the last runs
 
 
 def _clean_env(tmp: Path, port: int, **extra: str) -> dict[str, str]:
