@@ -626,3 +626,4 @@ def test_only_a_stale_agent_of_this_bundle_is_terminated(bundle: Bundle, tmp_pat
         if app is not None:
             _kill(app)
         _kill(stale)
+        shutil.rmtree(copy.parent)  # hard links of the unpacked bundle: they would keep its data
