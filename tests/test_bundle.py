@@ -387,9 +387,10 @@ def _stop(pid: int) -> None:
         os.waitpid(pid, 0)
 
 
-def _svc(bundle: Bundle, env: dict[str, str], cwd: Path, *args: str) -> Any:
+def _svc(env: dict[str, str], cwd: Path, *args: str) -> Any:
+    """`svc` as the user types it: found on PATH, the link install.sh made."""
     done = subprocess.run(
-        [str(bundle.folder / "svc"), *args],
+        ["svc", *args],
         check=False,
         env=env,
         cwd=cwd,
@@ -417,7 +418,7 @@ class Page(BaseHTTPRequestHandler):
         pass
 
 
-def _mcp_screenshot(bundle: Bundle, env: dict[str, str], cwd: Path, out: Path) -> dict[str, Any]:
+def _mcp_screenshot(env: dict[str, str], cwd: Path, out: Path) -> dict[str, Any]:
     messages = [
         {
             "jsonrpc": "2.0",
@@ -438,7 +439,7 @@ def _mcp_screenshot(bundle: Bundle, env: dict[str, str], cwd: Path, out: Path) -
         },
     ]
     proc = subprocess.Popen(
-        [str(bundle.folder / "svc-mcp")],
+        ["svc-mcp"],
         env=env,
         cwd=cwd,
         stdin=subprocess.PIPE,
@@ -485,17 +486,27 @@ def test_the_bundle_runs_alone_and_reports_its_build(bundle: Bundle, tmp_path: P
     assert (qt / "translations" / "qtwebengine_locales" / "en-US.pak").is_file()
     assert not folder.resolve().is_relative_to(ROOT)
 
+    # installed for a user whose home is tmp_path/home: the commands are links on PATH
     port = free_port()
     env = _clean_env(tmp_path, port)
+    bin_dir = tmp_path / "home" / ".local" / "bin"
+    env["PATH"] = f"{bin_dir}:{env['PATH']}"
     assert ".venv" not in env["PATH"]
-    assert _svc(bundle, env, tmp_path, "--version").stdout.strip() == "svc 0.1.0"
+    subprocess.run(
+        [str(folder / "install.sh")], env=env, check=True, capture_output=True, timeout=30
+    )
+    assert shutil.which("svc", path=env["PATH"]) == str(bin_dir / "svc")
+    assert (bin_dir / "svc").resolve() == (folder / "svc").resolve()
+    entry = tmp_path / "home" / ".local" / "share" / "applications" / "svc-app.desktop"
+    assert f'Exec="{folder.resolve() / "svc-app"}"' in entry.read_text()
+    assert _svc(env, tmp_path, "--version").stdout.strip() == "svc 0.1.0"
     app_pid = agent_pid = None
     with serving(Page) as base_url:
         try:
             # no agent yet: the bundled svc cold-starts the svc-app beside it, headless
             html = tmp_path / "page.html"
             try:
-                _svc(bundle, env, tmp_path, "capture", f"{base_url}/", "--output", str(html))
+                _svc(env, tmp_path, "capture", f"{base_url}/", "--output", str(html))
             finally:
                 # whatever happened, the app (the agent's parent) is stopped at the end
                 health = _health(port)
@@ -505,7 +516,7 @@ def test_the_bundle_runs_alone_and_reports_its_build(bundle: Bundle, tmp_path: P
             assert app_pid is not None
             assert agent_pid is not None
             assert "Served to the bundle" in html.read_text()
-            status = json.loads(_svc(bundle, env, tmp_path, "status").stdout)
+            status = json.loads(_svc(env, tmp_path, "status").stdout)
             checks = {c["id"]: c for c in status["checks"]}
             assert checks["svc_app"]["pids"] == [app_pid]
             assert checks["agent"]["pids"] == [agent_pid]
@@ -516,19 +527,19 @@ def test_the_bundle_runs_alone_and_reports_its_build(bundle: Bundle, tmp_path: P
             assert os.readlink(f"/proc/{agent_pid}/exe") == app_exe
             assert (supervision.read_cmdline(agent_pid) or [])[1:] == ["--agent"]
 
-            observed = json.loads(_svc(bundle, env, tmp_path, "observe").stdout)
+            observed = json.loads(_svc(env, tmp_path, "observe").stdout)
             assert observed["observation"]["title"] == "Bundle page"
             assert any(e[1:3] == ["button", "Press"] for e in observed["observation"]["elements"])
 
-            visual = json.loads(_svc(bundle, env, tmp_path, "observe", "--mode", "visual").stdout)
+            visual = json.loads(_svc(env, tmp_path, "observe", "--mode", "visual").stdout)
             image = Path(visual["observation"]["image"]["output_path"])
             assert image.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
             shot = tmp_path / "shot.png"
-            result = _mcp_screenshot(bundle, env, tmp_path, shot)
+            result = _mcp_screenshot(env, tmp_path, shot)
             assert result["screenshot"]["width"] > 0
             assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
-            health = json.loads(_svc(bundle, env, tmp_path, "health").stdout)
+            health = json.loads(_svc(env, tmp_path, "health").stdout)
             assert health["pid"] == agent_pid
             build = health["build"]
             assert build["commit"] == bundle.commit
@@ -546,6 +557,11 @@ def test_the_bundle_runs_alone_and_reports_its_build(bundle: Bundle, tmp_path: P
     assert not _alive(app_pid)
     assert agent_pid is not None
     assert not _alive(agent_pid)
+    subprocess.run(
+        [str(folder / "uninstall.sh")], env=env, check=True, capture_output=True, timeout=30
+    )
+    assert not entry.exists()
+    assert list(bin_dir.iterdir()) == []
 
 
 def _spawn(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
