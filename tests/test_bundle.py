@@ -367,6 +367,26 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _children(pid: int) -> set[int]:
+    """Every descendant of pid."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                parents[int(entry.name)] = _parent(int(entry.name))
+    found: set[int] = set()
+    new = {pid}
+    while new:
+        new = {child for child, parent in parents.items() if parent in new} - found
+        found |= new
+    return found
+
+
+def _mapped_files(pid: int) -> set[str]:
+    lines = Path(f"/proc/{pid}/maps").read_text().splitlines()
+    return {line.split(maxsplit=5)[5] for line in lines if len(line.split(maxsplit=5)) == 6}
+
+
 def _parent(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[2])
 
@@ -526,6 +546,16 @@ def test_the_bundle_runs_alone_and_reports_its_build(bundle: Bundle, tmp_path: P
             assert os.readlink(f"/proc/{app_pid}/exe") == app_exe
             assert os.readlink(f"/proc/{agent_pid}/exe") == app_exe
             assert (supervision.read_cmdline(agent_pid) or [])[1:] == ["--agent"]
+            # the engine's helper processes are the bundle's QtWebEngineProcess, and nothing of
+            # the repository or its virtualenv is loaded by any of them
+            helpers = _children(app_pid) - {agent_pid}
+            assert helpers
+            for pid in helpers:
+                assert os.readlink(f"/proc/{pid}/exe") == str(
+                    (qt / "libexec" / "QtWebEngineProcess").resolve()
+                )
+            for pid in (app_pid, agent_pid, *helpers):
+                assert not [m for m in _mapped_files(pid) if m.startswith(f"{ROOT}/")], pid
 
             observed = json.loads(_svc(env, tmp_path, "observe").stdout)
             assert observed["observation"]["title"] == "Bundle page"
@@ -550,9 +580,9 @@ def test_the_bundle_runs_alone_and_reports_its_build(bundle: Bundle, tmp_path: P
             assert build["id"].endswith(bundle.commit[:12])
             assert status["build"] == build
         finally:
-            for pid in (app_pid, agent_pid):
-                if pid is not None:
-                    _stop(pid)
+            for started in (app_pid, agent_pid):
+                if started is not None:
+                    _stop(started)
     assert app_pid is not None
     assert not _alive(app_pid)
     assert agent_pid is not None
