@@ -32,9 +32,11 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 
 from agent import build_info
 from host_app.logic import supervision
+from tests.agent.test_openapi import OPENAPI, conforms
 from tests.conftest import RUN_ID, RUN_MARK
 from tests.host.hostproc import free_port
 from tests.httpserver import serving
@@ -44,6 +46,7 @@ PACKAGING = ROOT / "packaging"
 EXECUTABLES = ("svc-app", "svc", "svc-mcp")
 BUILD_TIMEOUT = 1200  # seconds; about 60 on an idle 2-core machine
 
+BUILD_SCHEMA = {"$ref": "#/components/schemas/Build"}  # docs/openapi.yaml: health and status
 GIT_ID = ["-c", "user.name=svc tests", "-c", "user.email=tests@svc.invalid"]
 
 
@@ -87,6 +90,7 @@ def test_build_metadata_of_a_clean_a_dirty_and_a_detached_tree(tmp_path: Path) -
         "dirty": False,
     }
     assert build_info.parse(json.dumps(clean).encode()) == clean
+    assert conforms(BUILD_SCHEMA, clean, yaml.safe_load(OPENAPI.read_text()))
 
     (repo / "new.txt").write_text("untracked, so it could be built in\n")
     dirty = collect(repo, "debug")
@@ -585,6 +589,7 @@ def test_the_bundle_runs_alone_and_reports_its_build(bundle: Bundle, tmp_path: P
             assert build["worktree"] == str(bundle.clone)
             assert build["id"].endswith(bundle.commit[:12])
             assert status["build"] == build
+            assert conforms(BUILD_SCHEMA, build, yaml.safe_load(OPENAPI.read_text()))
         finally:
             for started in (app_pid, agent_pid):
                 if started is not None:
