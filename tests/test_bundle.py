@@ -315,6 +315,11 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bundle]:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     seconds = time.monotonic() - started
+    # the modules came from the clone, not from the checkout the virtualenv was installed from
+    modules = (work / "build" / "pyinstaller" / "svc" / "PYZ-00.toc").read_text()
+    assert f"{clone}/host_app/supervisor.py" in modules
+    assert f"{clone}/agent/build_info.py" in modules
+    assert f"{ROOT}/" not in modules
     fresh = tmp_path_factory.mktemp("bundle-unpacked")
     with tarfile.open(work / "dist" / "svc.tar.gz") as tar:
         tar.extractall(fresh, filter="tar")
