@@ -319,7 +319,8 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bundle]:
     modules = (work / "build" / "pyinstaller" / "svc" / "PYZ-00.toc").read_text()
     assert f"{clone}/host_app/supervisor.py" in modules
     assert f"{clone}/agent/build_info.py" in modules
-    assert f"{ROOT}/" not in modules
+    for package in ("bridge_protocol", "agent", "host_app", "proxy", "clients"):
+        assert f"'{ROOT}/{package}/" not in modules
     fresh = tmp_path_factory.mktemp("bundle-unpacked")
     with tarfile.open(work / "dist" / "svc.tar.gz") as tar:
         tar.extractall(fresh, filter="tar")
