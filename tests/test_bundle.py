@@ -223,7 +223,7 @@ def _run_script(script: Path, home: Path) -> str:
 
 
 def test_install_and_uninstall_put_and_remove_exactly_their_files(tmp_path: Path) -> None:
-    bundle = _fake_bundle(tmp_path / "opt" / "svc")
+    bundle = _fake_bundle(tmp_path / "my apps" / "svc")  # a space in the path
     home = tmp_path / "home"
     (home / "bin").mkdir(parents=True)
     (home / "bin" / "other-tool").write_text("#!/bin/sh\n")
