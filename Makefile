@@ -68,8 +68,10 @@ run: setup
 bundle: $(STAMP)
 	$(BIN)/python packaging/bundle.py
 
-# Desktop entry, icon and the commands on PATH for the current user, pointing at dist/svc/.
-install-user: bundle
+# Desktop entry, icon and the commands on PATH for the current user, pointing at dist/svc/
+# (built first when there is none).
+install-user:
+	@test -x dist/svc/install.sh || $(MAKE) bundle
 	dist/svc/install.sh
 
 uninstall-user:
