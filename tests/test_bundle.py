@@ -182,6 +182,24 @@ def test_a_bundle_recognizes_its_agent_by_the_process_image(tmp_path: Path) -> N
     assert not supervision.is_own_agent(os.getpid(), sys.executable, bundled=True)
 
 
+def test_a_bundled_client_cold_starts_the_app_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from clients import coldstart
+
+    bundle = _fake_bundle(tmp_path / "svc")
+    decoy = tmp_path / "work"
+    decoy.mkdir()
+    (decoy / "svc-app").write_text("#!/bin/sh\n")
+    (decoy / "svc-app").chmod(0o755)
+    monkeypatch.chdir(decoy)
+    monkeypatch.setattr(sys, "argv", ["svc", "capture"])  # typed by name, found through a link
+    monkeypatch.setattr(sys, "executable", str(bundle / "svc"))
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    env = {"PATH": "/usr/bin:/bin"}
+    assert coldstart.app_command(env) == [str(bundle / "svc-app"), "--headless"]
+
+
 # -- install / uninstall ------------------------------------------------------------------------
 
 
@@ -536,7 +554,11 @@ def test_the_bundle_runs_alone_and_reports_its_build(bundle: Bundle, tmp_path: P
     app_pid = agent_pid = None
     with serving(Page) as base_url:
         try:
-            # no agent yet: the bundled svc cold-starts the svc-app beside it, headless
+            # no agent yet: the bundled svc cold-starts the svc-app beside it, headless, not
+            # one that happens to lie in the working folder
+            decoy = tmp_path / "svc-app"
+            decoy.write_text("#!/bin/sh\nexit 3\n")
+            decoy.chmod(0o755)
             html = tmp_path / "page.html"
             try:
                 _svc(env, tmp_path, "capture", f"{base_url}/", "--output", str(html))
