@@ -19,13 +19,14 @@ BENCH_DEBIAN_PACKAGES ?= chromium postgresql
 export QT_QPA_PLATFORM ?= offscreen
 export QTWEBENGINE_CHROMIUM_FLAGS ?= --no-sandbox --disable-gpu
 
-.PHONY: setup test test-fast lint typecheck pytest bench clean debian-deps demo run
+.PHONY: setup test test-fast lint typecheck pytest bench clean debian-deps demo run bundle \
+	install-user uninstall-user
 
 setup: $(STAMP) debian-deps
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,bundle]'
 	@touch $(STAMP)
 
 debian-deps:
@@ -64,5 +65,19 @@ demo: setup
 run: setup
 	env -u QT_QPA_PLATFORM $(BIN)/svc-app
 
+# dist/svc/ (svc-app, svc, svc-mcp and QtWebEngine in one folder, with build metadata) and
+# dist/svc.tar.gz; see packaging/README.md.
+bundle: $(STAMP)
+	$(BIN)/python packaging/bundle.py
+
+# Desktop entry, icon and the commands on PATH for the current user, pointing at dist/svc/
+# (built first when there is none).
+install-user:
+	@test -x dist/svc/install.sh || $(MAKE) bundle
+	dist/svc/install.sh
+
+uninstall-user:
+	dist/svc/uninstall.sh
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis build dist

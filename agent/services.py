@@ -9,6 +9,7 @@ from typing import Any
 from bridge_protocol.session_ids import session_number
 from proxy import Diagnostics, ProxyListeners
 
+from . import build_info
 from .bridge_client import BridgeClient
 from .browser import Browser
 from .capture_stream import CaptureJob
@@ -54,7 +55,7 @@ def build_services(
     scheduler: Scheduler,
     bridge: BridgeClient | None,
 ) -> Services:
-    process = AgentProcess()
+    process = AgentProcess(build=build_info.load())
     worker = ControlWorker(WorkerState(deadline_seconds=config.worker_deadline))
     profiles = Profiles(store, config)
     proxies = Proxies(store, config)

@@ -44,10 +44,14 @@ def lock_path(port: int, env: Mapping[str, str], name: str = "coldstart") -> Pat
 
 
 def app_command(env: Mapping[str, str]) -> list[str]:
-    """`svc-app`, the one beside this interpreter's scripts when there is one, else from PATH."""
+    """`svc-app`, the one beside this interpreter's scripts when there is one, else from PATH.
+    In a bundle (`make bundle`) the one beside this executable: there argv[0] is the name as
+    typed (`svc` through a link on PATH), which would look in the working folder."""
+    beside_executable = shutil.which("svc-app", path=str(Path(sys.executable).parent))
     program = (
-        shutil.which("svc-app", path=str(Path(sys.argv[0]).resolve().parent))
-        or shutil.which("svc-app", path=str(Path(sys.executable).parent))
+        (beside_executable if getattr(sys, "frozen", False) else None)
+        or shutil.which("svc-app", path=str(Path(sys.argv[0]).resolve().parent))
+        or beside_executable
         or shutil.which("svc-app", path=env.get("PATH"))
     )
     if program is None:

@@ -21,6 +21,8 @@ class HostConfig:
     headless: bool
     agent_program: str
     agent_args: tuple[str, ...]
+    # a PyInstaller bundle (`make bundle`): the agent is this very executable
+    bundled: bool = False
 
     @property
     def logs_dir(self) -> Path:
@@ -47,11 +49,19 @@ class HostConfig:
             headless=headless,
             agent_program=program,
             agent_args=args,
+            bundled=is_bundle(),
         )
 
 
+def is_bundle() -> bool:
+    return bool(getattr(sys, "frozen", False))
+
+
 def agent_command() -> tuple[str, tuple[str, ...]]:
-    """`svc-app --agent`, with the svc-app beside this Python (so the same interpreter runs it)."""
+    """`svc-app --agent`: in a bundle this very executable; from source the svc-app beside this
+    Python (so the same interpreter runs it)."""
+    if is_bundle():
+        return sys.executable, ("--agent",)
     script = shutil.which("svc-app", path=str(Path(sys.executable).parent))
     if script:
         return script, ("--agent",)

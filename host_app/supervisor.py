@@ -89,7 +89,7 @@ class Supervisor(QObject):
     def _stop_stale(self, pid: Any) -> None:
         if not isinstance(pid, int):
             return
-        if not supervision.is_own_agent(pid, self.config.agent_program):
+        if not self._is_own_agent(pid):
             self.log.write(
                 "supervisor.port_taken",
                 f"port {self.config.port} answers health for pid {pid}, which is not this "
@@ -103,13 +103,14 @@ class Supervisor(QObject):
             os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + supervision.STOP_DEADLINE
         while time.monotonic() < deadline:
-            if not os.path.exists(f"/proc/{pid}") or not supervision.is_own_agent(
-                pid, self.config.agent_program
-            ):
+            if not os.path.exists(f"/proc/{pid}") or not self._is_own_agent(pid):
                 return
             time.sleep(0.05)
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
+
+    def _is_own_agent(self, pid: int) -> bool:
+        return supervision.is_own_agent(pid, self.config.agent_program, bundled=self.config.bundled)
 
     def _launch(self) -> None:
         proc = QProcess(self)

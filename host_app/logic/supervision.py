@@ -32,12 +32,22 @@ def backoff(restarts: int) -> float:
 
 
 def agent_command_matches(cmdline: list[str], executable: str) -> bool:
-    """Is this process command line our own agent: `<python> <svc-app> --agent` or
-    `<svc-app> --agent`, where svc-app is this installation's executable?"""
+    """Run from source: is this process command line our own agent, `<python> <svc-app> --agent`,
+    where svc-app is this installation's entry point script (the process image is the shared
+    Python interpreter, so only the script tells one virtualenv from another)?"""
     if not cmdline or cmdline[-1] != "--agent":
         return False
     want = os.path.realpath(executable)
     return any(os.path.realpath(arg) == want for arg in cmdline[:-1])
+
+
+def bundled_agent_matches(cmdline: list[str], image: str | None, executable: str) -> bool:
+    """A bundle: is this process our own agent, the bundle's `svc-app` executable itself (its
+    process image, whatever argv[0] says) started as `svc-app --agent`? An agent of another
+    bundle, a copy elsewhere included, has another image."""
+    if image is None or not cmdline or cmdline[-1] != "--agent":
+        return False
+    return os.path.realpath(image) == os.path.realpath(executable)
 
 
 def read_cmdline(pid: int, proc: Path = Path("/proc")) -> list[str] | None:
@@ -48,8 +58,28 @@ def read_cmdline(pid: int, proc: Path = Path("/proc")) -> list[str] | None:
     return [part.decode("utf-8", "replace") for part in raw.split(b"\0") if part]
 
 
-def is_own_agent(pid: int, executable: str, proc: Path = Path("/proc")) -> bool:
+def read_image(pid: int, proc: Path = Path("/proc")) -> str | None:
+    """The executable file a process runs (`/proc/<pid>/exe`); None when it cannot be read."""
+    try:
+        image = os.readlink(proc / str(pid) / "exe")
+    except OSError:
+        return None
+    # an executable replaced after the process started (a bundle unpacked again over itself)
+    # reads "<path> (deleted)": still the agent of the bundle at that path
+    return image.removesuffix(" (deleted)")
+
+
+def is_own_agent(
+    pid: int, executable: str, proc: Path = Path("/proc"), *, bundled: bool = False
+) -> bool:
+    """Spec 1 lifecycle rule 4: does `pid` resolve to this installation's agent executable? A
+    bundle compares the process image with its own `svc-app`; from source, the command line
+    with the virtualenv's `svc-app` entry point."""
     if pid <= 1 or pid == os.getpid():
         return False
     cmdline = read_cmdline(pid, proc)
-    return cmdline is not None and agent_command_matches(cmdline, executable)
+    if cmdline is None:
+        return False
+    if bundled:
+        return bundled_agent_matches(cmdline, read_image(pid, proc), executable)
+    return agent_command_matches(cmdline, executable)
