@@ -532,6 +532,26 @@ def choose_shell(candidates: list[str | None], is_executable: Callable[[str], bo
     return "/bin/sh"
 
 
+def user_environment(base_env: Mapping[str, str]) -> dict[str, str]:
+    """The environment the user had before a bundle's bootloader set its own: PyInstaller
+    points LD_LIBRARY_PATH at the bundle (saving the user's in LD_LIBRARY_PATH_ORIG) and adds
+    `_PYI_*`/`_MEIPASS2`; a shell keeping them would load the bundle's libraries into every
+    program it starts. The terminal's own size variables are left to the pty."""
+    dropped = ("COLUMNS", "LINES", "TERMCAP", "_MEIPASS2", "LD_LIBRARY_PATH_ORIG")
+    env = {k: v for k, v in base_env.items() if k not in dropped and not k.startswith("_PYI_")}
+    if (
+        "_PYI_ARCHIVE_FILE" in base_env
+        or "_PYI_APPLICATION_HOME_DIR" in base_env
+        or ("LD_LIBRARY_PATH_ORIG" in base_env)
+    ):
+        original = base_env.get("LD_LIBRARY_PATH_ORIG")
+        if original:
+            env["LD_LIBRARY_PATH"] = original
+        else:
+            env.pop("LD_LIBRARY_PATH", None)
+    return env
+
+
 def shell_command(
     base_env: Mapping[str, str],
     *,
@@ -544,7 +564,7 @@ def shell_command(
     """The user's login shell in the home directory, with the session exported to it."""
     path = choose_shell([base_env.get("SHELL"), passwd_shell], is_executable)
     home = base_env.get("HOME") or passwd_home or "/"
-    env = {k: v for k, v in base_env.items() if k not in ("COLUMNS", "LINES", "TERMCAP")}
+    env = user_environment(base_env)
     env.update(
         TERM="xterm-256color",
         COLORTERM="truecolor",

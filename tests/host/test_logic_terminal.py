@@ -299,3 +299,21 @@ def test_scrollback_bounds_and_regions() -> None:
     region.feed(b"\x1b[3J")
     assert region.history_lines == 0
     assert region.scroll == 0
+
+
+def test_a_bundles_library_path_does_not_reach_the_shell() -> None:
+    from host_app.logic.terminal import user_environment
+
+    bundled = {
+        "PATH": "/usr/bin",
+        "LD_LIBRARY_PATH": "/opt/svc/_internal",
+        "LD_LIBRARY_PATH_ORIG": "/home/u/lib",
+        "_PYI_APPLICATION_HOME_DIR": "/opt/svc/_internal",
+        "_PYI_PARENT_PROCESS_LEVEL": "1",
+        "COLUMNS": "80",
+    }
+    assert user_environment(bundled) == {"PATH": "/usr/bin", "LD_LIBRARY_PATH": "/home/u/lib"}
+    del bundled["LD_LIBRARY_PATH_ORIG"]
+    assert user_environment(bundled) == {"PATH": "/usr/bin"}
+    # from source: the user's own library path is theirs
+    assert user_environment({"LD_LIBRARY_PATH": "/mine"}) == {"LD_LIBRARY_PATH": "/mine"}
