@@ -284,6 +284,16 @@ async def element_info(target: Target) -> ElementInfo:
     raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{target.what}: the element left the document")
 
 
+WHEEL_INSET = 12.0  # CSS px kept from the viewport's edges (scrollbars, a border)
+
+
+def wheel_point(info: ElementInfo) -> tuple[float, float]:
+    """The viewport point nearest to the element's center, WHEEL_INSET inside the edges."""
+    x = min(max(info.cx, WHEEL_INSET), max(WHEEL_INSET, info.vw - WHEEL_INSET))
+    y = min(max(info.cy, WHEEL_INSET), max(WHEEL_INSET, info.vh - WHEEL_INSET))
+    return x, y
+
+
 async def reachable(target: Target, scroll: bool) -> ElementInfo:
     """The element's bounds once its center is in the viewport (bounded wheel scrolling: each
     event moves at most ~1,000 px, and the number of events is bounded by the distance to the
@@ -310,7 +320,12 @@ async def reachable(target: Target, scroll: bool) -> ElementInfo:
         # Chromium scrolls ~100 CSS px per 120 units of wheel angle; bounded per event
         wy = -max(-1200, min(1200, round(dy * 1.2))) if abs(dy) >= 1 else 0
         wx = -max(-1200, min(1200, round(dx * 1.2))) if abs(dx) >= 1 else 0
-        target.wheel(info.vw / 2, info.vh / 2, wx, wy)
+        # over the viewport's point nearest to the element, as a person puts the pointer over
+        # the part of the page to scroll: a sidebar or panel that scrolls on its own gets the
+        # wheel (at the viewport's center the document scrolled and a sticky sidebar's link
+        # never came into view); a scroller at its end hands the rest on to the page
+        px, py = wheel_point(info)
+        target.wheel(px, py, wx, wy)
         await aio.sleep(target.page.loop, SCROLL_SETTLE)
     raise _err(
         ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element could not be scrolled into view"

@@ -300,6 +300,9 @@ class BrowserWindow(HidingWindow):
         self.current = session_id
         self.address.clear()
         self.status.setVisible(False)
+        if session_id in self.engine.session_settings:
+            # the person wants to see it: its browser starts (lazily, spec 1 §1)
+            self.engine.browser(session_id)
         self.refresh()
         self._show_terminal()
 
@@ -315,10 +318,9 @@ class BrowserWindow(HidingWindow):
     # -- the live view ---------------------------------------------------------------------------
 
     def _browser(self) -> SessionBrowser | None:
-        sid = self.current
-        if sid is None or sid not in self.engine.session_settings:
-            return None
-        return self.engine.browser(sid)
+        """The selected session's browser as it is (never started here: a refresh also runs
+        while the engine shuts down, and a context started then outlives the app)."""
+        return self.engine.sessions.get(self.current or "")
 
     def _show(self, b: SessionBrowser | None) -> None:
         """Show the session's current page: its root page, or the popup that is current; the

@@ -199,21 +199,9 @@ class Engine:
 
         async def clear() -> None:
             if b.active:
-                gone: aio.Future[None] = aio.Future()
-
-                def destroyed(*_: Any) -> None:
-                    if not gone.done():
-                        gone.set_result(None)
-
-                if b.profile is not None:
-                    b.profile.destroyed.connect(destroyed)
-                else:
-                    destroyed()
                 b.rebuilding = True
                 try:
-                    b.close()
-                    await aio.within(self.loop, gone, 5.0, None)
-                    await self._prefs_written(storage / "user_prefs.json")
+                    await self._close_context(b)
                     await self._remove_tree(storage)
                 finally:
                     b.rebuilding = False
@@ -453,6 +441,23 @@ class Engine:
             if now != last:
                 last, quiet_since = now, self.loop.time()
 
+    async def _close_context(self, b: SessionBrowser) -> None:
+        """Close the session's context and wait until the engine has let go of its folder: the
+        profile object destroyed (5 s at most) and its preference file quiet."""
+        gone: aio.Future[None] = aio.Future()
+
+        def destroyed(*_: Any) -> None:
+            if not gone.done():
+                gone.set_result(None)
+
+        if b.profile is not None:
+            b.profile.destroyed.connect(destroyed)
+        else:
+            destroyed()
+        b.close()
+        await aio.within(self.loop, gone, 5.0, None)
+        await self._prefs_written(b.storage / "user_prefs.json")
+
     async def rebuild(self, session_id: str) -> bool:
         """A new browser context (profile) on the session's current route, on the same storage
         folder so cookies and storage are kept: user_prefs.json is rewritten before the profile
@@ -465,21 +470,9 @@ class Engine:
         if b.route == route_of(settings):
             b.release_route()
             return False
-        gone: aio.Future[None] = aio.Future()
-
-        def destroyed(*_: Any) -> None:
-            if not gone.done():
-                gone.set_result(None)
-
-        if b.profile is not None:
-            b.profile.destroyed.connect(destroyed)
-        else:
-            destroyed()
         b.rebuilding = True
         try:
-            b.close()
-            await aio.within(self.loop, gone, 5.0, None)
-            await self._prefs_written(b.storage / "user_prefs.json")
+            await self._close_context(b)
         finally:
             b.rebuilding = False
         # the session closed meanwhile, or its settings went: no context to build

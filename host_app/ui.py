@@ -239,7 +239,10 @@ class MainUI:
         _bring(self.browser)
 
     def close(self) -> None:
-        """At quit: every terminal's shell ends (nothing is left running)."""
+        """At quit: every terminal's shell ends (nothing is left running), no request to the
+        agent answers into a window that is going."""
+        self.browser.list_timer.stop()
+        self.api.close()
         self.browser.close_terminals()
 
     def show_settings(self) -> None:

@@ -10,7 +10,7 @@ from typing import Generic, TypeVar
 import msgspec
 
 from .logic.workspace import ProxyLocation, SessionRow
-from .qt import QByteArray, QNetworkAccessManager, QNetworkRequest, QObject, QUrl
+from .qt import QByteArray, QNetworkAccessManager, QNetworkReply, QNetworkRequest, QObject, QUrl
 
 T = TypeVar("T")
 S = TypeVar("S")
@@ -57,6 +57,18 @@ class UiApi:
     def __init__(self, port: int, parent: QObject | None = None) -> None:
         self.base = f"http://127.0.0.1:{port}"
         self._nam = QNetworkAccessManager(parent)
+        self._pending: set[QNetworkReply] = set()
+        self._closed = False
+
+    def close(self) -> None:
+        """No answer is delivered from now on (the windows are going): pending requests are
+        aborted with their callbacks cut, so none runs into a window being destroyed."""
+        self._closed = True
+        for reply in list(self._pending):
+            reply.finished.disconnect()
+            reply.abort()
+            reply.deleteLater()
+        self._pending.clear()
 
     def sessions(self, done: Done[list[SessionRow]]) -> None:
         self._call("GET", "/v1/sessions", _Envelope[_Sessions], lambda e: e.data.sessions, done)
@@ -93,6 +105,8 @@ class UiApi:
         done: Done[T],
         body: bytes | None = None,
     ) -> None:
+        if self._closed:
+            return
         request = QNetworkRequest(QUrl(self.base + path))
         request.setTransferTimeout(REQUEST_TIMEOUT_MS)
         if method != "GET":
@@ -104,8 +118,13 @@ class UiApi:
         if reply is None:
             done(ApiError("AGENT_UNAVAILABLE", "the request could not be sent"))
             return
+        self._pending.add(reply)
 
         def finished() -> None:
+            self._pending.discard(reply)
+            if self._closed:
+                reply.deleteLater()
+                return
             raw = bytes(reply.readAll().data())
             status = reply.attribute(QNetworkRequest.Attribute.HttpStatusCodeAttribute)
             reason = reply.errorString()

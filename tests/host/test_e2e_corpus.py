@@ -198,3 +198,18 @@ def test_script_made_controls_of_the_docs_are_clickable(
     assert "data" in answer, answer
     after = [c["t"] for c in observation_of(answer["data"])["content"] if c["k"] == "code"]
     assert sum(t.count(">>> ") for t in after) < sum(t.count(">>> ") for t in before)
+
+
+def test_a_link_low_in_a_sticky_sidebar_is_scrolled_to_and_followed(
+    host: HostApp, docs: str, session: str
+) -> None:
+    """The docs' sidebar stays in place while the page scrolls and scrolls on its own: its
+    "Next topic" link below the fold is reached by wheeling over the sidebar, as a person
+    would (the page's own scrolling never brings it into view)."""
+    data = navigate(host, session, f"{docs}/python3/html/library/asyncio-task.html")
+    obs = observation_of(data)
+    found = find(host, obs["id"], query="Streams", role="link")
+    link = next(e for e in found["elements"] if e["dest"].endswith("/asyncio-stream.html"))
+    answer = act(host, obs["id"], {"action": "click", "ref": link["ref"]})
+    assert "data" in answer, answer
+    assert answer["data"]["observation"]["url"].endswith("/library/asyncio-stream.html")

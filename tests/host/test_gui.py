@@ -6,13 +6,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,24 +18,9 @@ import pytest
 
 from .hostproc import HostApp
 from .site import Site
+from .xscreen import Screen, poll
 
 pytestmark = pytest.mark.gui
-
-GRAB = r"""
-import sys
-from PyQt6.QtGui import QGuiApplication
-app = QGuiApplication(["grab", "-platform", "xcb"])
-image = QGuiApplication.primaryScreen().grabWindow(0).toImage()
-image.save(sys.argv[1], "PNG")
-colors = set()
-green = 0
-w, h = image.width(), image.height()
-for y in range(0, h, 7):
-    for x in range(0, w, 7):
-        colors.add(image.pixel(x, y))
-        green += image.pixel(x, y) & 0xFFFFFF == 0x00CC00
-print(len(colors), w, h, green)
-"""
 
 # another application whose window takes the focus, so svc-app is inactive; it prints
 # "active" / "inactive" whenever its window's activation changes
@@ -62,61 +45,20 @@ app.exec()
 """
 
 
-def _free_display() -> int:
-    for n in range(91, 200):
-        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
-            return n
-    raise RuntimeError("no free X display number")
-
-
 @pytest.fixture
-def xvfb() -> Iterator[str]:
-    if shutil.which("Xvfb") is None:
-        pytest.skip("Xvfb is not installed (make test installs the Debian package xvfb)")
-    n = _free_display()
-    proc = subprocess.Popen(
-        ["Xvfb", f":{n}", "-screen", "0", "1400x900x24", "-nolisten", "tcp"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+def xvfb() -> Iterator[Screen]:
+    screen = Screen()
     try:
-        deadline = time.monotonic() + 10
-        while not Path(f"/tmp/.X11-unix/X{n}").exists():
-            assert proc.poll() is None, "Xvfb exited"
-            assert time.monotonic() < deadline, "Xvfb did not start"
-            time.sleep(0.05)
-        yield f":{n}"
+        yield screen
     finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(5)
-
-
-def _grab(display: str, out: Path) -> tuple[int, int]:
-    """(distinct colors, pixels of the fixture's #0c0 green) on a 7 px grid of the screen."""
-    env = dict(os.environ, DISPLAY=display, QT_QPA_PLATFORM="xcb")
-    r = subprocess.run(
-        [sys.executable, "-c", GRAB, str(out)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    fields = r.stdout.split()
-    return int(fields[0]), int(fields[3])
+        screen.stop()
 
 
 class OtherApp:
     """Another application in front: svc-app is inactive while its window has the focus."""
 
-    def __init__(self, display: str) -> None:
-        env = dict(os.environ, DISPLAY=display, QT_QPA_PLATFORM="xcb")
+    def __init__(self, screen: Screen) -> None:
+        env = screen.env
         self.proc = subprocess.Popen(
             [sys.executable, "-c", OTHER_APP],
             env=env,
@@ -128,7 +70,7 @@ class OtherApp:
         self.lines: list[str] = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
-        _poll(lambda: self.lines[-1:] == ["active"], "the other app to take the focus")
+        poll(lambda: self.lines[-1:] == ["active"], "the other app to take the focus")
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -145,13 +87,6 @@ class OtherApp:
             self.proc.wait(5)
         if self.proc.stdout is not None:
             self.proc.stdout.close()
-
-
-def _poll(check: Callable[[], bool], what: str, timeout: float = 15) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def _records(app: HostApp, category: str) -> list[dict[str, Any]]:
@@ -174,19 +109,19 @@ def _inactive(app: HostApp) -> bool:
 
 @pytest.mark.parametrize("follow", [True, False], ids=["follow-on", "follow-off"])
 def test_inactive_app_shows_the_commanded_session_without_coming_forward(
-    xvfb: str, site: Site, tmp_path: Path, follow: bool
+    xvfb: Screen, site: Site, tmp_path: Path, follow: bool
 ) -> None:
     settings = json.dumps({"follow_browser_commands": follow})
     app = HostApp(
         tmp_path / "gui",
-        env={"DISPLAY": xvfb, "QT_QPA_PLATFORM": "xcb", "_SETTINGS": settings},
+        env={"DISPLAY": xvfb.display, "QT_QPA_PLATFORM": "xcb", "_SETTINGS": settings},
     )
     app.start(gui=True)
     other = None
     try:
         sid = app.new_session()
         other = OtherApp(xvfb)  # the user works in another app
-        _poll(lambda: _inactive(app), "svc-app to become inactive")
+        poll(lambda: _inactive(app), "svc-app to become inactive")
         data = app.ok(
             "POST",
             "/v1/navigate",
@@ -195,15 +130,15 @@ def test_inactive_app_shows_the_commanded_session_without_coming_forward(
         assert data["page"]["url"] == site.url("/footer?h=3000")  # the same result either way
         shot = tmp_path / "screen.png"
         if follow:
-            _poll(lambda: _selected(app) == [sid], "the session to be selected")
+            poll(lambda: _selected(app) == [sid], "the session to be selected")
             # the browser window now shows the session's live view (its green page) ...
-            _poll(lambda: _grab(xvfb, shot)[1] > 1000, "the window to show the session")
-            colors, _ = _grab(xvfb, shot)
+            poll(lambda: xvfb.grab(shot)["green"] > 1000, "the window to show the session")
+            colors = xvfb.grab(shot)["colors"]
             assert shot.stat().st_size > 5000
             assert colors > 20, f"the screen looks blank ({colors} colors)"
         else:
             assert _selected(app) == []
-            assert _grab(xvfb, shot)[1] == 0  # the window still shows no session
+            assert xvfb.grab(shot)["green"] == 0  # the window still shows no session
         # ... and was not brought forward: the other app kept the focus throughout
         assert other.lines == ["active"]
     finally:

@@ -147,6 +147,7 @@ def check(tmp_path: Path) -> None:
     profile = b.profile
     gone: list[bool] = []
     profile.destroyed.connect(lambda *_: gone.append(True))
+    ui.close()  # as the app's Quit does
     engine.shutdown()
     # every page goes, then the profile (it may go only after its last page)
     until(lambda: bool(gone), "the profile to go after its pages")
