@@ -120,9 +120,12 @@ def classify(request: h11.Request) -> ProxyRequest:
     target_text = request.target.decode("ascii", "replace")
     if request.method == b"CONNECT":
         target = parse_authority(target_text)
-        return ProxyRequest(
-            request.method, target, target.authority.encode(), upstream_headers(request.headers)
-        )
+        headers = upstream_headers(request.headers)
+        # an HTTP/1.0 client may leave Host out; the upstream gets an HTTP/1.1 CONNECT,
+        # which must carry one
+        if not any(name.lower() == b"host" for name, _ in headers):
+            headers.insert(0, (b"host", target.authority.encode()))
+        return ProxyRequest(request.method, target, target.authority.encode(), headers)
     if request.method not in RELAYED_METHODS:
         raise ProxyRequestError(405, f"method {request.method.decode('ascii', 'replace')}")
     if not target_text.lower().startswith("http://"):

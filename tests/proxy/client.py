@@ -41,11 +41,18 @@ def _read_answer(sock: socket.socket, *, head_only: bool = False) -> tuple[Answe
     return Answer(int(status), reason, headers, rest[:length]), rest[length:]
 
 
-def tunnel(port: int, authority: str, timeout: float = 10) -> tuple[Answer, socket.socket]:
+def tunnel(
+    port: int, authority: str, timeout: float = 10, *, http10_without_host: bool = False
+) -> tuple[Answer, socket.socket]:
     """CONNECT through the listener; the socket is the tunnel when the answer is 200."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    head = (
+        f"CONNECT {authority} HTTP/1.0\r\n"
+        if http10_without_host
+        else f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n"
+    )
     sock.sendall(
-        f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\nUser-Agent: test\r\n"
+        f"{head}User-Agent: test\r\n"
         "Proxy-Authorization: Basic Y2xpZW50OmNsaWVudA==\r\n\r\n".encode()
     )
     answer, rest = _read_answer(sock, head_only=True)

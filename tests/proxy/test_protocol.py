@@ -44,6 +44,16 @@ def test_connect_takes_an_authority_target() -> None:
     assert (b"user-agent", b"ua") in r.headers
 
 
+def test_a_connect_without_host_gets_one_for_the_upstream() -> None:
+    # HTTP/1.0 allows it; the upstream gets an HTTP/1.1 CONNECT, which needs Host (it used to
+    # fail in h11 and the listener closed the connection without an answer)
+    r = classify(h11.Request(method=b"CONNECT", target=b"example.com:443", headers=[],
+                             http_version=b"1.0"))  # fmt: skip
+    assert r.headers == [(b"host", b"example.com:443")]
+    client = h11.Connection(h11.CLIENT)
+    assert client.send(h11.Request(method=b"CONNECT", target=r.request_target, headers=r.headers))
+
+
 def test_connect_to_ipv6() -> None:
     r = classify(request(b"CONNECT", b"[::1]:8443"))
     assert r.target == Target("::1", 8443)

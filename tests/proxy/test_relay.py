@@ -132,11 +132,14 @@ async def test_keep_alive_requests_and_bodies(upstream: UpstreamProxy, origin: O
     assert [s.target for s in upstream.seen] == [origin.url("/one"), origin.url("/two")]
 
 
-async def test_connect_tunnels_bytes_both_ways(upstream: UpstreamProxy, origin: Origin) -> None:
+@pytest.mark.parametrize("http10", [False, True], ids=["http11", "http10-without-host"])
+async def test_connect_tunnels_bytes_both_ways(
+    upstream: UpstreamProxy, origin: Origin, http10: bool
+) -> None:
     async with running(upstream) as world:
 
         def through() -> Any:
-            answer, sock = tunnel(world.port, origin.authority)
+            answer, sock = tunnel(world.port, origin.authority, http10_without_host=http10)
             with sock:
                 assert (answer.status, answer.reason) == (200, "Connection established")
                 return get_in_tunnel(sock, origin.authority, "/inside")
