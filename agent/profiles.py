@@ -485,10 +485,18 @@ class Profiles:
                 "image_size_limit_kb": settings.image_size_limit_kb,
                 "includes_cookies": 0,
                 "includes_passwords": 0,
-                "fingerprint_profile": _fingerprint_json(settings.fingerprint_profile),
+                "fingerprint_profile": _imported_fingerprint(settings.fingerprint_profile),
             }
         )
         return {"profile": self.render(profile), "proxy_created": proxy_created}
+
+
+def _imported_fingerprint(fp: FingerprintProfile | msgspec.UnsetType | None) -> str | None:
+    """As on creation: an archive that carries no `fingerprint_profile` gives the compatibility
+    template (a fresh seed), an explicit null the native identity."""
+    if fp is msgspec.UNSET:
+        return msgspec.json.encode(compatibility_template()).decode()
+    return _fingerprint_json(fp)
 
 
 class _ProfileSettings(msgspec.Struct):
@@ -497,4 +505,5 @@ class _ProfileSettings(msgspec.Struct):
     adblock_enabled: bool = True
     image_blocking_mode: ImageMode = "none"
     image_size_limit_kb: ImageLimit = 1024
-    fingerprint_profile: FingerprintProfile | None = None
+    # absent (an archive of another producer): the template; null: the native identity
+    fingerprint_profile: FingerprintProfile | msgspec.UnsetType | None = msgspec.UNSET

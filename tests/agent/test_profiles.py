@@ -472,18 +472,15 @@ def test_transfer_errors(agent: AgentProcess) -> None:
     ):
         body = {"contents_base64": contents}
         assert invalid(agent, "POST", "/v1/profile-transfers/import", body) == "contents_base64"
-    # An archive without a fingerprint imports with native identity; old versions are read.
+    # Old versions are read; one without a fingerprint gets the template, as on creation.
     old = transfers.Archive(kind="profile", version=3, credentials_included=False)
     name = new_name("Old ")
     old.profiles.append({"name": name, "proxy_alias": None, "settings": {"adblock_enabled": False}})
     imported = agent.ok(
         "POST", "/v1/profile-transfers/import", {"contents_base64": transfers.encode(old)}
     )["profile"]
-    assert (imported["name"], imported["adblock_enabled"], imported["fingerprint_profile"]) == (
-        name,
-        False,
-        None,
-    )
+    assert (imported["name"], imported["adblock_enabled"]) == (name, False)
+    assert imported["fingerprint_profile"]["schema_version"] == 1
 
 
 def test_profiles_and_proxies_survive_kill_9(make_agent: Callable[..., AgentProcess]) -> None:
@@ -501,3 +498,24 @@ def test_profiles_and_proxies_survive_kill_9(make_agent: Callable[..., AgentProc
     assert again.ok("GET", "/v1/proxies")["proxies"] == [proxy]
     # The app-authorization secret is made anew at every start.
     assert (again.data_dir / "agent-secret").read_text() != secret
+
+
+def test_an_archived_profile_without_a_fingerprint_gets_the_template(agent: AgentProcess) -> None:
+    """As on creation: omitted -> the compatibility template (a seed of its own), null ->
+    native identity."""
+    for key, present in (("template", False), ("native", True)):
+        settings: dict[str, Any] = {"adblock_enabled": True}
+        if present:
+            settings["fingerprint_profile"] = None
+        archive = transfers.Archive(kind="profile", version=6, credentials_included=False)
+        name = new_name(f"Archived {key} ")
+        archive.profiles.append({"name": name, "proxy_alias": None, "settings": settings})
+        imported = agent.ok(
+            "POST", "/v1/profile-transfers/import", {"contents_base64": transfers.encode(archive)}
+        )["profile"]
+        fp = imported["fingerprint_profile"]
+        if present:
+            assert fp is None
+        else:
+            assert fp["schema_version"] == 1
+            assert len(fp["seed"]) == 32
