@@ -4,6 +4,7 @@ before the QApplication exists, which pytest-qt's shared application does not al
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -78,6 +79,23 @@ def check(tmp_path: Path) -> None:
     assert "g1" in item.text()
     assert "17402" in item.text()
     assert "active" in item.text()
+
+    # the Info view: the agent's installation id from its last start, the data folder's size
+    logs = tmp_path / "Logs"
+    logs.mkdir(exist_ok=True)
+    started = {"id": "x", "created_at": 1, "category": "agent.started", "level": "info",
+               "message": "agent listening", "data": {"machine_id": "ABC-123"}}  # fmt: skip
+    (logs / "global.ndjson").write_text(json.dumps(started) + "\n")
+    (tmp_path / "Browser" / "Tab-3").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "Browser" / "Tab-3" / "Cookies").write_bytes(b"c" * 2048)
+    ui.info.show_session("Session3")
+    shown = {label: w.text() for label, w in ui.info.values.items()}
+    assert shown["Federated id"] == "machine-ABC-123.Session3"
+    assert shown["Name"] == "Shop"
+    assert shown["Group"] == "g1"
+    assert shown["Data folder"] == "2.0 KiB"
+    assert ui.info.windowTitle() == "Info: Shop"
+    ui.info.hide()
 
     ui.show_browser()
     assert ui.browser.isVisible()
