@@ -97,6 +97,46 @@ def check(tmp_path: Path) -> None:
     assert ui.info.windowTitle() == "Info: Shop"
     ui.info.hide()
 
+    # the Logs view: opened on the selected session, rows readable, filters, malformed lines
+    session_log = logs / "sessions" / "3.ndjson"
+    session_log.parent.mkdir(exist_ok=True)
+    rec = {"id": "r", "created_at": 1700000000000, "level": "info", "message": "m"}
+    session_log.write_text(
+        json.dumps(rec | {"category": "page.dialog", "data": {"dialog": "alert"}}) + "\n"
+        + "not json\n"
+        + json.dumps(rec | {"category": "network.filtered", "level": "warning"}) + "\n"
+        + '{"partial": '
+    )  # fmt: skip
+    ui.browser.current = "Session3"
+    ui.logs.set_sessions([SessionRow(id="Session3", name="Shop")])
+    ui.logs.show()
+    table = ui.logs.table
+
+    def column(c: int) -> list[str]:
+        return [table.item(r, c).text() for r in range(table.rowCount())]  # type: ignore[union-attr]
+
+    assert ui.logs.source.currentData() == "Session3"
+    assert column(2) == ["page.dialog", "malformed", "network.filtered"]
+    table.setCurrentCell(0, 0)
+    assert '"dialog": "alert"' in ui.logs.details.toPlainText()
+    ui.logs.level.setCurrentIndex(ui.logs.level.findData("warning"))
+    assert column(2) == ["malformed", "network.filtered"]  # unknown levels always shown
+    ui.logs.level.setCurrentIndex(0)
+    ui.logs.category.setText("filter")
+    assert column(2) == ["network.filtered"]
+    ui.logs.category.setText("")
+    with session_log.open("a") as f:
+        f.write('1}\n')  # the partial line completes: a record without a category
+    ui.logs.poll()
+    assert column(2)[-1] == "?"
+    session_log.write_text(json.dumps(rec | {"category": "after.truncate"}) + "\n")
+    ui.logs.poll()
+    assert column(2) == ["after.truncate"]
+    ui.logs.source.setCurrentIndex(ui.logs.source.findData("global"))
+    assert column(2) == ["agent.started"]
+    assert not ui.logs.clear_button.isEnabled()  # the global log has no Clear
+    ui.logs.hide()
+
     ui.show_browser()
     assert ui.browser.isVisible()
     ui.browser.close()  # closing hides; the app stays
