@@ -126,7 +126,7 @@ def check(tmp_path: Path) -> None:
     assert column(2) == ["network.filtered"]
     ui.logs.category.setText("")
     with session_log.open("a") as f:
-        f.write('1}\n')  # the partial line completes: a record without a category
+        f.write("1}\n")  # the partial line completes: a record without a category
     ui.logs.poll()
     assert column(2)[-1] == "?"
     session_log.write_text(json.dumps(rec | {"category": "after.truncate"}) + "\n")
