@@ -31,6 +31,10 @@ class InfoWindow(HidingWindow):
         self.row_of = row_of
         self.session_id: str | None = None
         self.location: ProxyLocation | None = None
+        # measured when the view opens and when the engine changes the session, not at every
+        # read of the session list (a large profile folder takes a while to walk)
+        self.data_bytes = 0
+        self.machine_id: str | None = None
         self.resize(520, 380)
         self.form = QFormLayout()
         self.values: dict[str, QLabel] = {}
@@ -53,6 +57,7 @@ class InfoWindow(HidingWindow):
         row = self.row_of(session_id)
         if row is not None and row.proxy_alias and self.api is not None:
             self.api.proxy_location(session_id, self._located)
+        self._measure()
         self.show_values()
         self.show()
         self.raise_()
@@ -69,7 +74,17 @@ class InfoWindow(HidingWindow):
 
     def _changed(self, session_id: str) -> None:
         if session_id == self.session_id and self.isVisible():
-            QTimer.singleShot(0, self.show_values)
+            QTimer.singleShot(0, self._remeasured)
+
+    def _remeasured(self) -> None:
+        self._measure()
+        self.show_values()
+
+    def _measure(self) -> None:
+        data_dir = self.engine.data_dir
+        number = (self.session_id or "").removeprefix("Session")
+        self.data_bytes = folder_size(data_dir / "Browser" / f"Tab-{number}")
+        self.machine_id = machine_id_from_global_log(data_dir / "Logs" / "global.ndjson")
 
     def show_values(self) -> None:
         sid = self.session_id
@@ -78,12 +93,8 @@ class InfoWindow(HidingWindow):
             self.setWindowTitle("svc session info")
             return
         self.setWindowTitle(f"Info: {row.name}")
-        storage = self.engine.data_dir / "Browser" / f"Tab-{row.number}"
         lines = info_lines(
-            row,
-            machine_id=machine_id_from_global_log(self.engine.data_dir / "Logs" / "global.ndjson"),
-            location=self.location,
-            data_bytes=folder_size(storage),
+            row, machine_id=self.machine_id, location=self.location, data_bytes=self.data_bytes
         )
         for label, value in lines:
             widget = self.values.get(label)
