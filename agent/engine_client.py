@@ -166,6 +166,11 @@ class EngineClient:
         trust, exit locale): send these sessions' settings now, at most `push_timeout` seconds
         in all. Failures are logged, never raised: the change stays saved and the settings go
         with the session's next operation (docs/decisions.md "Settings pushed with a change")."""
+        if self._routes_ready is not None:
+            # whoever connects once the change has answered (the engine, or any client of the
+            # session's port) finds the listener of a new proxied route bound, with or without
+            # an engine to push to (bounded by the listeners' own settle timeout)
+            await self._routes_ready()
         if self._bridge is None:
             return
         ids = list(dict.fromkeys(session_ids))
