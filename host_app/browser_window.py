@@ -247,51 +247,61 @@ class BrowserWindow(HidingWindow):
         self.refresh()
 
     def row(self, session_id: str) -> SessionRow | None:
+        """The session as the API last listed it (as the engine holds it while the agent does
+        not answer); a running browser's pause state is the newest (a pause from the API is
+        applied to it before the API answers)."""
         row = self.rows.get(session_id)
-        if row is not None:
-            return row
         settings = self.engine.session_settings.get(session_id)
-        if settings is None:
-            return None
         b = self.engine.sessions.get(session_id)
-        return _row_of(session_id, settings, b.paused if b is not None else settings.network_paused)
+        if row is None:
+            if settings is None:
+                return None
+            paused = b.paused if b is not None else settings.network_paused
+            return _row_of(session_id, settings, paused)
+        if b is not None and b.active and b.paused != row.network_paused:
+            return msgspec.structs.replace(row, network_paused=b.paused)
+        return row
 
     def _listed(self) -> list[SessionRow]:
-        ids = set(self.rows) if self.api is not None and self.rows else set()
-        ids |= set(self.engine.session_settings)
+        ids = set(self.rows) | set(self.engine.session_settings)
         rows = [r for r in (self.row(sid) for sid in ids) if r is not None]
         return sorted(rows, key=lambda r: r.number)
 
     def refresh(self) -> None:
         rows = self._listed()
-        self.sessions.blockSignals(True)
-        self.sessions.clear()
-        for listed in rows:
-            b = self.engine.sessions.get(listed.id)
-            row = listed
-            if b is not None and b.active:
-                # the engine knows first (a pause from the API is applied before it answers)
-                row = msgspec.structs.replace(listed, network_paused=b.paused)
-            item = QListWidgetItem(session_line(row))
-            item.setData(Qt.ItemDataRole.UserRole, row.id)
-            self.sessions.addItem(item)
-            if row.id == self.current:
-                self.sessions.setCurrentItem(item)
-        self.sessions.blockSignals(False)
+        self._fill_list([(row.id, session_line(row)) for row in rows])
         if self.current is not None and all(r.id != self.current for r in rows):
             self.current = None
         b = self._browser()
         self._show(b)
         self.banner.setVisible(b is not None and b.route_held)
         current = self.row(self.current) if self.current else None
-        paused = current.network_paused if current is not None else False
-        if b is not None and b.active:
-            paused = b.paused
+        paused = current is not None and current.network_paused
         self.pause.setText("Play" if paused else "Pause")
         if b is not None and b.page is not None and not self.address.hasFocus():
             self.address.setText(b.page.url().toString())
         for w in (self.pause, self.address):
             w.setEnabled(current is not None)
+
+    def _fill_list(self, lines: list[tuple[str, str]]) -> None:
+        """The list's items, rebuilt only when a line changed (it is read every second: a
+        rebuild each time would reset its scrolling)."""
+        shown = [
+            (str(item.data(Qt.ItemDataRole.UserRole)), item.text())
+            for item in map(self.sessions.item, range(self.sessions.count()))
+            if item is not None
+        ]
+        self.sessions.blockSignals(True)
+        if shown != lines:
+            self.sessions.clear()
+            for sid, text in lines:
+                item = QListWidgetItem(text)
+                item.setData(Qt.ItemDataRole.UserRole, sid)
+                self.sessions.addItem(item)
+        for i, (sid, _) in enumerate(lines):
+            if sid == self.current and self.sessions.currentRow() != i:
+                self.sessions.setCurrentRow(i)
+        self.sessions.blockSignals(False)
 
     def select(self, session_id: str) -> None:
         if session_id == self.current:
@@ -394,7 +404,7 @@ class BrowserWindow(HidingWindow):
             return
         row = self.row(sid)
         b = self.engine.sessions.get(sid)
-        paused = b.paused if b is not None and b.active else bool(row and row.network_paused)
+        paused = row is not None and row.network_paused
         if self.api is None:
             if b is not None:
                 b.pause() if not paused else b.play()

@@ -47,7 +47,7 @@ from .qt import (
     QTimer,
     QWidget,
 )
-from .session_browser import SessionBrowser
+from .session_browser import SessionBrowser, removed
 from .shared_assets import SharedAssets
 
 # SessionBrowser lives in host_app/session_browser.py; it is named from here too, as the session
@@ -218,9 +218,8 @@ class Engine:
         self._locked_task(b, clear(), "Clear browsing data")
 
     async def _remove_tree(self, path: Path) -> None:
-        # the engine's file threads may still close files there for a moment
         for _ in range(20):
-            if _removed(path):
+            if removed(path):
                 return
             await aio.sleep(self.loop, 0.1)
 
@@ -632,11 +631,6 @@ def _env_int(name: str, default: int) -> int:
         return max(1, int(os.environ[name]))
     except (KeyError, ValueError):
         return default
-
-
-def _removed(path: Path) -> bool:
-    shutil.rmtree(path, ignore_errors=True)
-    return not os.path.lexists(path)
 
 
 def _mtime(path: Path) -> float | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -103,6 +104,13 @@ KEYS: dict[str, Qt.Key] = {
     "Space": Qt.Key.Key_Space,
     "A": Qt.Key.Key_A,
 }
+
+
+def removed(path: Path) -> bool:
+    """One attempt at removing a session's folder; True once it is gone (the engine's file
+    threads may still be closing files there for a moment after its profile went)."""
+    shutil.rmtree(path, ignore_errors=True)
+    return not os.path.lexists(path)
 
 
 def asset_policy(settings: SessionSettings, *, shared_cache: bool) -> AssetPolicy:
@@ -560,8 +568,7 @@ class SessionBrowser:
         storage = self.storage
 
         def remove(attempt: int = 0) -> None:
-            shutil.rmtree(storage, ignore_errors=True)
-            if storage.exists() and attempt < 10:
+            if not removed(storage) and attempt < 10:
                 self.loop.call_later(0.5, lambda: remove(attempt + 1))
 
         remove()

@@ -165,7 +165,7 @@ def test_clear_browsing_data_of_one_session_keeps_the_others(
 
 
 def _session_records(app: HostApp, sid: str) -> list[dict[str, Any]]:
-    path = app.data_dir / "Logs" / "sessions" / f"{sid.removeprefix('Session')}.ndjson"
+    path = app.data_dir / "Logs" / "sessions" / f"{_number(sid)}.ndjson"
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
@@ -188,7 +188,7 @@ def test_clear_logs_removes_only_the_selected_sessions_file(
     screen.keys("svc logs", "ctrl+shift+k")
     screen.window("Clear Logs")
     screen.keys("Clear Logs", "alt+c")
-    file_a, file_b = (logs / f"{s.removeprefix('Session')}.ndjson" for s in (a, b))
+    file_a, file_b = (logs / f"{_number(s)}.ndjson" for s in (a, b))
     poll(lambda: not file_a.exists(), "the selected session's log file to be removed")
     assert file_b.exists()
     assert (app.data_dir / "Logs" / "global.ndjson").exists()
