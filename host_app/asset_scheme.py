@@ -12,6 +12,7 @@ ContentSecurityPolicyIgnored: a page's CSP checks the redirect's target, and a C
 
 from __future__ import annotations
 
+import http.client
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -271,15 +272,17 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
         _ACTIVE.discard(fetch)
         if sip.isdeleted(job):
             return  # the engine cancelled the request; its fetch was aborted
+        if sip.isdeleted(self) or sip.isdeleted(self.profile):
+            # the session went (deleted, rebuilt) while the fetch was finishing: nothing is
+            # left to answer or to store cookies in (an exception here would abort the app)
+            return
         try:
             got = fut.result()
         except Aborted:
             job.fail(QWebEngineUrlRequestJob.Error.RequestAborted)
             return
-        except Exception as exc:
-            import sys
-
-            print("ASSETDEBUG", original, repr(exc), file=sys.stderr)
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            self.assets.failed(original, f"{type(exc).__name__}: {exc}")
             job.fail(QWebEngineUrlRequestJob.Error.RequestFailed)
             return
         self._store_cookies(original, got.set_cookies)
