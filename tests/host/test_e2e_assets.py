@@ -95,6 +95,9 @@ class Images(BaseHTTPRequestHandler):
             self._send(b'<!doctype html><img src="/held.png">', "text/html")
         elif path == "/held.png":
             self._held_until_closed(path, 15)
+        elif path == "/broken":
+            # nothing listens on port 9: the fetch fails at once
+            self._send(b'<!doctype html><img src="http://127.0.0.1:9/gone.png">', "text/html")
         elif path == "/stream":
             self._send(STREAM, "text/html")
         elif path == "/tick.png":
@@ -219,6 +222,17 @@ def test_deleting_a_session_while_its_images_arrive_leaves_the_app_running(
     try:
         data = host.ok("POST", "/v1/navigate", {"url": f"{site}/", "session_id": sid, "wait": 1})
         assert _states(data["capture"]["output_path"])["small"] == "loaded:16"
+    finally:
+        host.client.delete(f"/v1/sessions/{sid}")
+
+
+def test_a_failed_image_fetch_is_logged_once(host: HostApp, site: str) -> None:
+    sid = host.new_session(image_blocking_mode="over_limit", image_size_limit_kb=LIMIT_KB)
+    try:
+        host.ok("POST", "/v1/navigate", {"url": f"{site}/broken", "session_id": sid, "wait": 0.3})
+        failed = [r for r in _records(host, sid) if r["category"] == "network.asset_failed"]
+        assert [r["data"]["url"] for r in failed] == ["http://127.0.0.1:9/gone.png"], failed
+        assert "ConnectionRefusedError" in failed[0]["data"]["error"]
     finally:
         host.client.delete(f"/v1/sessions/{sid}")
 
