@@ -30,6 +30,8 @@ from typing import Any
 import h11
 import trio
 
+from tests.ports import listener_base
+
 CLIENTS = 32
 SECONDS = 2.0
 ROUNDS = 3
@@ -216,7 +218,7 @@ def main() -> None:
             SVC_AGENT_PORT=str(agent_port),
             SVC_BROWSER_BRIDGE="none",
             SVC_PLAN="pro",
-            SVC_BROWSER_PROXY_PORT=str(_free_port()),
+            SVC_BROWSER_PROXY_PORT=str(listener_base()),
         )
         agent = subprocess.Popen(
             [sys.executable, "-m", "agent"], env=env, stdout=subprocess.DEVNULL

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.ports import listener_base
+
 BIN = Path(sys.executable).parent
 RUNS = 20
 
@@ -77,7 +79,7 @@ def main() -> None:
     env.update(
         SVC_DATA_DIR=str(data_dir),
         SVC_AGENT_PORT=str(port),
-        SVC_BROWSER_PROXY_PORT=str(_free_port()),
+        SVC_BROWSER_PROXY_PORT=str(listener_base()),
         QT_QPA_PLATFORM="offscreen",
     )
     app = subprocess.Popen(

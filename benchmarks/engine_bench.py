@@ -27,6 +27,7 @@ from typing import Any
 import httpx
 
 from benchmarks.local import page_handler, process_tree, pss_mib, serving
+from tests.ports import listener_base
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [
@@ -68,7 +69,7 @@ class Svc:
         env.update(
             SVC_DATA_DIR=str(data_dir),
             SVC_AGENT_PORT=str(self.port),
-            SVC_BROWSER_PROXY_PORT=str(_free_port()),
+            SVC_BROWSER_PROXY_PORT=str(listener_base()),
             SVC_PLAN="pro",
             QT_QPA_PLATFORM="offscreen",
             QTWEBENGINE_CHROMIUM_FLAGS="--no-sandbox --disable-gpu",

@@ -38,8 +38,8 @@ from agent import build_info
 from host_app.logic import supervision
 from tests.agent.test_openapi import OPENAPI, conforms
 from tests.conftest import RUN_ID, RUN_MARK
-from tests.host.hostproc import free_port
 from tests.httpserver import serving
+from tests.ports import free_port, listener_base
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGING = ROOT / "packaging"
@@ -359,7 +359,7 @@ def _clean_env(tmp: Path, port: int, **extra: str) -> dict[str, str]:
         "QTWEBENGINE_CHROMIUM_FLAGS": "--no-sandbox --disable-gpu",
         "SVC_DATA_DIR": str(tmp / "data"),
         "SVC_AGENT_PORT": str(port),
-        "SVC_BROWSER_PROXY_PORT": str(free_port()),
+        "SVC_BROWSER_PROXY_PORT": str(listener_base()),
         "SVC_PLAN": "pro",
         "SVC_FILTER_LISTS_URL": "https://127.0.0.1:9/lists",  # offline
         RUN_MARK: RUN_ID,  # the run-wide process guard (tests/conftest.py) knows these as ours

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,13 +21,9 @@ import httpx
 import bridge_protocol as bp
 from bridge_protocol.testing import PipeHost
 
+from ..ports import free_port, listener_base
+
 SVC_APP = shutil.which("svc-app", path=str(Path(sys.executable).parent)) or "svc-app"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def default_answer(request: bp.HostRequest) -> tuple[float, bp.Answer | bp.ApiError]:
@@ -58,7 +53,7 @@ class AgentProcess:
         env.update(
             SVC_DATA_DIR=str(self.data_dir),
             SVC_AGENT_PORT=str(self.port),
-            SVC_BROWSER_PROXY_PORT=str(free_port()),
+            SVC_BROWSER_PROXY_PORT=str(listener_base()),
             SVC_BROWSER_BRIDGE="stdio",
             SVC_PLAN="pro",
         )

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.host.hostproc import HostApp, free_port
+from tests.host.hostproc import HostApp
+from tests.ports import free_port
 
 BIN = Path(sys.executable).parent
 SVC = str(BIN / "svc")

@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from ..ports import listener_base
 from .conftest import SVC, client_env, free_port, kill_all, svc_app_processes
 
 pytestmark = pytest.mark.e2e
@@ -21,7 +22,7 @@ def test_ten_concurrent_invocations_launch_one_app(tmp_path: Path) -> None:
     env = client_env(
         port,
         SVC_DATA_DIR=str(data_dir),
-        SVC_BROWSER_PROXY_PORT=str(free_port()),
+        SVC_BROWSER_PROXY_PORT=str(listener_base()),
         SVC_PLAN="pro",
         XDG_RUNTIME_DIR=str(tmp_path / "run"),
         QT_QPA_PLATFORM="offscreen",

@@ -6,7 +6,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,13 +14,9 @@ from typing import Any
 
 import httpx
 
+from ..ports import free_port, listener_base
+
 SVC_APP = str(Path(sys.executable).parent / "svc-app")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class HostApp:
@@ -40,7 +35,7 @@ class HostApp:
         env.update(
             SVC_DATA_DIR=str(self.data_dir),
             SVC_AGENT_PORT=str(self.port),
-            SVC_BROWSER_PROXY_PORT=str(free_port()),
+            SVC_BROWSER_PROXY_PORT=str(listener_base()),
             SVC_PLAN="pro",
             QT_QPA_PLATFORM="offscreen",
             QTWEBENGINE_CHROMIUM_FLAGS="--no-sandbox --disable-gpu",

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from .hostproc import SVC_APP, HostApp, free_port
+from ..ports import free_port, listener_base
+from .hostproc import SVC_APP, HostApp
 from .site import Site
 
 pytestmark = pytest.mark.e2e
@@ -127,7 +128,7 @@ def test_browser_data_survives_an_app_restart_and_stale_agent_is_replaced(
     env.update(
         SVC_DATA_DIR=str(data_dir),
         SVC_AGENT_PORT=str(port),
-        SVC_BROWSER_PROXY_PORT=str(free_port()),
+        SVC_BROWSER_PROXY_PORT=str(listener_base()),
         SVC_BROWSER_BRIDGE="none",
         SVC_PLAN="pro",
     )
