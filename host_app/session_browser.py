@@ -878,6 +878,11 @@ class SessionBrowser:
     def selected(self) -> None:
         self.engine.operation_selected(self)
 
+    def log(self, category: str, message: str, **data: Any) -> None:
+        self.engine.write_session_log(
+            self.profile_id, category, message, session_id=self.session_id, **data
+        )
+
     # -- route hold --------------------------------------------------------------------------
 
     def history_target(self, how: str) -> str | None:

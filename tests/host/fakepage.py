@@ -136,6 +136,7 @@ class FakePage:
         self.url = "http://site.test/"
         self._downloads = FakeDownloads()
         self.selections = 0
+        self.records: list[tuple[str, str, dict[str, Any]]] = []
 
     # -- what both drivers share -------------------------------------------------------------
 
@@ -213,6 +214,9 @@ class FakePage:
 
     def selected(self) -> None:
         self.selections += 1
+
+    def log(self, category: str, message: str, **data: Any) -> None:
+        self.records.append((category, message, data))
 
     # -- PageDriver: the selector snapshot ---------------------------------------------------
 
