@@ -1,7 +1,8 @@
 """A session's fingerprint applied in the real engine (issue 14 point 1, host side): what a page
-sees in its main frame, a same-origin iframe, an iframe made by script and a worker, and the
-headers the server gets, for native identity, a custom profile and two seeds; a change of the
-identity on an open session reaches the next document.
+sees in its main frame, a same-origin iframe, an iframe made by script, a dedicated worker, the
+worker it starts and a service worker, and the headers the server gets, for native identity, a
+custom profile and two seeds; a change of the identity on an open session reaches the next
+document.
 
 The agent does not send `identity` yet, so an in-process Engine runs in one child process
 (QtWebEngine must be imported before the QApplication exists), for every case at once."""
