@@ -36,6 +36,7 @@ from .qt import (
     QWebEngineScript,
     QWebEngineUrlRequestInfo,
     QWebEngineUrlRequestInterceptor,
+    sip,
 )
 
 FRONTEND = "devtools://devtools/bundled/inspector.html"
@@ -131,6 +132,7 @@ class PageWorkers:
         self._waiting: list[Callable[[], None]] = []
         self._started = time.monotonic()
         self.closed = False
+        self.page = page
         self.dt = _FrontendPage(host.profile(), self._received)
         self.dt.loadFinished.connect(self._loaded)
         page.setDevToolsPage(self.dt)
@@ -152,12 +154,17 @@ class PageWorkers:
         self._send(self.channel.set_identity(self._prelude, self._zone))
 
     def close(self) -> None:
-        """Before the page goes: the devtools page first (Qt detaches it from the page)."""
+        """Before the page goes: the devtools page is detached and deleted at once, so it never
+        outlives the app-wide profile (an app that quits right after runs no deferred delete, and
+        Qt warns of a profile released before its pages)."""
         if self.closed:
             return
         self.closed = True
         self._waiting = []  # a load waiting on a page that goes never runs
-        self.dt.deleteLater()
+        if not sip.isdeleted(self.page):
+            self.page.setDevToolsPage(None)
+        if not sip.isdeleted(self.dt):
+            sip.delete(self.dt)
 
     # -- slots (guarded) -------------------------------------------------------------------------
 
