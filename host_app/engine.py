@@ -49,6 +49,7 @@ from .qt import (
 )
 from .session_browser import SessionBrowser, removed
 from .shared_assets import SharedAssets
+from .worker_cdp import DevtoolsHost
 
 # SessionBrowser lives in host_app/session_browser.py; it is named from here too, as the session
 # type of the engine's registry.
@@ -148,6 +149,7 @@ class Engine:
         self.filters = Filters(enabled=settings.adblock_enabled)
         self.loop = QtLoop()
         self.qobject = QObject()
+        self.devtools = DevtoolsHost(self.qobject)  # the identity in workers (worker_cdp)
         self.sessions: dict[str, SessionBrowser] = {}
         self.session_settings: dict[str, SessionSettings] = {}
         self.notifications = NotificationQueue()
@@ -327,6 +329,7 @@ class Engine:
             if old is not None and old.identity != settings.identity and b.profile is not None:
                 # the next document takes it; the open one keeps its identity until it reloads
                 apply_identity(b.profile, settings.identity)
+                b.identity_changed(settings.identity)
         self.session_changed_id(session_id)
         return Done()
 

@@ -21,6 +21,7 @@ from bridge_protocol import (
     SessionSettings,
     SvcError,
 )
+from bridge_protocol.identity import FingerprintProfile
 from bridge_protocol.selectors import DomNode, build_tree
 
 from . import actions, js, operations
@@ -73,6 +74,7 @@ from .qt import (
     QWidget,
 )
 from .session_pages import SessionPages
+from .worker_cdp import SessionWorkers
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -294,6 +296,7 @@ class SessionBrowser:
         self.memory = RendererMemory()
         self.pointer: tuple[float, float] | None = None  # where the last click or hover left it
         self.assets: SessionAssets | None = None
+        self.workers: SessionWorkers | None = None  # the identity in workers (activate)
 
     @property
     def view(self) -> QWebEngineView | None:
@@ -398,6 +401,9 @@ class SessionBrowser:
         self._interceptor = interceptor
         profile.setNotificationPresenter(self._notification)
         apply_identity(profile, settings.identity)
+        self.workers = SessionWorkers(
+            self.engine.devtools, settings.identity, self._workers_log, self.slot_failed
+        )
         self.downloads.attach(profile)
         self.profile = profile
         self.stack = PageStack()
@@ -459,7 +465,23 @@ class SessionBrowser:
         with contextlib.suppress(AttributeError):
             page.permissionRequested.connect(self._permission)
         page.certificateError.connect(self._certificate_error)
+        if self.workers is not None:
+            self.workers.page_made(page)
         return page
+
+    def page_closing(self, page: QWebEnginePage) -> None:
+        if self.workers is not None:
+            self.workers.page_closing(page)
+
+    def identity_changed(self, fp: FingerprintProfile | None) -> None:
+        """The session's new fingerprint, on an open session (its profile has it already)."""
+        if self.workers is not None:
+            self.workers.set_identity(fp)
+
+    def _workers_log(self, category: str, message: str) -> None:
+        self.engine.write_session_log(
+            self.profile_id, category, f"{self.session_id}: {message}", session_id=self.session_id
+        )
 
     def _certificate_error(self, error: QWebEngineCertificateError) -> None:
         """Accept a certificate the engine rejected only when it chains to the extra roots of
@@ -558,6 +580,9 @@ class SessionBrowser:
         self.profile = None
         self.dialogs.close()
         self.downloads.cancel_all()
+        if self.workers is not None:
+            self.workers.close()
+            self.workers = None
         if pages is not None:
             self.engine.forget_view(self)
             pages.close_all(profile.deleteLater if profile is not None else lambda: None)
@@ -670,7 +695,12 @@ class SessionBrowser:
 
     def load(self, url: str) -> None:
         self.failure = None
-        self._page().load(QUrl(url))
+        page = self._page()
+        if self.workers is None:
+            page.load(QUrl(url))
+        else:
+            # a page's first load waits (bounded) for its workers' auto-attach
+            self.workers.when_ready(page, lambda: page.load(QUrl(url)))
 
     def history(self, how: str) -> bool:
         page = self._page()

@@ -44,6 +44,10 @@ class PagesOwner(Protocol[P_co]):
     def show_background(self, view: QWebEngineView) -> None: ...
     def page_event(self, event: PageEvent, category: str, **data: Any) -> None: ...
     def pages_changed(self) -> None: ...
+    def page_closing(self, page: QWebEnginePage) -> None:
+        """`page` is about to be deleted (what hangs on it goes first)."""
+        ...
+
     def slot_failed(self, what: str, exc: Exception) -> None:
         """A handler of a Qt signal failed (logged: an exception escaping a slot would abort
         the whole host)."""
@@ -228,6 +232,7 @@ class SessionPages(Generic[P]):
             fut.set_result(None)
         slot.pending.clear()
         slot.page.triggerAction(QWebEnginePage.WebAction.Stop)
+        self.owner.page_closing(slot.page)
         slot.view.setParent(None)  # out of the browser window, if it showed this page
         slot.view.hide()
         slot.view.deleteLater()  # the page, its child, goes with it
@@ -248,6 +253,7 @@ class SessionPages(Generic[P]):
             for fut in list(slot.pending):
                 fut.set_result(None)
             slot.page.triggerAction(QWebEnginePage.WebAction.Stop)
+            self.owner.page_closing(slot.page)
             slot.view.hide()
             slot.view.setParent(None)
             slot.view.setPage(None)

@@ -1,5 +1,7 @@
 """The identity page script: run at document creation in the main world of every frame
-(`host_app.identity`), it makes the page read the session's fingerprint where QtWebEngine has no
+(`host_app.identity`), and as the prelude of every worker (`host_app.worker_cdp`, on the
+worker's global scope: what a worker lacks, such as Screen or HTMLCanvasElement, is skipped), it
+makes the page read the session's fingerprint where QtWebEngine has no
 API for it. `/*CONFIG*/` is replaced by the JSON of `EngineIdentity.page`.
 
 Why it is written the way it is (docs/decisions.md "Session identity"):
@@ -21,6 +23,7 @@ SCRIPT_TEMPLATE = r"""(function (C) {
 'use strict';
 const apply = Reflect.apply, construct = Reflect.construct, defineProperty = Object.defineProperty;
 const getDesc = Object.getOwnPropertyDescriptor, setProto = Object.setPrototypeOf;
+const getProto = Object.getPrototypeOf;
 const create = Object.create, isFinite_ = Number.isFinite, trunc = Math.trunc, floor = Math.floor;
 const imul = Math.imul;
 const uncurry = (f) => Function.prototype.call.bind(f);
@@ -92,7 +95,8 @@ function install(win) {
   } }).toString);
 
   // --- navigator, screen, window ------------------------------------------------------------
-  const NP = win.Navigator && win.Navigator.prototype;
+  // a document's Navigator, or a worker's WorkerNavigator (the same script is a worker prelude)
+  const NAV = win.Navigator || win.WorkerNavigator, NP = NAV && NAV.prototype;
   constGetter(NP, 'platform', C.platform);
   constGetter(NP, 'hardwareConcurrency', C.hardwareConcurrency);
   constGetter(NP, 'deviceMemory', C.deviceMemory);
@@ -126,10 +130,22 @@ function install(win) {
 
   // --- storage quota ------------------------------------------------------------------------
   const then = win.Promise.prototype.then;
-  patchMethod(win.StorageManager && win.StorageManager.prototype, 'estimate', (orig) => ({
+  const estimate = (proto) => patchMethod(proto, 'estimate', (orig) => ({
     estimate() {
       return apply(then, apply(orig, this, arguments), [(r) => { r.quota = C.quota; return r; }]);
     } }).estimate);
+  if (win.StorageManager) {
+    estimate(win.StorageManager.prototype);
+  } else {
+    // A worker held at its start has no StorageManager interface yet (the secure-context
+    // interfaces come later): its prototype is patched at the first read of navigator.storage.
+    let patched = false;
+    patchGetter(NP, 'storage', (self, orig) => {
+      const s = apply(orig, self, []);
+      if (!patched && s) { patched = true; estimate(getProto(s)); }
+      return s;
+    });
+  }
 
   // --- locale and time zone -----------------------------------------------------------------
   const LOC = C.locale, TZ = C.timezone, I = win.Intl;
@@ -323,7 +339,6 @@ function install(win) {
     };
     const C2D = win.CanvasRenderingContext2D && win.CanvasRenderingContext2D.prototype;
     const OC = win.OffscreenCanvasRenderingContext2D, O2D = OC && OC.prototype;
-    const nGet = C2D.getImageData, nPut = C2D.putImageData, nDraw = C2D.drawImage;
     const imageData = (orig) => ({ getImageData(sx, sy, sw, sh) {
       const img = apply(orig, this, arguments);
       let x = trunc(+sx) || 0, y = trunc(+sy) || 0;
@@ -332,8 +347,12 @@ function install(win) {
       noise(img.data, x, y, img.width);
       return img;
     } }).getImageData;
-    patchMethod(C2D, 'getImageData', imageData);
     patchMethod(O2D, 'getImageData', imageData);
+    if (C2D && win.HTMLCanvasElement) canvasElements(C2D, imageData, noise);
+  }
+  function canvasElements(C2D, imageData, noise) {
+    const nGet = C2D.getImageData, nPut = C2D.putImageData, nDraw = C2D.drawImage;
+    patchMethod(C2D, 'getImageData', imageData);
     const CP = win.HTMLCanvasElement.prototype;
     const cw = getDesc(CP, 'width').get, ch = getDesc(CP, 'height').get;
     const nGetContext = CP.getContext, nCreate = win.Document.prototype.createElement;
@@ -438,6 +457,7 @@ function install(win) {
   }
 }
 
-try { install(window); } catch (e) { /* a partial identity beats a broken page */ }
+// a document's window, or a worker's global scope
+try { install(globalThis); } catch (e) { /* a partial identity beats a broken page */ }
 })(/*CONFIG*/);
 """

@@ -1,7 +1,8 @@
 """A local site that reports the browser identity a page sees (issue 14 point 1): navigator,
 Intl, Date, screen, storage, canvas and audio hashes, WebGL strings, and the request headers the
 server received, from the main frame, a same-origin iframe, an iframe made by script (read
-through its contentWindow at once) and a dedicated worker. The page writes its report as JSON
+through its contentWindow at once), a dedicated worker, the worker it starts and a service
+worker. The page writes its report as JSON
 into #out."""
 
 from __future__ import annotations
@@ -106,18 +107,67 @@ async function report(w) {
 }
 """
 
+# What a worker reports (a dedicated worker, the worker it starts, and the service worker),
+# asked through a MessageChannel port; FIRST, ORIGIN and NESTED_SRC come before it.
+WORKER_BODY = r"""
+async function probe() {
+  const n = self.navigator;
+  const d = Object.getOwnPropertyDescriptor(WorkerNavigator.prototype, 'hardwareConcurrency');
+  return { ua: n.userAgent, languages: n.languages, platform: n.platform,
+    brands: n.userAgentData ? n.userAgentData.brands.map((b) => b.brand + '/' + b.version) : null,
+    tz: Intl.DateTimeFormat().resolvedOptions().timeZone, cores: n.hardwareConcurrency,
+    memory: n.deviceMemory,
+    offsetJan: new Date(2024, 0, 15, 12).getTimezoneOffset(),
+    offsetJul: new Date(2024, 6, 15, 12).getTimezoneOffset(),
+    quota: (await n.storage.estimate()).quota,
+    coresGetter: Function.prototype.toString.call(d.get),
+    first: FIRST };
+}
+self.onmessage = async (e) => {
+  let out;
+  try {
+    out = await probe();
+    out.headers = await (await fetch(ORIGIN + '/echo')).json();
+    if (NESTED_SRC) {
+      const w = new Worker(URL.createObjectURL(new Blob([NESTED_SRC])));
+      out.nested = await new Promise((r) => {
+        const ch = new MessageChannel();
+        ch.port1.onmessage = (m) => r(m.data);
+        w.postMessage(1, [ch.port2]);
+      });
+    }
+  } catch (err) { out = { error: String(err && err.stack || err) }; }
+  e.ports[0].postMessage(out);
+};
+"""
+
+SERVICE_WORKER = (
+    "const FIRST = [self.navigator.platform, self.navigator.hardwareConcurrency];\n"
+    "const ORIGIN = self.location.origin;\nconst NESTED_SRC = null;\n" + WORKER_BODY
+)
+
 PAGE = (
     """<!doctype html><html><head><title>identity</title><script>"""
     + PROBE
     + r"""
-const WORKER = `
-self.onmessage = async () => {
-  const n = self.navigator;
-  const headers = await (await fetch(ORIGIN + '/echo')).json();
-  postMessage({ ua: n.userAgent, languages: n.languages, platform: n.platform,
-    brands: n.userAgentData ? n.userAgentData.brands.map((b) => b.brand + '/' + b.version) : null,
-    tz: Intl.DateTimeFormat().resolvedOptions().timeZone, cores: n.hardwareConcurrency, headers });
-};`;
+const WORKER_BODY = """
+    + json.dumps(WORKER_BODY)
+    + r""";
+// a worker's source: its very first statement reads what a prelude must already have set
+const WSRC = (nest) => 'const FIRST = [self.navigator.platform, self.navigator.hardwareConcurrency];\n' +
+  'const ORIGIN = ' + JSON.stringify(location.origin) + ';\n' +
+  'const NESTED_SRC = ' + (nest ? JSON.stringify(WSRC(false)) : 'null') + ';\n' + WORKER_BODY;
+// one question to a worker (dedicated or service), answered on a port
+function ask(target) {
+  return Promise.race([
+    new Promise((r) => {
+      const ch = new MessageChannel();
+      ch.port1.onmessage = (e) => r(e.data);
+      target.postMessage(1, [ch.port2]);
+    }),
+    new Promise((r) => setTimeout(() => r({ error: 'no answer' }), 15000)),
+  ]);
+}
 async function run() {
   const out = { main: await report(window), checks: checks(window) };
   const made = document.createElement('iframe');
@@ -131,9 +181,14 @@ async function run() {
     await new Promise((r) => frame.addEventListener('load', r, { once: true }));
   }
   out.frame = await frame.contentWindow.report(frame.contentWindow);
-  const worker = new Worker(URL.createObjectURL(
-    new Blob(['const ORIGIN = ' + JSON.stringify(location.origin) + ';' + WORKER])));
-  out.worker = await new Promise((r) => { worker.onmessage = (e) => r(e.data); worker.postMessage(1); });
+  out.worker = await ask(new Worker(URL.createObjectURL(new Blob([WSRC(true)]))));
+  if (location.search === '?round=0') {
+    // a service worker (127.0.0.1 is a secure context), registered in the first round only: a
+    // later round may meet the one already running with the identity it started with
+    const reg = await navigator.serviceWorker.register('/sw.js');
+    await navigator.serviceWorker.ready;
+    out.service = await ask(reg.active);
+  }
   const done = document.createElement('pre');
   done.id = 'out';
   done.textContent = JSON.stringify(out);
@@ -170,6 +225,8 @@ class _Handler(BaseHTTPRequestHandler):
             body, ctype = json.dumps(headers).encode(), "application/json"
         elif path in ("/page", "/frame"):
             body, ctype = (PAGE if path == "/page" else FRAME).encode(), "text/html; charset=utf-8"
+        elif path == "/sw.js":
+            body, ctype = SERVICE_WORKER.encode(), "text/javascript"
         else:
             self.send_response(404)
             self.send_header("Content-Length", "0")

@@ -1,7 +1,8 @@
 """A session's fingerprint applied in the real engine (issue 14 point 1, host side): what a page
-sees in its main frame, a same-origin iframe, an iframe made by script and a worker, and the
-headers the server gets, for native identity, a custom profile and two seeds; a change of the
-identity on an open session reaches the next document.
+sees in its main frame, a same-origin iframe, an iframe made by script, a dedicated worker, the
+worker it starts and a service worker, and the headers the server gets, for native identity, a
+custom profile and two seeds; a change of the identity on an open session reaches the next
+document.
 
 The agent does not send `identity` yet, so an in-process Engine runs in one child process
 (QtWebEngine must be imported before the QApplication exists), for every case at once."""
@@ -141,13 +142,62 @@ def test_a_custom_profile_reaches_http_frames_and_workers(reports: dict[str, Any
         assert h["accept-language"] == "de-DE,de;q=0.9", where
         assert h["sec-ch-ua-platform"] == '"Windows"', where
         assert '"Google Chrome";v="140"' in h["sec-ch-ua"], where
-    # a worker gets the profile's HTTP identity; the page script does not reach it (documented)
+    # a worker gets the profile's HTTP identity, and the prelude the rest (test below)
     w = r["worker"]
     assert w["ua"] == WIN_UA
     assert w["languages"] == ["de-DE", "de"]
     assert w["headers"]["user-agent"] == WIN_UA
     assert w["headers"]["accept-language"] == "de-DE,de;q=0.9"
     assert sorted(w["brands"]) == ["Chromium/140", "Google Chrome/140", "Not=A?Brand/24"]
+
+
+WORKER_FIELDS = ("platform", "cores", "memory", "tz", "offsetJan", "offsetJul", "quota")
+
+
+def workers_of(rep: dict[str, Any], *, service: bool = True) -> dict[str, dict[str, Any]]:
+    out = {"dedicated": rep["worker"], "nested": rep["worker"].get("nested")}
+    if service:
+        out["service"] = rep.get("service")
+    for where, w in out.items():
+        assert isinstance(w, dict), (where, w)
+        assert "error" not in w, (where, w)
+    return out
+
+
+def test_workers_read_the_main_frame_identity_from_their_first_statement(
+    reports: dict[str, Any],
+) -> None:
+    for name in ("seedA", "seedB", "seedA_reload", "native_then_seedA"):
+        r = reports["reports"][name]
+        main = r["main"]
+        assert (main["platform"], main["cores"], main["tz"]) == ("Win32", 12, "Europe/Berlin")
+        for where, w in workers_of(r, service=name in ("seedA", "seedB")).items():
+            assert {k: w[k] for k in WORKER_FIELDS} == {k: main[k] for k in WORKER_FIELDS}, (
+                name,
+                where,
+            )
+            assert w["first"] == [main["platform"], main["cores"]], (name, where)
+            assert w["ua"] == WIN_UA, (name, where)
+            # the worker's getter looks native
+            assert w["coresGetter"] == "function get hardwareConcurrency() { [native code] }", (
+                name,
+                where,
+            )
+
+
+def test_native_workers_keep_native_values(reports: dict[str, Any]) -> None:
+    for name in ("native", "seedA_then_native"):
+        r = reports["reports"][name]
+        main = r["main"]
+        assert main["platform"] == "Linux x86_64"
+        for where, w in workers_of(r, service=name == "native").items():
+            assert {k: w[k] for k in WORKER_FIELDS if k != "quota"} == {
+                k: main[k] for k in WORKER_FIELDS if k != "quota"
+            }, (name, where)
+            assert w["tz"] == "UTC", (name, where)
+            assert "[native code]" in w["coresGetter"], (name, where)
+    # the native quota is the engine's own, not a profile's
+    assert reports["reports"]["native"]["worker"]["quota"] != 100 * 1024**3
 
 
 def test_seeds_give_stable_different_invisible_noise(reports: dict[str, Any]) -> None:

@@ -1,0 +1,242 @@
+"""The identity in workers, the protocol side (issue 14 point 1; docs/decisions.md "Identity",
+"Workers"): a sans-I/O Chrome DevTools Protocol conversation with one page's agent host. It is
+fed the JSON text of every message the backend sends and answers with the texts to send back;
+`host_app.worker_cdp` carries them over Qt's in-process devtools channel. No Qt here.
+
+The conversation:
+- `start()`: `Target.setAutoAttach {autoAttach, waitForDebuggerOnStart, flatten}` on the page,
+  and `Emulation.setTimezoneOverride` with the identity's zone (the whole renderer follows it,
+  shared workers included). `Ready` is reported once the backend has answered the page's
+  auto-attach: a worker started before that is missed, so the page's first load waits for it.
+- For every `Target.attachedToTarget` (flatten mode: each target has its own session id), in
+  this order: `setAutoAttach` on the new session (a worker's own workers, nested), the prelude
+  through `Runtime.evaluate` for a worker, then `Runtime.runIfWaitingForDebugger`. The release
+  is sent whatever the other answers are: a failed prelude leaves a native worker, never a
+  frozen one.
+- `set_identity()`: the next workers take the new prelude, the zone is overridden again (an
+  empty zone clears the override).
+
+Errors the backend answers are returned as `CdpFailed` for the log and change nothing else;
+messages that are not understood are ignored (the backend sends events nobody asked for).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import msgspec
+
+# targets that run the prelude; any other attached target (an out-of-process iframe) is only
+# released, its documents get the page script from the profile
+WORKER_TYPES = frozenset({"worker", "service_worker", "shared_worker"})
+PAGE_SESSION = ""  # the page's own session: commands without a sessionId
+
+
+# -- what is sent ----------------------------------------------------------------------------
+
+
+class SetAutoAttach(msgspec.Struct, rename="camel"):
+    auto_attach: bool = True
+    wait_for_debugger_on_start: bool = True
+    flatten: bool = True
+
+
+class Evaluate(msgspec.Struct, rename="camel"):
+    expression: str
+    silent: bool = True
+    return_by_value: bool = True
+
+
+class TimezoneOverride(msgspec.Struct, rename="camel"):
+    timezone_id: str
+
+
+class NoParams(msgspec.Struct):
+    pass
+
+
+Params = SetAutoAttach | Evaluate | TimezoneOverride | NoParams
+
+
+class Command(msgspec.Struct, omit_defaults=True, rename={"session_id": "sessionId"}):
+    id: int
+    method: str
+    params: Params
+    session_id: str = PAGE_SESSION
+
+
+# -- what is received ------------------------------------------------------------------------
+
+
+class TargetInfo(msgspec.Struct, rename="camel"):
+    target_id: str = ""
+    type: str = ""
+    url: str = ""
+
+
+class AttachedToTarget(msgspec.Struct, rename="camel"):
+    session_id: str
+    target_info: TargetInfo
+    waiting_for_debugger: bool = False
+
+
+class DetachedFromTarget(msgspec.Struct, rename="camel"):
+    session_id: str = ""
+
+
+class ErrorBody(msgspec.Struct):
+    code: int = 0
+    message: str = ""
+
+
+_NO_PARAMS = msgspec.Raw(b"{}")
+
+
+class Incoming(msgspec.Struct, rename={"session_id": "sessionId"}):
+    """Any backend message: an answer has `id`, an event has `method`."""
+
+    id: int | None = None
+    method: str | None = None
+    params: msgspec.Raw = _NO_PARAMS
+    result: msgspec.Raw = _NO_PARAMS
+    error: ErrorBody | None = None
+    session_id: str = PAGE_SESSION
+
+
+_DECODE = msgspec.json.Decoder(Incoming)
+_ATTACHED = msgspec.json.Decoder(AttachedToTarget)
+_DETACHED = msgspec.json.Decoder(DetachedFromTarget)
+_ENCODE = msgspec.json.Encoder()
+
+
+# -- what the adapter is told ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Send:
+    text: str  # one CDP command, JSON
+
+
+@dataclass(frozen=True)
+class Ready:
+    """The page's auto-attach is on (`ok`) or was refused (then workers stay native)."""
+
+    ok: bool
+
+
+@dataclass(frozen=True)
+class CdpFailed:
+    """The backend answered a command with an error (for the log)."""
+
+    method: str
+    session_id: str
+    code: int
+    message: str
+
+
+@dataclass(frozen=True)
+class WorkerHeld:
+    """A worker was attached and its release sent (for the log and the tests)."""
+
+    session_id: str
+    type: str
+    url: str
+    prelude: bool
+
+
+Output = Send | Ready | CdpFailed | WorkerHeld
+
+
+@dataclass(frozen=True)
+class _Sent:
+    method: str
+    session_id: str
+
+
+class WorkerChannel:
+    """One page's conversation. `prelude` is the worker script of the session's identity (None:
+    workers are released untouched); `timezone` the zone to override ("" for none)."""
+
+    def __init__(self, prelude: str | None, timezone: str) -> None:
+        self.prelude = prelude
+        self.timezone = timezone
+        self.ready = False
+        self.sessions: dict[str, TargetInfo] = {}  # attached targets by session id
+        self._next_id = 0
+        self._sent: dict[int, _Sent] = {}
+
+    def start(self) -> list[Output]:
+        out: list[Output] = [self._command("Target.setAutoAttach", SetAutoAttach())]
+        if self.timezone:
+            out.append(self._command("Emulation.setTimezoneOverride", self._zone()))
+        return out
+
+    def set_identity(self, prelude: str | None, timezone: str) -> list[Output]:
+        """A new identity: for the workers attached from now on, and the zone at once."""
+        changed = timezone != self.timezone
+        self.prelude = prelude
+        self.timezone = timezone
+        if not changed:
+            return []
+        return [self._command("Emulation.setTimezoneOverride", self._zone())]
+
+    def receive(self, text: str | bytes) -> list[Output]:
+        try:
+            msg = _DECODE.decode(text)
+        except msgspec.DecodeError:
+            return []
+        if msg.id is not None:
+            return self._answer(msg)
+        if msg.method == "Target.attachedToTarget":
+            try:
+                attached = _ATTACHED.decode(msg.params)
+            except msgspec.DecodeError:
+                return []
+            return self._attached(attached)
+        if msg.method == "Target.detachedFromTarget":
+            try:
+                detached = _DETACHED.decode(msg.params)
+            except msgspec.DecodeError:
+                return []
+            self.sessions.pop(detached.session_id, None)
+        return []
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _zone(self) -> TimezoneOverride:
+        return TimezoneOverride(self.timezone)
+
+    def _command(self, method: str, params: Params, session_id: str = PAGE_SESSION) -> Send:
+        self._next_id += 1
+        self._sent[self._next_id] = _Sent(method, session_id)
+        cmd = Command(self._next_id, method, params, session_id)
+        return Send(_ENCODE.encode(cmd).decode())
+
+    def _answer(self, msg: Incoming) -> list[Output]:
+        assert msg.id is not None
+        sent = self._sent.pop(msg.id, None)
+        if sent is None:
+            return []
+        out: list[Output] = []
+        if msg.error is not None:
+            out.append(CdpFailed(sent.method, sent.session_id, msg.error.code, msg.error.message))
+        elif sent.method == "Runtime.evaluate" and b'"exceptionDetails"' in bytes(msg.result):
+            # the prelude threw: the worker runs with what it installed before the throw
+            out.append(CdpFailed(sent.method, sent.session_id, 0, "the prelude threw"))
+        if sent.method == "Target.setAutoAttach" and sent.session_id == PAGE_SESSION:
+            self.ready = True
+            out.append(Ready(msg.error is None))
+        return out
+
+    def _attached(self, a: AttachedToTarget) -> list[Output]:
+        sid, info = a.session_id, a.target_info
+        if not sid or sid in self.sessions:
+            return []
+        self.sessions[sid] = info
+        out: list[Output] = [self._command("Target.setAutoAttach", SetAutoAttach(), sid)]
+        prelude = self.prelude if info.type in WORKER_TYPES else None
+        if prelude is not None:
+            out.append(self._command("Runtime.evaluate", Evaluate(prelude), sid))
+        out.append(self._command("Runtime.runIfWaitingForDebugger", NoParams(), sid))
+        out.append(WorkerHeld(sid, info.type, info.url, prelude is not None))
+        return out

@@ -1,0 +1,294 @@
+"""The identity in workers, the Qt side (docs/decisions.md "Identity", "Workers"): the session's
+fingerprint reaches dedicated, nested and service workers through the Chrome DevTools Protocol,
+carried in-process by Qt's devtools frontend page (no remote-debugging port). The protocol's
+decisions are in `host_app.logic.worker_cdp`; this module moves its messages.
+
+- `DevtoolsHost`: one off-the-record profile for the whole app (made on first use), whose request
+  interceptor blocks every request but the frontend document, so the inspector app never runs
+  and never enables Debugger, Runtime or Network on the page.
+- `SessionWorkers`: a session's devtools pages, one hidden page per session page, only while the
+  session has a fingerprint (a native session attaches nothing). `page.setDevToolsPage(dt)`
+  makes Qt load the frontend document into `dt` and attach it to the page; the engine's
+  compatibility script then gives `dt` `InspectorFrontendHost.sendMessageToBackend` (we send
+  through it) and calls `DevToolsAPI.dispatchMessage` (we replace it: each message is logged to
+  `dt`'s own console with a mark, read in `javaScriptConsoleMessage`).
+
+The one place CDP failures and Qt callbacks are translated: every slot is guarded (an exception
+escaping a PyQt6 slot aborts the app) and logs through the session's `slot_failed`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bridge_protocol.identity import FingerprintProfile
+
+from .logic.identity import engine_identity
+from .logic.worker_cdp import CdpFailed, Output, Ready, Send, WorkerChannel
+from .qt import (
+    QObject,
+    QTimer,
+    QWebEnginePage,
+    QWebEngineProfile,
+    QWebEngineScript,
+    QWebEngineUrlRequestInfo,
+    QWebEngineUrlRequestInterceptor,
+    sip,
+)
+
+FRONTEND = "devtools://devtools/bundled/inspector.html"
+MARK = "\x01svc-cdp:"
+FIRST_LOAD_WAIT_MS = 2000  # a first load waits this long at most for the auto-attach
+MAIN = QWebEngineScript.ScriptWorldId.MainWorld
+# Installed in the devtools page once its document has loaded: the engine looks these two up on
+# every message, so ours receive everything (a chunked message is joined first).
+HOOK = (
+    "(() => {\nconst MARK = "
+    + json.dumps(MARK)
+    + r""";
+  let parts = null, size = 0;
+  DevToolsAPI.dispatchMessage = (m) => console.log(MARK + m);
+  DevToolsAPI.dispatchMessageChunk = (chunk, messageSize) => {
+    if (messageSize) { parts = [chunk]; size = messageSize; } else if (parts) parts.push(chunk);
+    const all = parts ? parts.join('') : '';
+    if (parts && all.length >= size) { parts = null; console.log(MARK + all); }
+  };
+  return typeof InspectorFrontendHost === 'object';
+})()"""
+)
+
+Log = Callable[[str, str], None]  # (category, message) into the session's log
+Failed = Callable[[str, Exception], None]  # (handler, exception): the session's slot_failed
+
+
+def _identity(fp: FingerprintProfile | None) -> tuple[str | None, str]:
+    """(the worker prelude, the zone to override) of a fingerprint; (None, "") for native."""
+    if fp is None:
+        return None, ""
+    ident = engine_identity(fp)
+    return ident.worker_script(), str(ident.page["timezone"])
+
+
+class _BlockInspectorApp(QWebEngineUrlRequestInterceptor):
+    """Only the frontend document loads: its scripts and styles (the inspector app) do not."""
+
+    def interceptRequest(self, info: QWebEngineUrlRequestInfo | None) -> None:
+        if info is None:
+            return
+        try:
+            url = info.requestUrl().toString()
+            if url.split("?", 1)[0] != FRONTEND:
+                info.block(True)
+        except Exception:  # a Qt virtual: nothing may escape
+            info.block(True)
+
+
+class DevtoolsHost:
+    """The app-wide devtools profile, made on first use, a child of the engine's QObject."""
+
+    def __init__(self, parent: QObject) -> None:
+        self._parent = parent
+        self._profile: QWebEngineProfile | None = None
+        self._interceptor: _BlockInspectorApp | None = None
+
+    def profile(self) -> QWebEngineProfile:
+        if self._profile is None:
+            profile = QWebEngineProfile(self._parent)  # off the record, nothing on disk
+            self._interceptor = _BlockInspectorApp(profile)
+            profile.setUrlRequestInterceptor(self._interceptor)
+            self._profile = profile
+        return self._profile
+
+
+class _FrontendPage(QWebEnginePage):
+    def __init__(self, profile: QWebEngineProfile, received: Callable[[str], None]) -> None:
+        super().__init__(profile)
+        self._received = received
+
+    def javaScriptConsoleMessage(self, *args: Any) -> None:
+        message = args[1] if len(args) > 1 else None
+        if isinstance(message, str) and message.startswith(MARK):
+            self._received(message[len(MARK) :])
+
+
+class PageWorkers:
+    """One session page's devtools page and its CDP conversation."""
+
+    def __init__(
+        self,
+        host: DevtoolsHost,
+        page: QWebEnginePage,
+        fp: FingerprintProfile,
+        log: Log,
+        failed: Failed,
+    ) -> None:
+        self._log = log
+        self._failed = failed
+        self._prelude, self._zone = _identity(fp)
+        self.channel = WorkerChannel(self._prelude, self._zone)
+        self._waiting: list[Callable[[], None]] = []
+        self._started = time.monotonic()
+        self.closed = False
+        self.page = page
+        self.dt = _FrontendPage(host.profile(), self._received)
+        self.dt.loadFinished.connect(self._loaded)
+        page.setDevToolsPage(self.dt)
+
+    @property
+    def ready(self) -> bool:
+        return self.channel.ready
+
+    def when_ready(self, run: Callable[[], None]) -> None:
+        """`run` once the page's auto-attach is on, or after FIRST_LOAD_WAIT_MS (logged)."""
+        if self.ready or self.closed:
+            run()
+            return
+        self._waiting.append(run)
+        QTimer.singleShot(FIRST_LOAD_WAIT_MS, lambda: self._late(run))
+
+    def set_identity(self, fp: FingerprintProfile | None) -> None:
+        self._prelude, self._zone = _identity(fp)
+        self._send(self.channel.set_identity(self._prelude, self._zone))
+
+    def close(self) -> None:
+        """Before the page goes: the devtools page is detached and deleted at once, so it never
+        outlives the app-wide profile (an app that quits right after runs no deferred delete, and
+        Qt warns of a profile released before its pages)."""
+        if self.closed:
+            return
+        self.closed = True
+        self._waiting = []  # a load waiting on a page that goes never runs
+        if not sip.isdeleted(self.page):
+            self.page.setDevToolsPage(None)
+        if not sip.isdeleted(self.dt):
+            sip.delete(self.dt)
+
+    # -- slots (guarded) -------------------------------------------------------------------------
+
+    def _guard(self, what: str, run: Callable[[], None]) -> None:
+        try:
+            run()
+        except Exception as exc:
+            self._failed(f"worker_cdp.{what}", exc)
+
+    def _loaded(self, ok: bool) -> None:
+        def run() -> None:
+            if self.closed:
+                return
+            # a new frontend document (the first, or after a reattach) starts a new conversation
+            self.channel = WorkerChannel(self._prelude, self._zone)
+            self.dt.runJavaScript(HOOK, MAIN, self._hooked)
+
+        self._guard("loaded", run)
+
+    def _hooked(self, result: Any) -> None:
+        def run() -> None:
+            if self.closed:
+                return
+            if result is not True:
+                self._log("identity.workers", "the devtools channel has no bindings")
+                self._release()
+                return
+            self._send(self.channel.start())
+
+        self._guard("hooked", run)
+
+    def _received(self, text: str) -> None:
+        self._guard("received", lambda: self._send(self.channel.receive(text)))
+
+    def _late(self, run: Callable[[], None]) -> None:
+        def go() -> None:
+            if run not in self._waiting:
+                return
+            self._waiting.remove(run)
+            self._log(
+                "identity.workers",
+                f"the page's first load went on after {FIRST_LOAD_WAIT_MS} ms without the "
+                "workers' auto-attach: its first workers may run native",
+            )
+            run()
+
+        self._guard("late", go)
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _release(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        for run in waiting:
+            self._guard("release", run)
+
+    def _send(self, outputs: list[Output]) -> None:
+        for out in outputs:
+            if isinstance(out, Send):
+                if not self.closed:
+                    code = f"InspectorFrontendHost.sendMessageToBackend({json.dumps(out.text)})"
+                    self.dt.runJavaScript(code, MAIN)
+            elif isinstance(out, Ready):
+                ms = round((time.monotonic() - self._started) * 1000)
+                if out.ok:
+                    self._log("identity.workers", f"workers' auto-attach on after {ms} ms")
+                else:
+                    self._log("identity.workers", "the workers' auto-attach was refused")
+                self._release()
+            elif isinstance(out, CdpFailed):
+                self._log(
+                    "identity.workers",
+                    f"{out.method} failed ({out.code} {out.message}): its target may run native",
+                )
+
+
+class SessionWorkers:
+    """A session's `PageWorkers`, one per session page while the session has a fingerprint."""
+
+    def __init__(
+        self, host: DevtoolsHost, fp: FingerprintProfile | None, log: Log, failed: Failed
+    ) -> None:
+        self._host = host
+        self._fp = fp
+        self._log = log
+        self._failed = failed
+        self._pages: dict[int, tuple[QWebEnginePage, PageWorkers | None]] = {}
+
+    def page_made(self, page: QWebEnginePage) -> None:
+        workers = self._attach(page) if self._fp is not None else None
+        self._pages[id(page)] = (page, workers)
+
+    def page_closing(self, page: QWebEnginePage) -> None:
+        _, workers = self._pages.pop(id(page), (page, None))
+        if workers is not None:
+            workers.close()
+
+    def when_ready(self, page: QWebEnginePage, run: Callable[[], None]) -> None:
+        """`run` (the page's load) once its workers would be reached; at once without them."""
+        _, workers = self._pages.get(id(page), (page, None))
+        if workers is None:
+            run()
+        else:
+            workers.when_ready(run)
+
+    def set_identity(self, fp: FingerprintProfile | None) -> None:
+        """An open session's new identity, for its pages' next workers and the zone at once; a
+        native session that gets a fingerprint attaches its open pages now."""
+        self._fp = fp
+        for key, (page, workers) in list(self._pages.items()):
+            if workers is not None:
+                workers.set_identity(fp)
+            elif fp is not None:
+                self._pages[key] = (page, self._attach(page))
+
+    def close(self) -> None:
+        for _, workers in self._pages.values():
+            if workers is not None:
+                workers.close()
+        self._pages.clear()
+
+    def _attach(self, page: QWebEnginePage) -> PageWorkers | None:
+        assert self._fp is not None
+        try:
+            return PageWorkers(self._host, page, self._fp, self._log, self._failed)
+        except Exception as exc:  # the page works on without them
+            self._failed("worker_cdp.attach", exc)
+            return None

@@ -1,0 +1,166 @@
+"""The workers' CDP conversation (host_app.logic.worker_cdp) against canned backend messages."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from host_app.logic.worker_cdp import CdpFailed, Ready, Send, WorkerChannel, WorkerHeld
+
+AUTO = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
+
+
+def sent(out: list[Any]) -> list[dict[str, Any]]:
+    return [json.loads(o.text) for o in out if isinstance(o, Send)]
+
+
+def calls(out: list[Any]) -> list[tuple[str, str]]:
+    return [(m["method"], m.get("sessionId", "")) for m in sent(out)]
+
+
+def attached(session: str, kind: str = "worker", url: str = "blob:http://x/1") -> str:
+    return json.dumps(
+        {
+            "method": "Target.attachedToTarget",
+            "sessionId": "",
+            "params": {
+                "sessionId": session,
+                "targetInfo": {
+                    "targetId": "T" + session,
+                    "type": kind,
+                    "url": url,
+                    "attached": True,
+                },
+                "waitingForDebugger": True,
+            },
+        }
+    )
+
+
+def answer(msg_id: int, error: str | None = None, **result: Any) -> str:
+    if error is not None:
+        return json.dumps({"id": msg_id, "error": {"code": -32000, "message": error}})
+    return json.dumps({"id": msg_id, "result": result})
+
+
+def started(prelude: str | None = "PRELUDE", tz: str = "Europe/Berlin") -> WorkerChannel:
+    ch = WorkerChannel(prelude, tz)
+    out = ch.start()
+    assert calls(out) == [("Target.setAutoAttach", ""), ("Emulation.setTimezoneOverride", "")]
+    assert sent(out)[0]["params"] == AUTO
+    assert sent(out)[1]["params"] == {"timezoneId": tz}
+    assert not ch.ready
+    assert ch.receive(answer(1)) == [Ready(ok=True)]
+    assert ch.ready
+    assert ch.receive(answer(2)) == []
+    return ch
+
+
+def test_no_zone_sends_only_the_auto_attach() -> None:
+    ch = WorkerChannel("P", "")
+    assert calls(ch.start()) == [("Target.setAutoAttach", "")]
+
+
+def test_a_worker_gets_auto_attach_then_the_prelude_then_its_release() -> None:
+    ch = started()
+    out = ch.receive(attached("S1"))
+    assert calls(out) == [
+        ("Target.setAutoAttach", "S1"),
+        ("Runtime.evaluate", "S1"),
+        ("Runtime.runIfWaitingForDebugger", "S1"),
+    ]
+    msgs = sent(out)
+    assert msgs[0]["params"] == AUTO
+    assert msgs[1]["params"]["expression"] == "PRELUDE"
+    assert msgs[2]["params"] == {}
+    assert out[-1] == WorkerHeld("S1", "worker", "blob:http://x/1", prelude=True)
+    # ids are unique and answers to them change nothing
+    ids = [m["id"] for m in msgs]
+    assert len(set(ids)) == 3
+    for i in ids:
+        assert ch.receive(answer(i)) == []
+
+
+def test_nested_and_service_workers_get_the_prelude_in_their_own_session() -> None:
+    ch = started()
+    ch.receive(attached("S1"))
+    # the parent worker's auto-attach reports its child with the child's session
+    out = ch.receive(attached("S2", url="blob:http://x/2"))
+    assert [s for _, s in calls(out)] == ["S2"] * 3
+    out = ch.receive(attached("S3", "service_worker", "http://127.0.0.1/sw.js"))
+    assert calls(out)[1] == ("Runtime.evaluate", "S3")
+    assert set(ch.sessions) == {"S1", "S2", "S3"}
+
+
+def test_a_frame_target_is_released_without_the_prelude() -> None:
+    ch = started()
+    out = ch.receive(attached("F1", "iframe", "http://other/"))
+    assert calls(out) == [
+        ("Target.setAutoAttach", "F1"),
+        ("Runtime.runIfWaitingForDebugger", "F1"),
+    ]
+    assert out[-1] == WorkerHeld("F1", "iframe", "http://other/", prelude=False)
+
+
+def test_native_identity_releases_workers_untouched() -> None:
+    ch = WorkerChannel(None, "")
+    ch.start()
+    out = ch.receive(attached("S1"))
+    assert [m for m, _ in calls(out)] == ["Target.setAutoAttach", "Runtime.runIfWaitingForDebugger"]
+
+
+def test_a_failed_prelude_still_releases_the_worker() -> None:
+    ch = started()
+    ids = [m["id"] for m in sent(ch.receive(attached("S1")))]
+    assert ch.receive(answer(ids[0], "Not allowed")) == [
+        CdpFailed("Target.setAutoAttach", "S1", -32000, "Not allowed")
+    ]
+    threw = json.dumps({"id": ids[1], "result": {"result": {}, "exceptionDetails": {"text": "x"}}})
+    assert ch.receive(threw) == [CdpFailed("Runtime.evaluate", "S1", 0, "the prelude threw")]
+    # the release was sent with the rest, before any answer: nothing waits on the prelude
+    assert ch.receive(answer(ids[2])) == []
+
+
+def test_a_refused_auto_attach_is_reported_ready_but_not_ok() -> None:
+    ch = WorkerChannel("P", "")
+    ch.start()
+    out = ch.receive(answer(1, "Not allowed"))
+    assert out == [CdpFailed("Target.setAutoAttach", "", -32000, "Not allowed"), Ready(ok=False)]
+    assert ch.ready
+
+
+def test_detach_forgets_the_session_and_a_repeated_attach_is_ignored() -> None:
+    ch = started()
+    ch.receive(attached("S1"))
+    assert ch.receive(attached("S1")) == []
+    detach = {"method": "Target.detachedFromTarget", "params": {"sessionId": "S1"}}
+    assert ch.receive(json.dumps(detach)) == []
+    assert ch.sessions == {}
+
+
+def test_unknown_and_malformed_messages_are_ignored() -> None:
+    ch = started()
+    for text in (
+        "not json",
+        "[]",
+        json.dumps({"method": "Target.targetInfoChanged", "params": {"targetInfo": {}}}),
+        json.dumps({"method": "Target.attachedToTarget", "params": {"nope": 1}}),
+        json.dumps({"method": "Target.detachedFromTarget", "params": []}),
+        json.dumps({"id": 999, "result": {}}),
+        json.dumps({"method": "Target.attachedToTarget"}),
+    ):
+        assert ch.receive(text) == [], text
+    assert ch.sessions == {}
+
+
+def test_an_identity_change_reaches_the_next_workers_and_the_zone() -> None:
+    ch = started()
+    out = ch.set_identity("NEW", "Asia/Tokyo")
+    assert calls(out) == [("Emulation.setTimezoneOverride", "")]
+    assert sent(out)[0]["params"] == {"timezoneId": "Asia/Tokyo"}
+    assert ch.set_identity("NEWER", "Asia/Tokyo") == []  # same zone: nothing to send
+    assert sent(ch.receive(attached("S9")))[1]["params"]["expression"] == "NEWER"
+    # native again: the override is cleared and workers run untouched
+    out = ch.set_identity(None, "")
+    assert sent(out)[0]["params"] == {"timezoneId": ""}
+    assert len(sent(ch.receive(attached("S10")))) == 2
