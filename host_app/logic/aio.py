@@ -11,6 +11,7 @@ from collections.abc import Callable, Coroutine, Generator
 from typing import Any, Generic, Protocol, TypeVar
 
 T = TypeVar("T")
+D = TypeVar("D")
 
 
 class Cancelled(BaseException):
@@ -162,12 +163,12 @@ def sleep(loop: Loop, seconds: float) -> Future[None]:
     return fut
 
 
-def within(loop: Loop, fut: Future[T], seconds: float, default: T) -> Future[T]:
+def within(loop: Loop, fut: Future[T], seconds: float, default: D) -> Future[T | D]:
     """`fut`'s result, or `default` when it has none after `seconds` (for engine callbacks that
     may never come, such as a script sent to a frame the page is just replacing)."""
-    out: Future[T] = Future()
+    out: Future[T | D] = Future()
 
-    def settle(value: T) -> None:
+    def settle(value: T | D) -> None:
         if not out.done():
             out.set_result(value)
 

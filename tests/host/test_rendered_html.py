@@ -14,7 +14,7 @@ from bridge_protocol.errors import ErrorId, SvcError
 from host_app import js
 from host_app.logic import aio
 from host_app.logic.readiness import Probe
-from host_app.operations import rendered_html
+from host_app.operations import TO_HTML_PATIENCE, rendered_html
 
 from .fakepage import FakePage, done
 
@@ -60,7 +60,21 @@ def test_a_skeleton_is_read_again_from_the_isolated_world_and_logged() -> None:
     assert capture(page) == DOCUMENT
     [(category, _, data)] = page.records
     assert category == "capture.unread_serialization"
-    assert data == {"rendered_length": len(DOCUMENT), "reads": 1}
+    assert data == {"rendered_length": len(DOCUMENT), "reads": 1, "unanswered": False}
+
+
+def test_a_serialization_that_never_comes_is_read_from_the_isolated_world() -> None:
+    class Silent(Unread):
+        def to_html(self) -> aio.Future[str]:
+            self.serializations += 1
+            return aio.Future()  # the engine never calls back
+
+    page = Silent(skeletons=0, outer=DOCUMENT)
+    assert capture(page) == DOCUMENT
+    assert page._loop.now == pytest.approx(TO_HTML_PATIENCE)
+    [(_, message, data)] = page.records
+    assert data["unanswered"] is True
+    assert "did not answer" in message
 
 
 def test_a_skeleton_read_again_by_the_engine_when_the_isolated_world_fails_too() -> None:
