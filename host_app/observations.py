@@ -40,7 +40,7 @@ from .logic import aio
 from .logic import frames as fl
 from .logic.page_events import PageEvent
 from .logic.readiness import Probe
-from .progress import download_clicked, navigation_started
+from .progress import LoadMark, download_clicked, navigation_started
 from .ref_target import RefTarget
 
 KEEP = 64  # locator sets kept; the agent retains 32 observations, so a retained one is always here
@@ -406,7 +406,7 @@ async def run_ref_actions(
         numbers.append(n)
     # whole batch first: document sequence and every target before any input
     await revalidate(page, kept, obs_id, numbers)
-    starts = page.load_starts
+    before = LoadMark.of(page)
     mark = page.downloads.mark()
     page.pointer = None
     for index, action in enumerate(actions):
@@ -424,7 +424,7 @@ async def run_ref_actions(
                 page.wheel(x, y, dx, dy)
                 await aio.sleep(page.loop, SCROLL_SETTLE)
             case _:
-                if index > 0 or page.load_starts != starts:
+                if index > 0 or page.load_starts != before.starts:
                     # an earlier action may have changed the page: check this target again
                     await revalidate(page, kept, obs_id, [int(action.ref[1:])])
                 target = RefTarget(
@@ -436,7 +436,7 @@ async def run_ref_actions(
                     scroll=action.scroll if isinstance(action, RefClick | RefHover) else True,
                 )
                 await act(target, action, deadline)
-    await _after_batch(page, starts, deadline)
+    await _after_batch(page, before, deadline)
     clicked = await download_clicked(page)
     await page.downloads.settle(mark, deadline, clicked=clicked)
     framed = {kept.locate(n)[0] for n in numbers} - {0}
@@ -444,11 +444,11 @@ async def run_ref_actions(
         await frame_reads.settle(page, [kept.docs[d] for d in sorted(framed)], deadline)
 
 
-async def _after_batch(page: ObsDriver, starts: int, deadline: float) -> None:
+async def _after_batch(page: ObsDriver, before: LoadMark, deadline: float) -> None:
     """Let a navigation the batch started reach a readable document before the new observation.
     The last input was dispatched already (its handlers ran); navigation_started
     tells whether it started a navigation."""
-    if not await navigation_started(page, starts):
+    if not await navigation_started(page, before):
         return
     while page.loop.time() < deadline - 0.5:
         p = await page.probe()

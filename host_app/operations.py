@@ -58,7 +58,7 @@ from .logic.readiness import (
     is_skeleton,
     settle_restarts,
 )
-from .progress import download_clicked, navigation_started
+from .progress import LoadMark, download_clicked, navigation_started
 
 PROBE_INTERVAL = 0.05
 SETTLE_PROBE_INTERVAL = 0.1
@@ -340,11 +340,11 @@ async def run_actions(page: PageDriver, actions: list[Action], deadline: float) 
 # --- outputs ----------------------------------------------------------------------------------
 
 
-async def _after_actions(page: PageDriver, before: Ready, starts: int, deadline: float) -> Ready:
+async def _after_actions(page: PageDriver, before: Ready, mark: LoadMark, deadline: float) -> Ready:
     """The page after the actions: a navigation they started (it shows as a load start within one
     animation frame of the last input's dispatch) is let reach a readable document; one that
     commits nothing (a download, a 204) ends with its loading."""
-    if await navigation_started(page, starts):
+    if await navigation_started(page, mark):
         while page.loop.time() < deadline - 0.5:
             p = await page.probe()
             if not page.loading and p.ready_state in ("interactive", "complete") and p.length > 0:
@@ -440,9 +440,9 @@ async def capture(
         ready = await current(page)
     page_ready_ms = int((time.monotonic() - t0) * 1000)
     if actions:
-        starts = page.load_starts
+        before = LoadMark.of(page)
         await run_actions(page, actions, deadline)
-        ready = await _after_actions(page, ready, starts, deadline)
+        ready = await _after_actions(page, ready, before, deadline)
     ready = await settle(page, ready, wait, strict=strict, opts=opts)
     html = await rendered_html(page, deadline)
     rendered_ms = int((time.monotonic() - t0) * 1000)

@@ -121,19 +121,37 @@ class Loading(Renderer, Protocol):
     def loading(self) -> bool: ...
 
 
-async def navigation_started(page: Loading, starts: int) -> bool:
+@dataclass(frozen=True, slots=True)
+class LoadMark:
+    """The page's loading before some input: its load starts, and whether a load was under
+    way already (a main-frame load that has not finished: a slow image holds the window's load
+    event, or the engine never reports the end of a first load, issue 12)."""
+
+    starts: int
+    loading: bool
+
+    @classmethod
+    def of(cls, page: Loading) -> LoadMark:
+        return cls(page.load_starts, page.loading)
+
+    def moved(self, page: Loading) -> bool:
+        """A load started since the mark: a new start, or loading that was not there."""
+        return page.load_starts != self.starts or (page.loading and not self.loading)
+
+
+async def navigation_started(page: Loading, mark: LoadMark) -> bool:
     """After input: did it start a main-frame navigation? A link or script navigation shows as a
     load start within one animation frame; a form submission the page did not cancel is
     scheduled, so its load start is awaited (bounded: a submission into another window never
-    starts one here)."""
+    starts one here). A load under way before the input is not one the input started."""
     await next_frame(page)
-    if page.load_starts != starts or page.loading:
+    if mark.moved(page):
         return True
     if not (await tick(page)).submitting:
         return False
     end = page.loop.time() + NAV_START_WAIT
     while page.loop.time() < end:
         await aio.sleep(page.loop, NAV_START_POLL)
-        if page.load_starts != starts or page.loading:
+        if mark.moved(page):
             return True
     return False

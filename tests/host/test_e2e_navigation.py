@@ -65,6 +65,29 @@ def test_background_loading_and_subframes_do_not_delay(
         assert data["page"]["url"] == site.url(path)
 
 
+def test_actions_on_a_page_that_never_ends_loading_do_not_wait_for_the_deadline(
+    host: HostApp, site: Site, session: str
+) -> None:
+    """The page's load never ends (an image that never comes); a capture's actions that start
+    no navigation used to count the load under way as one they started and waited for its end
+    until the deadline (seen in issue 12's soak, where the engine never reported the end of a
+    first load)."""
+    t0 = time.monotonic()
+    lines = host.stream(
+        "/v1/captures",
+        {
+            "session_id": session,
+            "url": site.url("/background"),
+            "actions": [{"action": "wait-for", "selector": "p", "timeout": 5}],
+            "wait": 0,
+            "timeout": 30,
+        },
+    )
+    done = {str(line["event"]): line for line in lines}["capture.completed"]["data"]
+    assert "keeps loading" in Path(done["output_path"]).read_text(encoding="utf-8")
+    assert time.monotonic() - t0 < 10, "the capture waited for the load to end"
+
+
 def test_wait_restarts_when_the_page_navigates_itself(
     host: HostApp, site: Site, session: str
 ) -> None:
