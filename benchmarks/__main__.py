@@ -21,6 +21,7 @@ MODULES = [
     "benchmarks.keyserver_bench",
     "benchmarks.soak_bench",
     "benchmarks.assets_bench",
+    "benchmarks.first_capture_bench",
 ]
 
 

@@ -1,0 +1,157 @@
+"""First captures among busy sessions (issue 12, the empty capture).
+`make bench BENCH=first_capture`.
+
+Four sessions keep pages open that fetch without pause (two of them proxied, their exit
+looked up through a local upstream and a local geolocation service); then FIRST_CAPTURES new
+sessions (direct, proxied, or with adblock and over_limit images) each make their first
+capture of such a page with a wait-for action, and are deleted. Printed: how many captures
+wrote a file, how many files are shorter than the page (must be 0), how often the engine's
+serialization answered the empty skeleton and was read again (the session logs'
+`capture.unread_serialization` records), and the failures by error id.
+
+No peer tool runs here: the figure to watch is "short files", which must stay 0.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import statistics
+import tempfile
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+
+from benchmarks.local import serving
+from tests.host.hostproc import HostApp
+from tests.proxy.geoservice import GeoService
+from tests.proxy.servers import UpstreamProxy
+
+FIRST_CAPTURES = int(os.environ.get("FIRST_CAPTURES", "120"))
+BUSY_SESSIONS = 4
+ITEMS = "".join(f"<li>item {i} with some text</li>" for i in range(200))
+BUSY = (
+    "<!doctype html><html lang=en><head><meta charset=utf-8><title>busy</title></head><body>"
+    f"<h1>Busy page</h1><ul>{ITEMS}</ul><div id=box></div><script>"
+    "let n=0;function tick(){fetch('/tick?'+(n++)).then(r=>r.text())"
+    ".then(()=>setTimeout(tick,5),()=>setTimeout(tick,50))}for(let i=0;i<4;i++)tick();"
+    "setInterval(()=>{const im=new Image();im.src='/img.png?'+(n++);"
+    "document.getElementById('box').appendChild(im);"
+    "if(document.images.length>50)document.images[0].remove()},20);"
+    "setTimeout(()=>{const d=document.createElement('div');d.id='late';"
+    "d.textContent='late';document.body.appendChild(d)},300);"
+    "</script></body></html>"
+).encode()
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+    "0000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+)
+
+
+class Busy(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def handle(self) -> None:
+        with contextlib.suppress(OSError):  # a page that went on without its answer
+            super().handle()
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/busy"):
+            body, kind = BUSY, "text/html"
+        else:
+            time.sleep(random.random() * 0.03)
+            body, kind = (
+                (PNG, "image/png") if self.path.startswith("/img") else (b"t", "text/plain")
+            )
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except OSError:
+            self.close_connection = True  # the page went on without this answer
+
+
+def _unread_records(data_dir: Path) -> int:
+    count = 0
+    for log in (data_dir / "Logs" / "sessions").glob("*.ndjson"):
+        for line in log.read_text("utf-8").splitlines():
+            if '"capture.unread_serialization"' in line:
+                count += 1
+    return count
+
+
+def main() -> None:
+    data_dir = Path(tempfile.mkdtemp(prefix="svc-first-capture-"))
+    with (
+        serving(Busy) as base,
+        GeoService() as geo,
+        UpstreamProxy("bench", "bench-pw") as upstream,
+    ):
+        host = HostApp(data_dir, env={"SVC_GEOLOCATION_URL": geo.url("/json")}).start()
+        try:
+            host.ok(
+                "POST",
+                "/v1/proxies",
+                {
+                    "alias": "busy-exit",
+                    "upstream_host": "127.0.0.1",
+                    "upstream_port": upstream.port,
+                    "username": "bench",
+                    "password": "bench-pw",
+                    "detect_exit_locale": True,
+                },
+            )
+            for i in range(BUSY_SESSIONS):
+                route = {"proxy_alias": "busy-exit"} if i % 2 else {}
+                sid = host.new_session(lifetime={"type": "indefinite"}, **route)
+                host.ok("POST", "/v1/navigate", {"url": f"{base}/busy", "session_id": sid})
+            kinds: list[dict[str, object]] = [
+                {},
+                {"proxy_alias": "busy-exit"},
+                {"adblock_enabled": True, "image_blocking_mode": "over_limit"},
+            ]
+            written = short = 0
+            failures: Counter[str] = Counter()
+            seconds: list[float] = []
+            for n in range(FIRST_CAPTURES):
+                sid = host.new_session(**kinds[n % len(kinds)])
+                body = {
+                    "session_id": sid,
+                    "url": f"{base}/busy?{n}",
+                    "actions": [{"action": "wait-for", "selector": "#late", "timeout": 10}],
+                    "wait": 0.2,
+                    "timeout": 30,
+                }
+                started = time.monotonic()
+                lines = host.stream("/v1/captures", body)
+                seconds.append(time.monotonic() - started)
+                if seconds[-1] > 10:
+                    print(f"slow capture of {sid}: {seconds[-1]:.1f} s", json.dumps(lines)[:2000])
+                events = {str(line["event"]): line for line in lines}
+                done = events.get("capture.completed")
+                if done is None:
+                    failed = events.get("capture.failed", {"data": {"id": "no answer"}})
+                    failures[str(failed["data"]["id"])] += 1
+                else:
+                    written += 1
+                    size = Path(done["data"]["output_path"]).stat().st_size
+                    short += size < len(BUSY) // 2
+                host.ok("DELETE", f"/v1/sessions/{sid}")
+            unread = _unread_records(data_dir)
+        finally:
+            host.stop()
+    print(f"first captures              {FIRST_CAPTURES} ({BUSY_SESSIONS} busy sessions open)")
+    print(f"files written               {written}")
+    print(f"short files (must be 0)     {short}")
+    print(f"skeleton read again         {unread}")
+    print(f"failures                    {json.dumps(dict(failures)) if failures else 0}")
+    print(f"capture time median / max  {statistics.median(seconds):.2f} / {max(seconds):.2f} s")
