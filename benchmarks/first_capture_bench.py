@@ -31,6 +31,8 @@ from tests.proxy.geoservice import GeoService
 from tests.proxy.servers import UpstreamProxy
 
 FIRST_CAPTURES = int(os.environ.get("FIRST_CAPTURES", "120"))
+# FIRST_CAPTURE_NATIVE=1: the new sessions keep the engine's own identity (no fingerprint)
+NATIVE = os.environ.get("FIRST_CAPTURE_NATIVE") == "1"
 BUSY_SESSIONS = 4
 ITEMS = "".join(f"<li>item {i} with some text</li>" for i in range(200))
 BUSY = (
@@ -110,6 +112,8 @@ def main() -> None:
                     "detect_exit_locale": True,
                 },
             )
+            if NATIVE:
+                host.ok("POST", "/v1/profiles", {"name": "Native", "fingerprint_profile": None})
             for i in range(BUSY_SESSIONS):
                 route = {"proxy_alias": "busy-exit"} if i % 2 else {}
                 sid = host.new_session(lifetime={"type": "indefinite"}, **route)
@@ -123,7 +127,8 @@ def main() -> None:
             failures: Counter[str] = Counter()
             seconds: list[float] = []
             for n in range(FIRST_CAPTURES):
-                sid = host.new_session(**kinds[n % len(kinds)])
+                profile = {"profile": "Native"} if NATIVE else {}
+                sid = host.new_session(**profile, **kinds[n % len(kinds)])
                 body = {
                     "session_id": sid,
                     "url": f"{base}/busy?{n}",
@@ -149,7 +154,8 @@ def main() -> None:
             unread = _unread_records(data_dir)
         finally:
             host.stop()
-    print(f"first captures              {FIRST_CAPTURES} ({BUSY_SESSIONS} busy sessions open)")
+    identity = "native identity" if NATIVE else "fingerprinted"
+    print(f"first captures              {FIRST_CAPTURES} {identity} ({BUSY_SESSIONS} busy open)")
     print(f"files written               {written}")
     print(f"short files (must be 0)     {short}")
     print(f"skeleton read again         {unread}")
