@@ -72,17 +72,30 @@ class ElementInfo:
     client: Box | None = None  # a list box's client area
     aria_options: list[tuple[str, bool, bool, Box]] | None = None  # (name, selected, disabled, box)
     animating: bool = False  # a running or pending animation of its (or an ancestor's) geometry
+    clip: Box | None = None  # its clipping ancestors' boxes intersected (a sidebar's scrollport)
+    point: tuple[float, float] | None = None  # a wrapped inline box: its largest line's center
 
     @property
     def cx(self) -> float:
-        return self.x + self.w / 2
+        """Where input goes: the box's center, or its largest line's for a wrapped inline."""
+        return self.point[0] if self.point is not None else self.x + self.w / 2
 
     @property
     def cy(self) -> float:
-        return self.y + self.h / 2
+        return self.point[1] if self.point is not None else self.y + self.h / 2
+
+    def scrollport(self) -> Box:
+        """Where the element can be seen: the viewport within its clipping ancestors' boxes
+        (empty when such an ancestor is out of view)."""
+        x0, y0, x1, y1 = 0.0, 0.0, self.vw, self.vh
+        if self.clip is not None:
+            x, y, w, h = self.clip
+            x0, y0, x1, y1 = max(x0, x), max(y0, y), min(x1, x + w), min(y1, y + h)
+        return (x0, y0, max(0.0, x1 - x0), max(0.0, y1 - y0))
 
     def in_view(self) -> bool:
-        return 0 <= self.cx < self.vw and 0 <= self.cy < self.vh and self.w > 0 and self.h > 0
+        x, y, w, h = self.scrollport()
+        return x <= self.cx < x + w and y <= self.cy < y + h and self.w > 0 and self.h > 0
 
     @classmethod
     def from_js(cls, v: dict[str, Any]) -> ElementInfo:
@@ -107,6 +120,8 @@ class ElementInfo:
             multiple=bool(v.get("m")),
             cover=Cover.from_js(v.get("cov")),
             animating=bool(v.get("an")),
+            clip=None if v.get("cl") is None else _box(v["cl"]),
+            point=None if v.get("pt") is None else (float(v["pt"][0]), float(v["pt"][1])),
             rows=None
             if v.get("op") is None
             else [((float(a), float(b), float(c), float(d)), bool(e)) for a, b, c, d, e in v["op"]],
@@ -287,15 +302,33 @@ async def element_info(target: Target) -> ElementInfo:
 WHEEL_INSET = 12.0  # CSS px kept from the viewport's edges (scrollbars, a border)
 
 
-def wheel_point(info: ElementInfo) -> tuple[float, float]:
-    """The viewport point nearest to the element's center, WHEEL_INSET inside the edges."""
-    x = min(max(info.cx, WHEEL_INSET), max(WHEEL_INSET, info.vw - WHEEL_INSET))
-    y = min(max(info.cy, WHEEL_INSET), max(WHEEL_INSET, info.vh - WHEEL_INSET))
-    return x, y
+def scroll_goal(info: ElementInfo) -> tuple[float, float, Box]:
+    """(x, y) to bring to the middle of `area`, where the wheel turns. Normally the element's
+    center and its scrollport; when a clipping ancestor (a sidebar) is out of view, that
+    ancestor's center and the viewport: the page scrolls it into view first."""
+    port = info.scrollport()
+    if port[2] > 0 and port[3] > 0:
+        return info.cx, info.cy, port
+    view: Box = (0.0, 0.0, info.vw, info.vh)
+    if info.clip is None:
+        return info.cx, info.cy, view
+    x, y, w, h = info.clip
+    return x + w / 2, y + h / 2, view
+
+
+def wheel_point(x: float, y: float, area: Box) -> tuple[float, float]:
+    """The point of `area` nearest to (x, y), WHEEL_INSET inside its edges (at most half its
+    size): a person puts the pointer over the part of the page to scroll."""
+    ax, ay, aw, ah = area
+    ix, iy = min(WHEEL_INSET, aw / 2), min(WHEEL_INSET, ah / 2)
+    return (
+        min(max(x, ax + ix), max(ax + ix, ax + aw - ix)),
+        min(max(y, ay + iy), max(ay + iy, ay + ah - iy)),
+    )
 
 
 async def reachable(target: Target, scroll: bool) -> ElementInfo:
-    """The element's bounds once its center is in the viewport (bounded wheel scrolling: each
+    """The element's bounds once its center is in its scrollport (bounded wheel scrolling: each
     event moves at most ~1,000 px, and the number of events is bounded by the distance to the
     target when it was first seen, plus MAX_SCROLL_STEPS for pages that move meanwhile)."""
     what = target.what
@@ -312,19 +345,22 @@ async def reachable(target: Target, scroll: bool) -> ElementInfo:
                 ErrorId.ACTION_TARGET_NOT_FOUND,
                 f"{what}: the element is outside the viewport and scroll is false",
             )
-        dy = info.cy - info.vh / 2
-        dx = info.cx - info.vw / 2 if not 0 <= info.cx < info.vw else 0
+        gx, gy, area = scroll_goal(info)
+        ax, ay, aw, ah = area
+        dy = gy - (ay + ah / 2)
+        dx = gx - (ax + aw / 2) if not ax <= gx < ax + aw else 0
         if steps == 1:
             # A target far down a long page needs more events than a near one.
             budget += min(MAX_DISTANCE_STEPS, int(max(abs(dy), abs(dx)) // 1000))
         # Chromium scrolls ~100 CSS px per 120 units of wheel angle; bounded per event
         wy = -max(-1200, min(1200, round(dy * 1.2))) if abs(dy) >= 1 else 0
         wx = -max(-1200, min(1200, round(dx * 1.2))) if abs(dx) >= 1 else 0
-        # over the viewport's point nearest to the element, as a person puts the pointer over
-        # the part of the page to scroll: a sidebar or panel that scrolls on its own gets the
-        # wheel (at the viewport's center the document scrolled and a sticky sidebar's link
-        # never came into view); a scroller at its end hands the rest on to the page
-        px, py = wheel_point(info)
+        # over the point of its scrollport nearest to it: a sidebar or panel that scrolls on its
+        # own gets the wheel (at the viewport's center the document scrolled and a sticky
+        # sidebar's link never came into view, and a link inside the viewport but below the
+        # sidebar's scrollport was taken as in view and "covered"); a scroller at its end hands
+        # the rest on to the page
+        px, py = wheel_point(gx, gy, area)
         target.wheel(px, py, wx, wy)
         await aio.sleep(target.page.loop, SCROLL_SETTLE)
     raise _err(

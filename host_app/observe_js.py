@@ -353,7 +353,11 @@ function viaLabel(h,el){for(var p=h,k=0;p&&k<50;k++,p=p.parentElement){if(p.loca
 var r=topRect(el),cs=csOf(el),ln=el.localName;
 var T=['text','search','url','tel','email','password','number','date','datetime-local','month','time','week',''];
 var editable=el.isContentEditable||ln==='textarea'||(ln==='input'&&T.indexOf((el.getAttribute('type')||'').toLowerCase())>=0);
-var cx=r.x+r.w/2,cy=r.y+r.h/2,hit=false,cov=null;
+var cx=r.x+r.w/2,cy=r.y+r.h/2,hit=false,cov=null,pt=null;
+// an inline box over several lines (a wrapped link): the center of its box can fall between
+// its lines, on its parent; its largest line box's center is on it
+var rs=el.getClientRects();if(rs.length>1){var best=0;for(var q6=0;q6<rs.length&&q6<100;q6++){var rr=rs[q6],ar2=rr.width*rr.height;
+ if(rr.width>=1&&rr.height>=1&&ar2>best){best=ar2;cx=rr.left+rr.width/2;cy=rr.top+rr.height/2;pt=[cx,cy];}}}
 // the hit test of this frame only; the host checks that each ancestor shows the frame there
 if(cx>=0&&cy>=0&&cx<innerWidth&&cy<innerHeight){var h=hitAt(cx,cy);
  if(h){var p=h;for(var k2=0;k2<200&&p;k2++){if(p===el){hit=true;break;}p=p.parentNode||(p.host||null);}if(!hit&&el.contains(h))hit=true;
@@ -371,6 +375,15 @@ var an=0;try{var GEO=/^(transform|translate|scale|rotate|left|top|right|bottom|i
   var props=A.transitionProperty?[A.transitionProperty]:[];
   if(!props.length){var kf=ef.getKeyframes();for(var z=0;z<kf.length;z++)for(var key in kf[z])props.push(key);}
   for(var z2=0;z2<props.length;z2++)if(GEO.test(String(props[z2]).replace(/[A-Z]/g,function(c){return '-'+c.toLowerCase();}))){an=1;break;}}}catch(e){an=0;}
+// the boxes of the ancestors that clip it (overflow other than visible: a sidebar that scrolls on
+// its own), intersected; the document's own scroller is the viewport; a fixed box escapes them
+var cl=null;if(cs.position!=='fixed'){var c0=-1e9,c1=-1e9,c2=1e9,c3=1e9,any=0;
+ for(var pa=el.parentElement||(el.parentNode&&el.parentNode.host)||null,k5=0;pa&&k5<200;k5++){
+  if(pa===document.body||pa===document.documentElement)break;var ps=csOf(pa);
+  if(ps.overflowX!=='visible'||ps.overflowY!=='visible'){var pb=pa.getBoundingClientRect(),px=pb.left+pa.clientLeft,py=pb.top+pa.clientTop;
+   c0=Math.max(c0,px);c1=Math.max(c1,py);c2=Math.min(c2,px+pa.clientWidth);c3=Math.min(c3,py+pa.clientHeight);any=1;}
+  if(ps.position==='fixed')break;pa=pa.parentElement||(pa.parentNode&&pa.parentNode.host)||null;}
+ if(any)cl=[c0,c1,Math.max(0,c2-c0),Math.max(0,c3-c1)];}
 var ao=null;if(ln!=='select'&&roleOf(el)==='listbox'&&el.getAttribute('aria-multiselectable')==='true'){ao=[];
  var os=el.querySelectorAll('[role=option]');for(var q3=0;q3<os.length&&q3<5000;q3++){var a=os[q3],ar=topRect(a);
   ao.push([nameOf(a,'option'),a.getAttribute('aria-selected')==='true'?1:0,a.getAttribute('aria-disabled')==='true'?1:0,ar.x,ar.y,ar.w,ar.h]);}
@@ -378,7 +391,7 @@ var ao=null;if(ln!=='select'&&roleOf(el)==='listbox'&&el.getAttribute('aria-mult
 return JSON.stringify({x:r.x,y:r.y,w:r.w,h:r.h,vw:innerWidth,vh:innerHeight,
 vis:cs.visibility!=='hidden'&&cs.display!=='none',dis:!!(el.matches&&el.matches(':disabled')),ro:!!el.readOnly&&ln!=='select',
 ed:editable,f:deepActive()===el,hit:hit,cov:cov,v:('value' in el&&ln!=='button')?String(el.value):null,
-o:opts,si:ln==='select'?el.selectedIndex:-1,m:!!el.multiple,tag:ln,op:op,cb:cb,ao:ao,an:an});"""
+o:opts,si:ln==='select'?el.selectedIndex:-1,m:!!el.multiple,tag:ln,op:op,cb:cb,ao:ao,an:an,cl:cl,pt:pt});"""
 
 _ELEMENT = (
     "(function(N){"

@@ -44,6 +44,24 @@ PAGES.update(
 setTimeout(function(){{c.style.opacity='0';}},100);
 setTimeout(function(){{c.style.display='none';}},300);}}</script>""",
         ),
+        # a link wrapped over two lines of a narrow column: the center of its box falls between
+        # the short end of its first line and the start of its second, on the list item
+        "/act/wrapped": _page(
+            "Wrapped",
+            """<ul style="width:160px;font:16px/32px sans-serif"><li>
+<a href="#done" onclick="out('wrapped clicked')">Handling Keyboard Interruption</a></li></ul>
+<p id=out>nothing yet</p>""",
+        ),
+        # a 120 px panel that scrolls on its own, inside the viewport: its last link is below
+        # the panel's scrollport but inside the viewport, over the paragraph under the panel
+        "/act/panel": _page(
+            "Panel",
+            """<div style="height:120px;overflow:auto;border:1px solid #999;width:300px">
+"""
+            + "".join(f"<p style='margin:0;height:30px'>line {i}</p>" for i in range(8))
+            + """<a href="#end" onclick="out('panel link clicked')">Last link</a></div>
+<p style="height:600px;margin:0">under the panel</p><p id=out>nothing yet</p>""",
+        ),
         # "Slide" moves the target 600 px to the right with a 400 ms transition; the target
         # records where it was clicked
         "/act/moving": _page(
@@ -90,7 +108,7 @@ out('chosen '+(v.join(',')||'none'));});</script>""",
 
 def _out(obs: dict[str, Any]) -> str:
     found = [t for t in texts(obs) if t.startswith(("nothing", "booked", "calendar", "consent"))]
-    found += [t for t in texts(obs) if t.startswith(("mover", "chosen"))]
+    found += [t for t in texts(obs) if t.startswith(("mover", "chosen", "wrapped", "panel"))]
     assert found, texts(obs)
     return found[0]
 
@@ -105,6 +123,28 @@ def test_click_waits_for_a_fading_overlay(host: HostApp, site: Site, session: st
     )
     assert data["status"] == "ok", data
     assert _out(data["data"]["observation"]) == "booked"
+
+
+def test_click_lands_on_a_link_wrapped_over_two_lines(
+    host: HostApp, site: Site, session: str
+) -> None:
+    """Found on python3-doc's sidebars (library/asyncio-runner.html, "Handling Keyboard
+    Interruption"): the click waited 5 s and failed as "covered by" the link's own list item."""
+    obs = observe(host, site, session, "/act/wrapped")["observation"]
+    data = act(
+        host, obs["id"], {"action": "click", "ref": ref(obs, "Handling Keyboard Interruption")}
+    )
+    assert data["status"] == "ok", data
+    assert _out(data["data"]["observation"]) == "wrapped clicked"
+
+
+def test_click_scrolls_a_panel_to_a_link_below_its_scrollport(
+    host: HostApp, site: Site, session: str
+) -> None:
+    obs = observe(host, site, session, "/act/panel")["observation"]
+    data = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Last link")})
+    assert data["status"] == "ok", data
+    assert _out(data["data"]["observation"]) == "panel link clicked"
 
 
 def test_click_under_a_permanent_overlay_names_it(host: HostApp, site: Site, session: str) -> None:
