@@ -14,7 +14,8 @@ decisions are in `host_app.logic.worker_cdp`; this module moves its messages.
   `dt`'s own console with a mark, read in `javaScriptConsoleMessage`).
 
 The one place CDP failures and Qt callbacks are translated: every slot is guarded (an exception
-escaping a PyQt6 slot aborts the app) and logs through the session's `slot_failed`.
+escaping a slot aborts the app: the bindings call qFatal) and logs through the session's
+`slot_failed`.
 """
 
 from __future__ import annotations
