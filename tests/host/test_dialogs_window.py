@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -19,8 +18,7 @@ from typing import Any
 
 import pytest
 
-import bridge_protocol as bp
-
+from .inengine import child_result, configure, log_data, run_child, start_engine
 from .routes import Routes, html
 
 pytestmark = pytest.mark.gui
@@ -41,25 +39,14 @@ def test_a_person_answers_in_a_window_modal_box_and_an_agent_operation_takes_ove
     tmp_path: Path,
 ) -> None:
     with Routes({"/person": lambda: html(PERSON), "/background": lambda: html(BACKGROUND)}) as s:
-        env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-        env.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox --disable-gpu")
-        proc = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "tests.host.test_dialogs_window",
-                str(tmp_path),
-                s.url("/person"),
-                s.url("/background"),
-            ],
-            check=False,
+        proc = run_child(
+            "tests.host.test_dialogs_window",
+            str(tmp_path),
+            s.url("/person"),
+            s.url("/background"),
             timeout=120,
-            env=env,
-            cwd=Path(__file__).resolve().parents[2],
-            capture_output=True,
         )
-    assert proc.returncode == 0, proc.stderr.decode()[-4000:]
-    result = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+    result = child_result(proc)
     assert result["boxes"] == [
         {
             "text": "Hi <b>person</b>",
@@ -83,23 +70,12 @@ def test_a_person_answers_in_a_window_modal_box_and_an_agent_operation_takes_ove
 
 
 def run(data_dir: Path, person_url: str, background_url: str) -> dict[str, Any]:
-    from host_app.engine import prepare_storage
-
-    os.environ["XDG_DATA_HOME"] = str(prepare_storage(data_dir))
     from host_app.browser_window import BrowserWindow
-    from host_app.engine import Engine, engine_application_name
-    from host_app.logic.logfile import HostLog
-    from host_app.logic.settings import SettingsStore
     from host_app.qt import QApplication, QDialog, QInputDialog, QLabel, QMessageBox, Qt, QTimer
 
-    engine_application_name()
-    app = QApplication(["svc-app-dialogs-test"])
-    settings = SettingsStore(data_dir / "app-settings.json").load()
-    engine = Engine(data_dir, settings, headless=False, log=HostLog(data_dir / "Logs"))
-    for sid in ("Session1", "Session2"):
-        engine.apply_session_settings(
-            sid, bp.SessionSettings(profile_id=int(sid.removeprefix("Session")), name=sid)
-        )
+    app, engine = start_engine(data_dir, "svc-app-dialogs-test", headless=False)
+    for n in (1, 2):
+        configure(engine, n)
     window = BrowserWindow(engine)
     window.show()
     window.select("Session1")
@@ -124,9 +100,7 @@ def run(data_dir: Path, person_url: str, background_url: str) -> dict[str, Any]:
         out["events"] = [
             [e.text, e.details["dialog"], e.details["answer"], e.details["by"]] for e in events
         ]
-        log = data_dir / "Logs" / "sessions" / "1.ndjson"
-        records = [json.loads(line) for line in log.read_text().splitlines()]
-        out["logged"] = [r["data"]["dialog"] for r in records if r["category"] == "page.dialog"]
+        out["logged"] = [d["dialog"] for d in log_data(data_dir, 1, "page.dialog")]
         app.quit()
 
     class Answers:

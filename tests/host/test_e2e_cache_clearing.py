@@ -8,17 +8,17 @@ in a child process started as svc-app starts it (schemes registered before the Q
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import threading
-import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+
+from . import inengine
+from .inengine import child_result, configure, run_child, run_scenario, start_engine
 
 pytestmark = pytest.mark.e2e
 
@@ -58,19 +58,8 @@ class _Site(BaseHTTPRequestHandler):
 
 
 def test_clearing_the_shared_and_the_private_caches(tmp_path: Path) -> None:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    env.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox --disable-gpu")
-    proc = subprocess.run(
-        [sys.executable, "-m", "tests.host.test_e2e_cache_clearing", str(tmp_path)],
-        check=False,
-        timeout=120,
-        env=env,
-        cwd=Path(__file__).resolve().parents[2],
-        capture_output=True,
-    )
-    (tmp_path / "child.stderr").write_bytes(proc.stderr)
-    assert proc.returncode == 0, proc.stderr.decode()[-4000:]
-    out: dict[str, Any] = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+    proc = run_child("tests.host.test_e2e_cache_clearing", str(tmp_path), timeout=120)
+    out = child_result(proc, tmp_path / "child.stderr")
     # two direct sessions: one fetch of the public image between them
     assert out["shared_first"] == 1, out
     assert out["shared_entries_before"] >= 1, out
@@ -93,55 +82,23 @@ def _cache_files(storage: Path) -> int:
 
 
 def run(data_dir: Path) -> dict[str, Any]:
-    from host_app.engine import prepare_storage
-
-    os.environ["XDG_DATA_HOME"] = str(prepare_storage(data_dir))
-    import bridge_protocol as bp
-    from host_app.asset_scheme import register_schemes
-    from host_app.engine import Engine, engine_application_name
-    from host_app.logic import aio
-    from host_app.logic.logfile import HostLog
     from host_app.logic.settings import AppSettings
-    from host_app.qt import QApplication, QTimer
     from host_app.session_browser import SessionBrowser
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
 
-    engine_application_name()
-    register_schemes()
-    app = QApplication(["svc-app-cache-test"])
-    settings = AppSettings(shared_asset_cache=True)
-    engine = Engine(data_dir, settings, headless=True, log=HostLog(data_dir / "Logs"))
+    app, engine = start_engine(
+        data_dir, "svc-app-cache-test", settings=AppSettings(shared_asset_cache=True), schemes=True
+    )
     out: dict[str, Any] = {}
 
     def browser(n: int) -> SessionBrowser:
-        sid = f"Session{n}"
-        engine.apply_session_settings(sid, bp.SessionSettings(profile_id=n, name=sid))
-        return engine.browser(sid)
+        return engine.browser(configure(engine, n))
 
     async def load(b: SessionBrowser, url: str) -> bool:
-        assert b.page is not None
-        done: aio.Future[bool] = aio.Future()
-
-        def finished(ok: bool) -> None:
-            if not done.done():
-                done.set_result(ok)
-
-        b.page.loadFinished.connect(finished)
-        b.load(url)
-        ok = await aio.within(engine.loop, done, 15.0, False)
-        await aio.sleep(engine.loop, 0.3)
-        return ok
-
-    async def until(cond: Any, seconds: float = 10.0) -> bool:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            if cond():
-                return True
-            await aio.sleep(engine.loop, 0.1)
-        return bool(cond())
+        return await inengine.load(engine, b, url, settle=0.3)
 
     async def scenario() -> None:
         b1, b2 = browser(1), browser(2)
@@ -154,10 +111,10 @@ def run(data_dir: Path) -> dict[str, Any]:
         engine.apply_app_settings(AppSettings(shared_asset_cache=False))
         await load(b1, base + "/?3")
         out["encoding_switched_off"] = _Site.encodings.get("/own.png", "")
-        await until(lambda: _cache_files(b1.storage) > 0, 5)
+        await inengine.until(engine, lambda: _cache_files(b1.storage) > 0, 5)
         out["private_files_before"] = _cache_files(b1.storage)
         engine.clear_private_caches()
-        await until(lambda: _cache_files(b1.storage) == 0, 10)
+        await inengine.until(engine, lambda: _cache_files(b1.storage) == 0, 10)
         out["private_files_after"] = _cache_files(b1.storage)
         out["shared_entries_after_private_clear"] = len(engine.shared_assets)
         engine.apply_app_settings(AppSettings(shared_asset_cache=True))
@@ -167,19 +124,11 @@ def run(data_dir: Path) -> dict[str, Any]:
         await load(browser(3), base + "/?4")
         out["pub_after_clear"] = _Site.hits["/pub.png"] - before
 
-    async def main() -> None:
-        try:
-            await scenario()
-        finally:
-            engine.shutdown()
-            QTimer.singleShot(0, app.quit)
-
-    task = aio.Task(main(), lambda t: None)
-    task.start()
-    app.exec()
+    error = run_scenario(app, scenario())
+    engine.shutdown()
     server.shutdown()
-    if task.exception is not None:
-        raise task.exception
+    if error is not None:
+        raise error
     return out
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -19,10 +18,10 @@ from typing import Any
 
 import pytest
 
-import bridge_protocol as bp
 from bridge_protocol.identity import FingerprintProfile, Screen
 
 from .identity_pages import IdentitySite
+from .inengine import child_result, configure, run_child, start_engine
 
 pytestmark = pytest.mark.e2e
 
@@ -63,28 +62,16 @@ SEED_B = "fedcba9876543210"
 def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     data_dir = tmp_path_factory.mktemp("identity")
     with IdentitySite() as site:
-        env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-        # SwiftShader gives the offscreen engine a WebGL context to read the strings from
-        env["QTWEBENGINE_CHROMIUM_FLAGS"] = (
-            "--no-sandbox --disable-gpu --use-gl=angle --use-angle=swiftshader-webgl"
-        )
         started = time.monotonic()
-        proc = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "tests.host.test_e2e_identity",
-                str(data_dir),
-                site.url("/page"),
-            ],
-            check=False,
+        proc = run_child(
+            "tests.host.test_e2e_identity",
+            str(data_dir),
+            site.url("/page"),
             timeout=120,
-            env=env,
-            cwd=Path(__file__).resolve().parents[2],
-            capture_output=True,
+            # SwiftShader gives the offscreen engine a WebGL context to read the strings from
+            flags="--no-sandbox --disable-gpu --use-gl=angle --use-angle=swiftshader-webgl",
         )
-        assert proc.returncode == 0, proc.stderr.decode()[-4000:]
-        out: dict[str, Any] = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+        out = child_result(proc)
         out["seconds"] = time.monotonic() - started
         out["page_requests"] = site.seen("/page")
     for name, rep in out["reports"].items():
@@ -270,18 +257,9 @@ def test_an_identity_change_reaches_the_next_document(reports: dict[str, Any]) -
 
 
 def run(data_dir: Path, url: str) -> dict[str, Any]:
-    from host_app.engine import prepare_storage
+    from host_app.qt import QTimer, QWebEngineScript
 
-    os.environ["XDG_DATA_HOME"] = str(prepare_storage(data_dir))
-    from host_app.engine import Engine, engine_application_name
-    from host_app.logic.logfile import HostLog
-    from host_app.logic.settings import SettingsStore
-    from host_app.qt import QApplication, QTimer, QWebEngineScript
-
-    engine_application_name()
-    app = QApplication(["svc-identity-test"])
-    settings = SettingsStore(data_dir / "app-settings.json").load()
-    engine = Engine(data_dir, settings, headless=True, log=HostLog(data_dir / "Logs"))
+    app, engine = start_engine(data_dir, "svc-identity-test")
     identities = {
         "Session1": None,
         "Session2": german(SEED_A),
@@ -289,8 +267,7 @@ def run(data_dir: Path, url: str) -> dict[str, Any]:
     }
 
     def apply(sid: str, fp: FingerprintProfile | None) -> None:
-        n = int(sid.removeprefix("Session"))
-        engine.apply_session_settings(sid, bp.SessionSettings(profile_id=n, name=sid, identity=fp))
+        configure(engine, int(sid.removeprefix("Session")), identity=fp)
 
     for sid, fp in identities.items():
         apply(sid, fp)

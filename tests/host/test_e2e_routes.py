@@ -13,7 +13,6 @@ import json
 import os
 import socket
 import ssl
-import subprocess
 import sys
 import threading
 import time
@@ -21,12 +20,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
 
 from ..certs import Issued, ca, leaf
+from . import inengine
+from .inengine import child_result, log_data, run_child, run_scenario, start_engine
+
+if TYPE_CHECKING:
+    from host_app.session_browser import SessionBrowser
 
 pytestmark = pytest.mark.e2e
 
@@ -232,20 +236,9 @@ def engine_run(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> di
         "relay_b": servers.relays["B"].port,
         "root": servers.root.pem,
     }
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    env.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox --disable-gpu")
     started = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, "-m", "tests.host.test_e2e_routes", str(data_dir), json.dumps(plan)],
-        check=False,
-        timeout=150,
-        env=env,
-        cwd=Path(__file__).resolve().parents[2],
-        capture_output=True,
-    )
-    (data_dir / "child.stderr").write_bytes(proc.stderr)
-    assert proc.returncode == 0, proc.stderr.decode()[-4000:]
-    out: dict[str, Any] = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+    proc = run_child("tests.host.test_e2e_routes", str(data_dir), json.dumps(plan), timeout=150)
+    out = child_result(proc, data_dir / "child.stderr")
     out["seconds"] = time.monotonic() - started
     out["data_dir"] = str(data_dir)
     return out
@@ -340,29 +333,18 @@ def test_the_module_starts_one_engine_quickly(engine_run: dict[str, Any]) -> Non
 
 
 def run(data_dir: Path, plan: dict[str, Any]) -> dict[str, Any]:
-    from host_app.engine import prepare_storage
     from host_app.logic.policy import with_webrtc_policy
 
-    os.environ["XDG_DATA_HOME"] = str(prepare_storage(data_dir))
     # as svc-app starts the engine (host_app/app.py)
     flags = os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "")
     os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = with_webrtc_policy(flags)
-    import bridge_protocol as bp
     from bridge_protocol.identity import ProxyTrust
     from bridge_protocol.messages import PROTOCOL_VERSION, ActionRequest, Navigate
     from host_app.browser_window import BrowserWindow
-    from host_app.engine import Engine, engine_application_name
     from host_app.logic import aio, trust
-    from host_app.logic.logfile import HostLog
-    from host_app.logic.settings import SettingsStore
-    from host_app.qt import QApplication, QTimer
-    from host_app.session_browser import SessionBrowser
 
     trust.PROVIDERY_CA_FILE = data_dir / "providery_ca.pem"
-    engine_application_name()
-    app = QApplication(["svc-app-routes-test"])
-    settings = SettingsStore(data_dir / "app-settings.json").load()
-    engine = Engine(data_dir, settings, headless=False, log=HostLog(data_dir / "Logs"))
+    app, engine = start_engine(data_dir, "svc-app-routes-test", headless=False)
     window = BrowserWindow(engine)
     window.show()
     origin, relay_a, relay_b = plan["origin"], plan["relay_a"], plan["relay_b"]
@@ -370,38 +352,16 @@ def run(data_dir: Path, plan: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
 
     def configure(n: int, port: int | None, extra: ProxyTrust | None = None) -> str:
-        sid = f"Session{n}"
-        engine.apply_session_settings(
-            sid, bp.SessionSettings(profile_id=n, name=sid, proxy_port=port, trust=extra)
-        )
-        return sid
+        return inengine.configure(engine, n, proxy_port=port, trust=extra)
 
     async def until(cond: Any, seconds: float = 10.0) -> bool:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            if cond():
-                return True
-            await aio.sleep(engine.loop, 0.05)
-        return bool(cond())
+        return await inengine.until(engine, cond, seconds, poll=0.05)
 
     async def load(b: SessionBrowser, url: str) -> bool:
-        assert b.page is not None
-        done: aio.Future[bool] = aio.Future()
-
-        def finished(ok: bool) -> None:
-            if not done.done():
-                done.set_result(ok)
-
-        b.page.loadFinished.connect(finished)
-        b.load(url)
-        return await aio.within(engine.loop, done, 15.0, False)
+        return await inengine.load(engine, b, url)
 
     def verdicts(n: int) -> list[dict[str, Any]]:
-        log = data_dir / "Logs" / "sessions" / f"{n}.ndjson"
-        if not log.exists():
-            return []
-        records = [json.loads(line) for line in log.read_text().splitlines()]
-        return [r["data"] for r in records if r["category"] == "page.certificate"]
+        return log_data(data_dir, n, "page.certificate")
 
     async def tls_case(n: int, port: int | None, extra: ProxyTrust | None, url: str) -> Any:
         b = engine.browser(configure(n, port, extra))
@@ -508,15 +468,9 @@ def run(data_dir: Path, plan: dict[str, Any]) -> dict[str, Any]:
             await until(lambda b=b: b.title() == "gathered", 8)
             out["webrtc"][name] = await b.run_js("document.body.dataset.candidates || '[]'")
 
-    def finished(task: aio.Task) -> None:
-        if task.exception is not None:
-            out["exception"] = repr(task.exception)
-        app.quit()
-
-    task = aio.Task(scenario(), finished)
-    QTimer.singleShot(0, task.start)
-    QTimer.singleShot(120_000, app.quit)
-    app.exec()
+    error = run_scenario(app, scenario(), limit_ms=120_000)
+    if error is not None:
+        out["exception"] = repr(error)
     engine.shutdown()
     window.close()
     return out
