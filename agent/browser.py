@@ -173,10 +173,23 @@ class Browser:
             or "error_source" in details
         ):
             return exc
-        authority = authority_of_url(url)
-        if authority is None or session.proxy_alias is None:
+        if session.proxy_alias is None:
             return exc
         diagnostics = self._diagnostics
+        unbound = diagnostics.unbound_cause(session.id)
+        if unbound is not None:
+            # the engine only says it could not reach its proxy: say why
+            return SvcError.of(
+                ErrorId(error.id),
+                f"{error.message}; the session's proxy listener {unbound}",
+                **details,
+                error_source="proxy",
+                proxy_alias=session.proxy_alias,
+                source_error=unbound,
+            )
+        authority = authority_of_url(url)
+        if authority is None:
+            return exc
         failure = diagnostics.latest(session.id, session.proxy_alias, authority, since=since)
         if failure is None:
             return exc

@@ -60,6 +60,8 @@ class Diagnostics:
     def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
         self._max = max_entries
         self._entries: OrderedDict[tuple[int, str, str], Failure] = OrderedDict()
+        # session -> why its listener is not listening (its port taken): every load fails
+        self._unbound: dict[int, str] = {}
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -92,6 +94,16 @@ class Diagnostics:
             return None
         return failure
 
+    def unbound(self, session: int, cause: str) -> None:
+        self._unbound[session] = cause
+
+    def bound(self, session: int) -> None:
+        self._unbound.pop(session, None)
+
+    def unbound_cause(self, session: int) -> str | None:
+        return self._unbound.get(session)
+
     def forget_session(self, session: int) -> None:
+        self._unbound.pop(session, None)
         for key in [k for k in self._entries if k[0] == session]:
             del self._entries[key]

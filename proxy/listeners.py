@@ -200,6 +200,7 @@ class ProxyListeners:
             )
         for session in [n for n in self.failed if n not in wanted]:
             del self.failed[session]
+            self.diagnostics.bound(session)
         for session in sorted(wanted - self._listeners.keys()):
             await self._start(nursery, session)
 
@@ -217,6 +218,7 @@ class ProxyListeners:
             self._bind_failed(session, port, str(exc))
             return
         self.failed.pop(session, None)
+        self.diagnostics.bound(session)
         listener = _Listener(session, port)
         self._listeners[session] = listener
         self._log(
@@ -238,6 +240,7 @@ class ProxyListeners:
                 {"port": port},
             )
         self.failed[session] = cause
+        self.diagnostics.unbound(session, f"cannot listen on port {port}: {cause}")
 
     async def _serve(self, listener: _Listener, sockets: list[trio.SocketListener]) -> None:
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import http.client
 import json
+import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -299,6 +300,41 @@ def test_a_refused_tunnel_reaches_the_navigation_error(
     logs = [p.read_text() for p in (agent.data_dir / "Logs").rglob("*.ndjson")]
     assert any("proxy.upstream_failed" in text for text in logs)
     no_secrets(*logs)
+
+
+def test_a_listener_that_cannot_listen_is_the_navigation_error(
+    agent: AgentProcess, upstream: UpstreamProxy
+) -> None:
+    """Session N's listener is at base + N - 1; when another program holds that port, the
+    engine only reports ERR_PROXY_CONNECTION_FAILED: the error names the listener's cause."""
+    alias = add_proxy(agent, upstream)
+    probe = str(agent.ok("POST", "/v1/sessions", {})["session"]["id"])
+    taken_port = port_of(agent, f"Session{int(probe.removeprefix('Session')) + 1}")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", taken_port))
+        taken.listen()
+        sid = str(agent.ok("POST", "/v1/sessions", {"proxy_alias": alias})["session"]["id"])
+        assert port_of(agent, sid) == taken_port
+        url = "https://example.test/"
+        fake = FakeBrowser()
+        fake.script["browser_attach"] = lambda params: (
+            0.0,
+            bp.ApiError.of(
+                bp.ErrorId.UPSTREAM_UNAVAILABLE,
+                f"navigation to {url} failed: net::ERR_PROXY_CONNECTION_FAILED",
+                url=url,
+            ),
+        )
+        assert agent.host is not None
+        agent.host.answer = fake
+        _, error = agent.error("POST", "/v1/navigate", {"url": url, "session_id": sid})
+    assert error["id"] == "UPSTREAM_UNAVAILABLE"
+    assert error["details"]["error_source"] == "proxy"
+    assert error["details"]["proxy_alias"] == alias
+    assert f"cannot listen on port {taken_port}" in error["details"]["source_error"]
+    assert "proxy listener cannot listen" in error["message"]
+    for s in (probe, sid):
+        agent.ok("DELETE", f"/v1/sessions/{s}")
 
 
 def test_free_plan_sessions_do_not_relay(
