@@ -559,7 +559,8 @@ class Engine:
             page = b.page
             if page is None or b.pages is None:
                 return
-            made = await self.collector.collect_if_due(page, b.memory)
+            channel = b.workers.channel(page) if b.workers is not None else None
+            made = await self.collector.collect_if_due(page, b.memory, channel)
             if made is not None:
                 self.write_session_log(
                     b.profile_id,

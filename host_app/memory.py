@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .logic import aio
 from .logic.memory import RendererMemory, pss_kib
@@ -43,6 +43,12 @@ SEND = (
 DONE = "JSON.stringify(window.__svcGc?window.__svcGc.done:null)"
 
 
+class GcChannel(Protocol):
+    """A page's own devtools channel (host_app.worker_cdp): the collection goes through it."""
+
+    def collect_garbage(self) -> aio.Future[bool]: ...
+
+
 def renderer_pss(page: QWebEnginePage) -> tuple[int, int]:
     """(pid, PSS in KiB) of the page's renderer process; (0, 0) when there is none."""
     pid = int(page.renderProcessPid() or 0)
@@ -68,14 +74,20 @@ class RendererCollector:
         return self._profile
 
     async def collect_if_due(
-        self, page: QWebEnginePage, memory: RendererMemory
+        self, page: QWebEnginePage, memory: RendererMemory, channel: GcChannel | None = None
     ) -> tuple[int, int] | None:
         """PSS in KiB (before, after) of the collection made, or None when none was due (or
-        it could not be made)."""
+        it could not be made). A page with a devtools channel of its own (`channel`) is
+        collected through it: a page has one devtools page, and attaching another one would
+        detach that channel for good."""
         pid, before = renderer_pss(page)
         if not pid or not before or not memory.due(pid, before):
             return None
-        if not await self.collect(page):
+        if channel is not None:
+            collected = await aio.within(self._loop, channel.collect_garbage(), ANSWER_WAIT, False)
+        else:
+            collected = await self.collect(page)
+        if not collected:
             return None
         after = renderer_pss(page)[1] or before
         memory.collected(before, after)

@@ -27,8 +27,9 @@ from typing import Any
 
 from bridge_protocol.identity import FingerprintProfile
 
+from .logic import aio
 from .logic.identity import engine_identity
-from .logic.worker_cdp import CdpFailed, Output, Ready, Send, WorkerChannel
+from .logic.worker_cdp import Answered, CdpFailed, Output, Ready, Send, WorkerChannel
 from .qt import (
     QObject,
     QTimer,
@@ -131,6 +132,7 @@ class PageWorkers:
         self._prelude, self._zone = _identity(fp)
         self.channel = WorkerChannel(self._prelude, self._zone)
         self._waiting: list[Callable[[], None]] = []
+        self._calls: dict[int, aio.Future[bool]] = {}  # requests of others (memory.py)
         self._started = time.monotonic()
         self.closed = False
         self.page = page
@@ -150,6 +152,18 @@ class PageWorkers:
         self._waiting.append(run)
         QTimer.singleShot(FIRST_LOAD_WAIT_MS, lambda: self._late(run))
 
+    def collect_garbage(self) -> aio.Future[bool]:
+        """`HeapProfiler.collectGarbage` through this page's channel (the page has one devtools
+        page: a second frontend for the collection would detach this one for good)."""
+        fut: aio.Future[bool] = aio.Future()
+        if self.closed or not self.ready:
+            fut.set_result(False)
+            return fut
+        call, send = self.channel.request("HeapProfiler.collectGarbage")
+        self._calls[call] = fut
+        self._send([send])
+        return fut
+
     def set_identity(self, fp: FingerprintProfile | None) -> None:
         self._prelude, self._zone = _identity(fp)
         self._send(self.channel.set_identity(self._prelude, self._zone))
@@ -162,6 +176,7 @@ class PageWorkers:
             return
         self.closed = True
         self._waiting = []  # a load waiting on a page that goes never runs
+        self._abandon()
         if not sip.isdeleted(self.page):
             self.page.setDevToolsPage(None)
         if not sip.isdeleted(self.dt):
@@ -180,6 +195,7 @@ class PageWorkers:
             if self.closed:
                 return
             # a new frontend document (the first, or after a reattach) starts a new conversation
+            self._abandon()
             self.channel = WorkerChannel(self._prelude, self._zone)
             self.dt.runJavaScript(HOOK, MAIN, self._hooked)
 
@@ -216,6 +232,12 @@ class PageWorkers:
 
     # -- internals -------------------------------------------------------------------------------
 
+    def _abandon(self) -> None:
+        calls, self._calls = self._calls, {}
+        for fut in calls.values():
+            if not fut.done():
+                fut.set_result(False)
+
     def _release(self) -> None:
         waiting, self._waiting = self._waiting, []
         for run in waiting:
@@ -234,6 +256,10 @@ class PageWorkers:
                 else:
                     self._log("identity.workers", "the workers' auto-attach was refused")
                 self._release()
+            elif isinstance(out, Answered):
+                fut = self._calls.pop(out.id, None)
+                if fut is not None and not fut.done():
+                    fut.set_result(out.ok)
             elif isinstance(out, CdpFailed):
                 self._log(
                     "identity.workers",
@@ -261,6 +287,10 @@ class SessionWorkers:
         _, workers = self._pages.pop(id(page), (page, None))
         if workers is not None:
             workers.close()
+
+    def channel(self, page: QWebEnginePage) -> PageWorkers | None:
+        """The page's devtools channel, when it has one (a fingerprinted session's page)."""
+        return self._pages.get(id(page), (page, None))[1]
 
     def when_ready(self, page: QWebEnginePage, run: Callable[[], None]) -> None:
         """`run` (the page's load) once its workers would be reached; at once without them."""

@@ -144,13 +144,22 @@ class WorkerHeld:
     prelude: bool
 
 
-Output = Send | Ready | CdpFailed | WorkerHeld
+@dataclass(frozen=True)
+class Answered:
+    """The backend answered a command sent by `request` (`ok`: without an error)."""
+
+    id: int
+    ok: bool
+
+
+Output = Send | Ready | CdpFailed | WorkerHeld | Answered
 
 
 @dataclass(frozen=True)
 class _Sent:
     method: str
     session_id: str
+    answered: bool = False  # the caller waits for an `Answered`
 
 
 class WorkerChannel:
@@ -180,6 +189,16 @@ class WorkerChannel:
             return []
         return [self._command("Emulation.setTimezoneOverride", self._zone())]
 
+    def request(self, method: str) -> tuple[int, Send]:
+        """A command of the page's own (no parameters), whose answer comes as `Answered(id)`:
+        the page's one devtools channel serves others too (a garbage collection, memory.py)."""
+        send = self._command(method, NoParams(), answered=True)
+        return self._next_id, send
+
+    def abandoned(self) -> list[int]:
+        """The ids of requests still unanswered (a new frontend document, or the page went)."""
+        return [i for i, s in self._sent.items() if s.answered]
+
     def receive(self, text: str | bytes) -> list[Output]:
         try:
             msg = _DECODE.decode(text)
@@ -206,9 +225,11 @@ class WorkerChannel:
     def _zone(self) -> TimezoneOverride:
         return TimezoneOverride(self.timezone)
 
-    def _command(self, method: str, params: Params, session_id: str = PAGE_SESSION) -> Send:
+    def _command(
+        self, method: str, params: Params, session_id: str = PAGE_SESSION, *, answered: bool = False
+    ) -> Send:
         self._next_id += 1
-        self._sent[self._next_id] = _Sent(method, session_id)
+        self._sent[self._next_id] = _Sent(method, session_id, answered)
         cmd = Command(self._next_id, method, params, session_id)
         return Send(_ENCODE.encode(cmd).decode())
 
@@ -223,6 +244,8 @@ class WorkerChannel:
         elif sent.method == "Runtime.evaluate" and b'"exceptionDetails"' in bytes(msg.result):
             # the prelude threw: the worker runs with what it installed before the throw
             out.append(CdpFailed(sent.method, sent.session_id, 0, "the prelude threw"))
+        if sent.answered:
+            out.append(Answered(msg.id, msg.error is None))
         if sent.method == "Target.setAutoAttach" and sent.session_id == PAGE_SESSION:
             self.ready = True
             out.append(Ready(msg.error is None))

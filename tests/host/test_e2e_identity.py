@@ -172,6 +172,13 @@ def test_workers_read_the_main_frame_identity_from_their_first_statement(
             )
 
 
+def test_a_garbage_collection_keeps_the_workers_channel(reports: dict[str, Any]) -> None:
+    """Between the two rounds Session2's renderer is collected as the engine does when it
+    grew (host_app/memory.py); its next workers (`seedA_reload`, asserted above) still read
+    the identity."""
+    assert reports["gc"] is True
+
+
 def test_native_workers_keep_native_values(reports: dict[str, Any]) -> None:
     for name in ("native", "seedA_then_native"):
         r = reports["reports"][name]
@@ -287,6 +294,9 @@ def run(data_dir: Path, url: str) -> dict[str, Any]:
         if index == len(rounds):
             app.quit()
             return
+        if index == 1 and "gc" not in out:
+            collect_then(lambda: start(index))
+            return
         for name, sid, fp in rounds[index]:
             if fp is not ...:
                 apply(sid, fp)
@@ -314,6 +324,32 @@ def run(data_dir: Path, url: str) -> dict[str, Any]:
             QTimer.singleShot(100, lambda: poll(index))
         else:
             start(index + 1)
+
+    def collect_then(go_on: Any) -> None:
+        """A garbage collection in Session2's renderer as the engine makes one when it is due:
+        through the page's own devtools channel (a second frontend detached it for good, and
+        the next workers ran native)."""
+        from host_app.logic import aio
+        from host_app.logic.memory import RendererMemory
+        from host_app.memory import renderer_pss
+
+        b = engine.browser("Session2")
+        assert b.page is not None
+        workers = b.workers
+        assert workers is not None
+        page = b.page
+        due = RendererMemory(pid=renderer_pss(page)[0], baseline=1, threshold=1)
+
+        async def collect() -> None:
+            made = await engine.collector.collect_if_due(page, due, workers.channel(page))
+            out["gc"] = made is not None
+
+        def finished(task: aio.Task) -> None:
+            if "gc" not in out:
+                out["gc"] = repr(task.exception)
+            go_on()
+
+        aio.Task(collect(), finished).start()
 
     QTimer.singleShot(0, lambda: start(0))
     QTimer.singleShot(int(os.environ.get("_IDENTITY_LIMIT", "90000")), app.quit)

@@ -43,6 +43,23 @@ def big() -> Iterator[str]:
 
 
 def test_documents_left_behind_are_collected(host: HostApp, session: str, big: str) -> None:
+    """A fingerprinted session (the default profile): collected through its page's own
+    devtools channel (host_app/worker_cdp.py)."""
+    _collected_after_ten_pages(host, session, big)
+
+
+def test_a_native_sessions_documents_are_collected_too(host: HostApp, big: str) -> None:
+    """Without a fingerprint the page has no devtools channel: a short-lived frontend makes the
+    collection."""
+    host.ok("POST", "/v1/profiles", {"name": "Native memory", "fingerprint_profile": None})
+    sid = host.new_session(profile="Native memory")
+    try:
+        _collected_after_ten_pages(host, sid, big)
+    finally:
+        host.client.delete(f"/v1/sessions/{sid}")
+
+
+def _collected_after_ten_pages(host: HostApp, session: str, big: str) -> None:
     for n in range(10):
         host.ok("POST", "/v1/navigate", {"url": f"{big}?n={n}", "session_id": session, "wait": 0})
     # an operation after the last collection (it waits for the session's lock)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from host_app.logic.worker_cdp import CdpFailed, Ready, Send, WorkerChannel, WorkerHeld
+from host_app.logic.worker_cdp import Answered, CdpFailed, Ready, Send, WorkerChannel, WorkerHeld
 
 AUTO = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
 
@@ -164,3 +164,24 @@ def test_an_identity_change_reaches_the_next_workers_and_the_zone() -> None:
     out = ch.set_identity(None, "")
     assert sent(out)[0]["params"] == {"timezoneId": ""}
     assert len(sent(ch.receive(attached("S10")))) == 2
+
+
+def test_a_request_of_another_user_of_the_channel_is_answered_by_id() -> None:
+    """The garbage collection (host_app/memory.py) goes through the page's one channel."""
+    ch = started()
+    call, send = ch.request("HeapProfiler.collectGarbage")
+    assert json.loads(send.text) == {
+        "id": call,
+        "method": "HeapProfiler.collectGarbage",
+        "params": {},
+    }
+    assert ch.abandoned() == [call]
+    assert ch.receive(answer(call)) == [Answered(call, ok=True)]
+    assert ch.abandoned() == []
+    failing, _ = ch.request("HeapProfiler.collectGarbage")
+    out = ch.receive(answer(failing, "not now"))
+    assert Answered(failing, ok=False) in out
+    assert any(isinstance(o, CdpFailed) for o in out)
+    # the conversation's own answers are no caller's
+    ch.request("HeapProfiler.collectGarbage")
+    assert not [o for o in ch.receive(attached("W1")) if isinstance(o, Answered)]
