@@ -43,7 +43,10 @@ from .qt import (
 
 FRONTEND = "devtools://devtools/bundled/inspector.html"
 MARK = "\x01svc-cdp:"
-FIRST_LOAD_WAIT_MS = 2000  # a first load waits this long at most for the auto-attach
+# a first load waits this long at most for the auto-attach: it comes in 0.1-0.25 s, but a
+# load going on without it leaks the machine's values in the first workers, so the bound only
+# stops a channel that never comes up from holding the page
+FIRST_LOAD_WAIT_MS = 5000
 MAIN = QWebEngineScript.ScriptWorldId.MainWorld
 # Installed in the devtools page once its document has loaded: the engine looks these two up on
 # every message, so ours receive everything (a chunked message is joined first).
