@@ -204,13 +204,16 @@ def _hit(fetch: Fetch, store: SharedAssets, partition: str) -> Fetched | None:
 
 def _fetch_and_store(fetch: Fetch, store: SharedAssets, partition: str) -> Fetched:
     got = fetch.run()
+    if got.dropped:
+        return got  # over the image limit: nothing to learn about sharing
     if (
-        not got.dropped
-        and got.location is None
+        got.location is None
         and storable(got.status, got.headers, len(got.body), store.max_entry) is None
     ):
         lifetime = (freshness_lifetime(got.headers) or 0.0) - _age(got.headers)
         store.put(partition, fetch.url, got.headers.get("content-type", ""), got.body, lifetime)
+    else:
+        store.not_shared.add(partition, fetch.url)
     return got
 
 

@@ -221,8 +221,19 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
         url = qurl.toString()
         policy = self.assets.policy
         has_cookie = policy.shared_cache and bool(self.assets.cookies.matching(url))
+        store = self.assets.store
+        not_shared = (
+            policy.shared_cache
+            and store is not None
+            and (self.assets.partition, assets_logic.to_original(url) or url) in store.not_shared
+        )
         via, limit, shared = assets_logic.route(
-            policy, url=url, method=request.method, kind=kind, has_cookie=has_cookie
+            policy,
+            url=url,
+            method=request.method,
+            kind=kind,
+            has_cookie=has_cookie,
+            not_shared=not_shared,
         )
         if via is Via.NATIVE:
             return

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .logic.assets import SHARED_MAX_BYTES, SHARED_MAX_ENTRY
+from .logic.assets import SHARED_MAX_BYTES, SHARED_MAX_ENTRY, NotShared
 
 
 @dataclass(slots=True)
@@ -55,6 +55,8 @@ class SharedAssets:
         self._fetching: dict[tuple[str, str], tuple[threading.Lock, list[int]]] = {}
         self._entries: dict[tuple[str, str], Entry] = {}
         self._total = 0
+        # answers that could not be shared: their URLs stay native for a while
+        self.not_shared = NotShared()
         self._load()
 
     @property
@@ -183,6 +185,8 @@ class SharedAssets:
 
     def clear(self, partition: str | None = None) -> None:
         """Everything, or one partition."""
+        if partition is None:
+            self.not_shared.clear()
         with self._lock:
             for entry in list(self._entries.values()):
                 if partition is None or entry.partition == partition:

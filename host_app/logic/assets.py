@@ -11,7 +11,10 @@ original is recovered exactly.
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
@@ -67,11 +70,18 @@ class AssetPolicy:
 
 
 def route(
-    policy: AssetPolicy, *, url: str, method: str, kind: str, has_cookie: bool
+    policy: AssetPolicy,
+    *,
+    url: str,
+    method: str,
+    kind: str,
+    has_cookie: bool,
+    not_shared: bool = False,
 ) -> tuple[Via, bool, bool]:
     """(what to do, apply the image limit, use the shared cache) for one request the blocking
     rules passed. Only images of `over_limit` sessions and shared-cache-eligible requests ever
-    reach the scheme; every other request of every session stays native, as before."""
+    reach the scheme; every other request of every session stays native, as before.
+    `not_shared`: the URL's last answer could not be shared (`NotShared`)."""
     original = to_original(url)
     limit = policy.limits(kind) and method.upper() == "GET"
     if original is None and not limit and not policy.shared_cache:
@@ -79,8 +89,10 @@ def route(
     scheme = urlsplit(original or url).scheme.lower()
     if scheme not in ASSET_SCHEMES:
         return Via.NATIVE, False, False
-    shared = policy.shared_cache and shared_request_eligible(
-        method=method, kind=kind, has_cookie=has_cookie
+    shared = (
+        policy.shared_cache
+        and not not_shared
+        and shared_request_eligible(method=method, kind=kind, has_cookie=has_cookie)
     )
     wanted = limit or shared
     if original is not None:
@@ -200,6 +212,55 @@ class CookieJar:
 
 
 # -- the shared asset cache's rules ----------------------------------------------------------------
+
+
+NOT_SHARED_TTL = 3600.0
+NOT_SHARED_MAX = 10_000
+
+
+class NotShared:
+    """(partition, URL)s whose last answer could not be shared (not public, personalized,
+    too large, a redirect...): for NOT_SHARED_TTL seconds their requests stay on the engine's
+    own network and private cache. Without it, such an asset went through the asset scheme on
+    every page load, was stored nowhere and was fetched again each time. Bounded (oldest out);
+    written by the fetch threads, read by the interceptor."""
+
+    def __init__(
+        self,
+        ttl: float = NOT_SHARED_TTL,
+        max_entries: int = NOT_SHARED_MAX,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.ttl = ttl
+        self.max_entries = max_entries
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._until: OrderedDict[tuple[str, str], float] = OrderedDict()
+
+    def add(self, partition: str, url: str) -> None:
+        key = (partition, url)
+        with self._lock:
+            self._until.pop(key, None)
+            self._until[key] = self.clock() + self.ttl
+            while len(self._until) > self.max_entries:
+                self._until.popitem(last=False)
+
+    def __contains__(self, key: tuple[str, str]) -> bool:
+        with self._lock:
+            until = self._until.get(key)
+            if until is None:
+                return False
+            if until <= self.clock():
+                del self._until[key]
+                return False
+            return True
+
+    def __len__(self) -> int:
+        return len(self._until)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._until.clear()
 
 
 def shared_request_eligible(*, method: str, kind: str, has_cookie: bool) -> bool:

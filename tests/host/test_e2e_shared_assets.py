@@ -211,6 +211,26 @@ def test_direct_sessions_share_one_fetch_and_sessions_of_a_proxy_share_theirs(
             host.client.delete("/v1/proxies/otherproxy")
 
 
+def test_an_asset_that_could_not_be_shared_keeps_the_sessions_private_cache(
+    shared_host: HostApp, site: str
+) -> None:
+    """`/x/private.png` (max-age without public) went through the asset scheme on every page
+    load, was stored nowhere and was fetched again each time; after its first answer its URL
+    stays on the engine's own network, whose private cache keeps it (docs/decisions.md)."""
+    host = shared_host
+    sid = host.new_session()
+    try:
+        Site.hits.clear()
+        _load(host, sid, f"{site}/?private-1")
+        assert Site.hits["/x/private.png"] == 1
+        html = _load(host, sid, f"{site}/?private-2")
+        assert html.count('data-state="loaded:16"') >= len(IMAGES) - 2, html
+        assert Site.hits["/x/private.png"] == 1, Site.hits  # from the private cache
+        assert Site.hits["/x/nocache.png"] == 2  # revalidated each time, as before
+    finally:
+        host.client.delete(f"/v1/sessions/{sid}")
+
+
 def test_the_cache_is_pruned_by_last_access_at_its_bound(shared_host: HostApp, site: str) -> None:
     host = shared_host
     Site.hits.clear()

@@ -9,6 +9,7 @@ from host_app.logic.assets import (
     AssetPolicy,
     Cookie,
     CookieJar,
+    NotShared,
     Via,
     freshness_lifetime,
     over_limit,
@@ -76,6 +77,39 @@ def test_a_url_with_a_cookie_is_not_shared() -> None:
     policy = AssetPolicy(shared_cache=True)
     got = route(policy, url="https://h/a.js", method="GET", kind="script", has_cookie=True)
     assert got == (Via.NATIVE, False, False)
+
+
+def test_a_url_whose_answer_could_not_be_shared_stays_native_for_a_while() -> None:
+    policy = AssetPolicy(shared_cache=True)
+    url = "https://h/private.png"
+    assert route(policy, url=url, method="GET", kind="image", has_cookie=False)[0] is Via.ASSET
+    got = route(policy, url=url, method="GET", kind="image", has_cookie=False, not_shared=True)
+    assert got == (Via.NATIVE, False, False)
+    # an over_limit image still goes through the scheme for its limit, unshared
+    limited = AssetPolicy(image_mode="over_limit", image_limit_bytes=1024, shared_cache=True)
+    got = route(limited, url=url, method="GET", kind="image", has_cookie=False, not_shared=True)
+    assert got == (Via.ASSET, True, False)
+    # the asset URL of a request that comes back is sent back to the original
+    asset = to_asset(url) or ""
+    got = route(policy, url=asset, method="GET", kind="image", has_cookie=False, not_shared=True)
+    assert got[0] is Via.BACK
+
+
+def test_not_shared_expires_is_bounded_and_per_partition() -> None:
+    now = [0.0]
+    memo = NotShared(ttl=10, max_entries=2, clock=lambda: now[0])
+    memo.add("direct", "https://h/a")
+    assert ("direct", "https://h/a") in memo
+    assert ("proxy:1", "https://h/a") not in memo
+    now[0] = 10.0
+    assert ("direct", "https://h/a") not in memo  # expired, and forgotten
+    assert len(memo) == 0
+    for u in ("https://h/1", "https://h/2", "https://h/3"):
+        memo.add("direct", u)
+    assert ("direct", "https://h/1") not in memo  # the oldest went
+    assert ("direct", "https://h/3") in memo
+    memo.clear()
+    assert len(memo) == 0
 
 
 def test_over_limit() -> None:
