@@ -17,6 +17,7 @@ import trio
 
 from proxy import Diagnostics, ProxyListeners, Upstream
 
+from ..ports import free_port, listener_base
 from .client import forward, get_in_tunnel, refused, tunnel
 from .servers import Origin, Refusal, UpstreamProxy
 
@@ -35,12 +36,6 @@ def origin() -> Iterator[Origin]:
         yield server
 
 
-def free_base() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class World:
     def __init__(self, upstream: UpstreamProxy) -> None:
         self.assignments: dict[int, Upstream] = {
@@ -49,7 +44,7 @@ class World:
         self.lookups = 0
         self.logs: list[tuple[str, str, str, int | None, dict[str, Any]]] = []
         self.listeners = ProxyListeners(
-            free_base(),
+            listener_base(),  # session N listens on base + N - 1: below the ephemeral range
             lookup=self.lookup,
             proxied=lambda: list(self.assignments),
             diagnostics=Diagnostics(),
@@ -218,7 +213,7 @@ async def test_a_plain_request_refused_with_407_is_a_502(
 async def test_an_unreachable_upstream_is_a_502_with_its_cause(
     upstream: UpstreamProxy, origin: Origin
 ) -> None:
-    dead = free_base()
+    dead = free_port()  # nothing listens there once the probe socket is closed
     world = World(upstream)
     world.assignments[1] = Upstream("127.0.0.1", dead, "Dead", "u", "secret-pw")
     async with trio.open_nursery() as nursery:
