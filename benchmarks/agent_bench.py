@@ -30,17 +30,11 @@ from typing import Any
 import h11
 import trio
 
-from tests.ports import listener_base
+from tests.ports import free_port, listener_base
 
 CLIENTS = 32
 SECONDS = 2.0
 ROUNDS = 3
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _request(method: str, path: str, body: bytes = b"") -> bytes:
@@ -211,7 +205,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        agent_port = _free_port()
+        agent_port = free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith("SVC_")}
         env.update(
             SVC_DATA_DIR=tmp,

@@ -8,7 +8,6 @@ import json
 import os
 import select
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -18,16 +17,10 @@ from pathlib import Path
 
 import httpx
 
-from tests.ports import listener_base
+from tests.ports import free_port, listener_base
 
 BIN = Path(sys.executable).parent
 RUNS = 20
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _figures(samples: list[float]) -> str:
@@ -74,7 +67,7 @@ class _Mcp:
 
 def main() -> None:
     data_dir = Path(tempfile.mkdtemp(prefix="svc-clients-bench-"))
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SVC_")}
     env.update(
         SVC_DATA_DIR=str(data_dir),

@@ -14,7 +14,6 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,7 +26,7 @@ from typing import Any
 import httpx
 
 from benchmarks.local import page_handler, process_tree, pss_mib, serving
-from tests.ports import listener_base
+from tests.ports import free_port, listener_base
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [
@@ -53,18 +52,12 @@ PAGE = (
 ).encode()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 # --- svc ------------------------------------------------------------------------------------
 
 
 class Svc:
     def __init__(self, data_dir: Path, extra_env: dict[str, str] | None = None) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith("SVC_")}
         env.update(
             SVC_DATA_DIR=str(data_dir),

@@ -74,7 +74,9 @@ def _identity(fp: FingerprintProfile | None) -> tuple[str | None, str]:
     if fp is None:
         return None, ""
     ident = engine_identity(fp)
-    return ident.worker_script(), str(ident.page["timezone"])
+    # the page script is the workers' prelude too: on a worker's global scope it installs what
+    # exists there (WorkerNavigator, Intl, Date, StorageManager, OffscreenCanvas)
+    return ident.script(), str(ident.page["timezone"])
 
 
 class _BlockInspectorApp(QWebEngineUrlRequestInterceptor):

@@ -113,12 +113,6 @@ class EngineIdentity:
     def script(self) -> str:
         return SCRIPT_TEMPLATE.replace("/*CONFIG*/", json.dumps(self.page, sort_keys=True))
 
-    def worker_script(self) -> str:
-        """The prelude a worker runs before its first statement (`host_app.worker_cdp`): the
-        same script, which installs on a worker's global scope what exists there
-        (WorkerNavigator, Intl, Date, StorageManager, NetworkInformation, OffscreenCanvas)."""
-        return self.script()
-
 
 def accept_language(locale: str) -> str:
     """`de-DE` -> `de-DE,de;q=0.9`, as Chrome sends for one preferred language."""

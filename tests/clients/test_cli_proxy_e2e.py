@@ -475,16 +475,8 @@ def test_proxy_export_and_import(clean: HostApp, tls_site: TlsSite, tmp_path: Pa
     )
     r = svc(port, "proxy", "export", "exp-1", cwd=tmp_path)
     written = tmp_path / "exp-1.svcproxy"
-    raw = written.read_bytes()
-    assert ok(r) == {
-        "output_path": str(written),
-        "bytesize": len(raw),
-        "credentials_included": False,
-    }
-    assert stat.S_IMODE(written.stat().st_mode) == 0o600
+    raw = _exported_without_credentials(r, written)
     assert raw.startswith(b"SQLite format 3\x00")
-    assert PASSWORD.encode() not in raw
-    assert USER.encode() not in raw
     archive = transfers.decode(base64.b64encode(raw).decode(), "proxy")
     assert archive.credentials_included is False
     assert [p["credentials"] for p in archive.proxies] == [None]
@@ -554,15 +546,7 @@ def test_profile_export_and_import(clean: HostApp, tmp_path: Path) -> None:
     assert [p["name"] for p in ok(svc(port, "profile", "list"))["profiles"]] == ["Research Team"]
     r = svc(port, "profile", "export", "Research Team", cwd=tmp_path)
     written = tmp_path / "Research_Team.svcprofile"
-    raw = written.read_bytes()
-    assert ok(r) == {
-        "output_path": str(written),
-        "bytesize": len(raw),
-        "credentials_included": False,
-    }
-    assert stat.S_IMODE(written.stat().st_mode) == 0o600
-    assert PASSWORD.encode() not in raw
-    assert USER.encode() not in raw
+    raw = _exported_without_credentials(r, written)
     archive = transfers.decode(base64.b64encode(raw).decode(), "profile")
     assert archive.credentials_included is False
     assert [p["credentials"] for p in archive.proxies] == [None]
@@ -624,3 +608,18 @@ def test_the_default_profile_of_the_app_settings_is_used(clean: HostApp, site: S
         settings.write_text(json.dumps({**saved, "default_profile": "Custom"}))
     sid = svc(clean.port, "session", "create", "--id-only").text.strip()
     assert ok(svc(clean.port, "session", "get", sid))["session"]["profile"] == "Custom"
+
+
+def _exported_without_credentials(r: Any, written: Path) -> bytes:
+    """The file an export wrote (the answer names it), private to the user, with no
+    credentials in it."""
+    raw = written.read_bytes()
+    assert ok(r) == {
+        "output_path": str(written),
+        "bytesize": len(raw),
+        "credentials_included": False,
+    }
+    assert stat.S_IMODE(written.stat().st_mode) == 0o600
+    assert PASSWORD.encode() not in raw
+    assert USER.encode() not in raw
+    return raw

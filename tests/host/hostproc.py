@@ -10,11 +10,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from ..ports import free_port, listener_base
+
+if TYPE_CHECKING:
+    from ..proxy.servers import UpstreamProxy
 
 SVC_APP = str(Path(sys.executable).parent / "svc-app")
 
@@ -89,6 +92,17 @@ class HostApp:
         envelope = r.json()
         assert envelope["status"] == "error", envelope
         return r.status_code, dict(envelope["error"])
+
+    def new_proxy(self, alias: str, upstream: UpstreamProxy, **fields: Any) -> dict[str, Any]:
+        """POST /v1/proxies for a local upstream, with its credentials; `fields` add to it."""
+        body: dict[str, Any] = {
+            "alias": alias,
+            "upstream_host": "127.0.0.1",
+            "upstream_port": upstream.port,
+            "username": upstream.username,
+            "password": upstream.password,
+        }
+        return self.ok("POST", "/v1/proxies", body | fields)
 
     def new_session(self, **fields: Any) -> str:
         return str(self.ok("POST", "/v1/sessions", fields)["session"]["id"])

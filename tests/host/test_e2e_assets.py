@@ -330,18 +330,7 @@ def test_over_limit_on_https_through_a_proxy_with_its_own_trust(
     site = f"https://127.0.0.1:{server.server_address[1]}"
     alias = "assetsproxy"
     with UpstreamProxy(USER, PASSWORD) as upstream:
-        host.ok(
-            "POST",
-            "/v1/proxies",
-            {
-                "alias": alias,
-                "upstream_host": "127.0.0.1",
-                "upstream_port": upstream.port,
-                "username": USER,
-                "password": PASSWORD,
-                "tls": {"certificates": root.pem},
-            },
-        )
+        host.new_proxy(alias, upstream, tls={"certificates": root.pem})
         sid = host.new_session(
             proxy_alias=alias, image_blocking_mode="over_limit", image_size_limit_kb=LIMIT_KB
         )

@@ -37,17 +37,7 @@ def busy_site() -> Iterator[str]:
 def proxy(host: HostApp) -> Iterator[str]:
     with UpstreamProxy(USER, PASSWORD) as upstream:
         alias = "busy-upstream"
-        host.ok(
-            "POST",
-            "/v1/proxies",
-            {
-                "alias": alias,
-                "upstream_host": "127.0.0.1",
-                "upstream_port": upstream.port,
-                "username": USER,
-                "password": PASSWORD,
-            },
-        )
+        host.new_proxy(alias, upstream)
         try:
             yield alias
         finally:

@@ -174,18 +174,7 @@ def test_a_proxied_session_takes_its_exit_location(
     app: HostApp, site: tuple[str, Pages], upstream: UpstreamProxy, geo: GeoService
 ) -> None:
     base, _ = site
-    app.ok(
-        "POST",
-        "/v1/proxies",
-        {
-            "alias": "exit-de",
-            "upstream_host": "127.0.0.1",
-            "upstream_port": upstream.port,
-            "username": "iduser",
-            "password": "id-secret",
-            "detect_exit_locale": True,
-        },
-    )
+    app.new_proxy("exit-de", upstream, detect_exit_locale=True)
     sid = app.new_session(proxy_alias="exit-de")  # the built-in Custom profile: en-US, UTC
     seen = report(app, sid, f"{base}/report")
     # the geolocation service says Berlin: the zone and (the locale not being custom) language
@@ -202,18 +191,7 @@ def test_a_proxy_assigned_to_an_open_page_holds_it_until_the_next_navigation(
     app: HostApp, site: tuple[str, Pages], upstream: UpstreamProxy
 ) -> None:
     base, pages = site
-    app.ok(
-        "POST",
-        "/v1/proxies",
-        {
-            "alias": "later",
-            "upstream_host": "127.0.0.1",
-            "upstream_port": upstream.port,
-            "username": "iduser",
-            "password": "id-secret",
-            "detect_exit_locale": False,
-        },
-    )
+    app.new_proxy("later", upstream, detect_exit_locale=False)
     sid = app.new_session()
     app.ok("POST", "/v1/navigate", {"url": f"{base}/busy", "session_id": sid, "wait": 0.5})
     with pages.lock:
@@ -272,19 +250,7 @@ def test_a_proxys_certificates_are_trusted_for_its_sessions_only(
     """A provider that re-signs HTTPS (here: a local CA, through a local CONNECT upstream):
     sessions on the proxy that carries the CA load the page; a direct session rejects it."""
     url, ca_pem = https_origin
-    app.ok(
-        "POST",
-        "/v1/proxies",
-        {
-            "alias": "resigning",
-            "upstream_host": "127.0.0.1",
-            "upstream_port": upstream.port,
-            "username": "iduser",
-            "password": "id-secret",
-            "detect_exit_locale": False,
-            "tls": {"certificates": ca_pem},
-        },
-    )
+    app.new_proxy("resigning", upstream, detect_exit_locale=False, tls={"certificates": ca_pem})
     trusted = app.new_session(proxy_alias="resigning")
     data = app.ok("POST", "/v1/navigate", {"url": f"{url}/page", "session_id": trusted, "wait": 0})
     assert data["capture"]["target_http_status"] == 200

@@ -37,17 +37,7 @@ def test_a_proxied_session_loads_through_the_upstream_with_stored_credentials(
     host: HostApp, upstream: UpstreamProxy, origin: Origin
 ) -> None:
     alias = "e2eproxy"
-    host.ok(
-        "POST",
-        "/v1/proxies",
-        {
-            "alias": alias,
-            "upstream_host": "127.0.0.1",
-            "upstream_port": upstream.port,
-            "username": USER,
-            "password": PASSWORD,
-        },
-    )
+    host.new_proxy(alias, upstream)
     sid = host.new_session(proxy_alias=alias)
     try:
         url = origin.url("/page")
@@ -131,17 +121,7 @@ def test_a_proxy_change_during_the_first_capture_does_not_swap_the_page_it_reads
     old (direct) route: its attempt ends at once, REQUEST_CANCELLED (`route_changed`,
     retryable), and the retry loads the page by the new route."""
     alias = "e2eswap"
-    host.ok(
-        "POST",
-        "/v1/proxies",
-        {
-            "alias": alias,
-            "upstream_host": "127.0.0.1",
-            "upstream_port": upstream.port,
-            "username": USER,
-            "password": PASSWORD,
-        },
-    )
+    host.new_proxy(alias, upstream)
     _HeldPage.requested.clear()
     _HeldPage.release.clear()
     sid = host.new_session()

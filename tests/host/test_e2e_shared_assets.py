@@ -148,30 +148,10 @@ def test_direct_sessions_share_one_fetch_and_sessions_of_a_proxy_share_theirs(
     Site.hits.clear()
     first, second = host.new_session(), host.new_session()
     with UpstreamProxy(USER, PASSWORD) as upstream:
-        host.ok(
-            "POST",
-            "/v1/proxies",
-            {
-                "alias": "sharedproxy",
-                "upstream_host": "127.0.0.1",
-                "upstream_port": upstream.port,
-                "username": USER,
-                "password": PASSWORD,
-            },
-        )
+        host.new_proxy("sharedproxy", upstream)
         proxied = host.new_session(proxy_alias="sharedproxy")
         same_proxy = host.new_session(proxy_alias="sharedproxy")
-        host.ok(
-            "POST",
-            "/v1/proxies",
-            {
-                "alias": "otherproxy",
-                "upstream_host": "127.0.0.1",
-                "upstream_port": upstream.port,
-                "username": USER,
-                "password": PASSWORD,
-            },
-        )
+        host.new_proxy("otherproxy", upstream)
         other_proxy = host.new_session(proxy_alias="otherproxy")
         try:
             for sid in (first, second):
