@@ -12,21 +12,24 @@ ContentSecurityPolicyIgnored: a page's CSP checks the redirect's target, and a C
 
 from __future__ import annotations
 
-import http.client
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from .asset_fetch import Aborted, Fetch, Fetched, FetchRoute
+from .logic.asset_request import engine_headers
 from .logic.assets import (
     ASSET_SCHEMES,
     DEFAULT_PORTS,
     AssetPolicy,
     Cookie,
     CookieJar,
+    cors_script,
     freshness_lifetime,
     over_limit,
+    refers_relatively,
     request_headers_eligible,
     storable,
     to_original,
@@ -123,12 +126,14 @@ class SessionAssets:
     store: SharedAssets | None = None  # the shared asset cache, and this session's partition
     partition: str = "direct"
     verdicts: OrderedDict[str, Verdict] = field(default_factory=OrderedDict)
+    # the engine's headers for the real URL of an asset URL (the interceptor's first sight)
+    sent: OrderedDict[str, dict[str, str]] = field(default_factory=OrderedDict)
 
     def note(self, asset_url: str, verdict: Verdict) -> None:
-        self.verdicts[asset_url] = verdict
-        self.verdicts.move_to_end(asset_url)
-        while len(self.verdicts) > MAX_VERDICTS:
-            self.verdicts.popitem(last=False)
+        _bounded_put(self.verdicts, asset_url, verdict)
+
+    def remember_headers(self, asset_url: str, headers: dict[str, str]) -> None:
+        _bounded_put(self.sent, asset_url, headers)
 
     def dropped(self, url: str) -> None:
         # bounded by the session's filter events (one record per URL per load, then counted)
@@ -142,6 +147,16 @@ class SessionAssets:
             return
         self.failed_logged.add(url)
         self.log_failed(url, error)
+
+
+V = TypeVar("V")
+
+
+def _bounded_put(table: OrderedDict[str, V], key: str, value: V) -> None:
+    table[key] = value
+    table.move_to_end(key)
+    while len(table) > MAX_VERDICTS:
+        table.popitem(last=False)
 
 
 def _cookie_of(c: QNetworkCookie) -> Cookie:
@@ -173,7 +188,7 @@ def track_cookies(profile: QWebEngineProfile, jar: CookieJar) -> None:
     store.loadAllCookies()
 
 
-def _work(fetch: Fetch, store: SharedAssets | None, partition: str) -> Fetched:
+def _work(fetch: Fetch, store: SharedAssets | None, partition: str, kind: str) -> Fetched:
     """In a worker thread: the shared cache's copy when it has a fresh one, else the network
     (and the response stored when the rules allow)."""
     if store is None:
@@ -183,7 +198,7 @@ def _work(fetch: Fetch, store: SharedAssets | None, partition: str) -> Fetched:
         return hit
     with store.fetching(partition, fetch.url):
         # a concurrent miss of the same asset may have stored it meanwhile
-        return _hit(fetch, store, partition) or _fetch_and_store(fetch, store, partition)
+        return _hit(fetch, store, partition) or _fetch_and_store(fetch, store, partition, kind)
 
 
 def _hit(fetch: Fetch, store: SharedAssets, partition: str) -> Fetched | None:
@@ -202,10 +217,15 @@ def _hit(fetch: Fetch, store: SharedAssets, partition: str) -> Fetched | None:
     )
 
 
-def _fetch_and_store(fetch: Fetch, store: SharedAssets, partition: str) -> Fetched:
+def _fetch_and_store(fetch: Fetch, store: SharedAssets, partition: str, kind: str) -> Fetched:
     got = fetch.run()
     if got.dropped:
         return got  # over the image limit: nothing to learn about sharing
+    if kind == "stylesheet" and got.status == 200 and refers_relatively(got.body):
+        # its relative URLs would resolve under the scheme's name: the engine fetches it
+        store.not_shared.add(partition, fetch.url)
+        got.native = True
+        return got
     if (
         got.location is None
         and storable(got.status, got.headers, len(got.body), store.max_entry) is None
@@ -235,6 +255,10 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
     def requestStarted(self, job: QWebEngineUrlRequestJob | None) -> None:
         if job is None:
             return
+        if sip.isdeleted(self.profile):
+            # the session is going: its profile went before the engine's last requests
+            job.fail(QWebEngineUrlRequestJob.Error.RequestAborted)
+            return
         asset_url = job.requestUrl().toString()
         original = to_original(asset_url)
         if original is None or bytes(job.requestMethod().data()).upper() != b"GET":
@@ -259,19 +283,39 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
         store = self.assets.store
         if not verdict.shared or request_headers_eligible(headers) is not None:
             store = None
-        fetch = Fetch(original, headers, self.assets.route, limit_bytes=limit)
+        if not verdict.limit and cors_script(verdict.kind, headers):
+            self._to_engine(job, original)
+            return
+        source = job.initiator()
+        initiator = source.toString() if not source.isEmpty() else verdict.first_party
+        wire = engine_headers(
+            url=original,
+            kind=verdict.kind,
+            initiator=initiator,
+            given=self.assets.sent.get(asset_url, headers),
+            accept_language=self.profile.httpAcceptLanguage(),
+            cookie=cookie,
+        )
+        fetch = Fetch(original, wire, self.assets.route, limit_bytes=limit)
         job.destroyed.connect(lambda *_: fetch.abort())
         _ACTIVE.add(fetch)
-        future = _POOL.submit(_work, fetch, store, self.assets.partition)
+        future = _POOL.submit(_work, fetch, store, self.assets.partition, verdict.kind)
 
         def finished(fut: Future[Fetched]) -> None:
-            _to_main(lambda: self._answer(job, original, fut, fetch))
+            _to_main(lambda: self._answer(job, original, fut, fetch, not verdict.limit))
 
         future.add_done_callback(finished)
 
     def _answer(
-        self, job: QWebEngineUrlRequestJob, original: str, fut: Future[Fetched], fetch: Fetch
+        self,
+        job: QWebEngineUrlRequestJob,
+        original: str,
+        fut: Future[Fetched],
+        fetch: Fetch,
+        engine_may: bool,
     ) -> None:
+        """`engine_may`: the request came only for the shared cache (no image limit), so the
+        engine's own network may fetch it instead."""
         _ACTIVE.discard(fetch)
         if sip.isdeleted(job):
             return  # the engine cancelled the request; its fetch was aborted
@@ -284,12 +328,19 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
         except Aborted:
             job.fail(QWebEngineUrlRequestJob.Error.RequestAborted)
             return
-        except (OSError, http.client.HTTPException, ValueError) as exc:
-            self.assets.failed(original, f"{type(exc).__name__}: {exc}")
+        except (OSError, ValueError) as exc:
+            if engine_may:
+                # say, a certificate chain the engine completes (AIA) and OpenSSL does not
+                self.assets.failed(original, f"{exc}; the engine fetched it itself")
+                self._to_engine(job, original)
+                return
+            self.assets.failed(original, str(exc))
             job.fail(QWebEngineUrlRequestJob.Error.RequestFailed)
             return
         self._store_cookies(original, got.set_cookies)
-        if got.location is not None:
+        if got.native:
+            self._to_engine(job, original)
+        elif got.location is not None:
             job.redirect(QUrl(got.location))
         elif got.dropped:
             self.assets.dropped(original)
@@ -302,6 +353,14 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
             )
         else:
             self._reply(job, got.headers.get("content-type", ""), got.body)
+
+    def _to_engine(self, job: QWebEngineUrlRequestJob, original: str) -> None:
+        """The engine's own network fetches it: remembered as not shared (the interceptor
+        then leaves the URL alone), and the request redirected back to its original URL."""
+        store = self.assets.store
+        if store is not None:
+            store.not_shared.add(self.assets.partition, original)
+        job.redirect(QUrl(original))
 
     def _reply(self, job: QWebEngineUrlRequestJob, content_type: str, body: bytes) -> None:
         buf = QBuffer(job)

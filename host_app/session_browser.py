@@ -26,6 +26,7 @@ from bridge_protocol.selectors import DomNode, build_tree
 
 from . import actions, js, operations
 from .asset_fetch import FetchRoute
+from .asset_fetch import forget as forget_connections
 from .asset_scheme import AssetHandler, SessionAssets, schemes_registered, track_cookies
 from .asset_scheme import Verdict as AssetVerdict
 from .dialogs import DialogHost
@@ -246,6 +247,15 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
         if original is None:
             target = QUrl(qurl)
             target.setScheme(ASSET_SCHEMES[qurl.scheme().lower()])
+            # the headers as the engine made them for the real URL: after the redirect to the
+            # scheme the engine trims the Referer to the origin (a cross-origin redirect)
+            self.assets.remember_headers(
+                target.toString(),
+                {
+                    bytes(k.data()).decode("latin-1"): bytes(v.data()).decode("latin-1")
+                    for k, v in info.httpHeaders().items()
+                },
+            )
             info.redirect(target)  # the engine asks again with the asset URL
             return
         first_party = info.firstPartyUrl().toString()
@@ -307,6 +317,7 @@ class SessionBrowser:
         self.memory = RendererMemory()
         self.pointer: tuple[float, float] | None = None  # where the last click or hover left it
         self.assets: SessionAssets | None = None
+        self._contexts = 0  # browser contexts built so far (each its own asset connections)
         self.workers: SessionWorkers | None = None  # the identity in workers (activate)
 
     @property
@@ -428,9 +439,12 @@ class SessionBrowser:
             return None
         roots = trust.roots_of(settings.trust, trust.read_providery_ca())
         pem = "".join(c.public_bytes(serialization.Encoding.PEM).decode("ascii") for c in roots)
+        # a context of its own: connections made for this one are never reused by the next
+        self._contexts += 1
         route = FetchRoute(
             proxy_port=settings.proxy_port,
             extra_roots_pem=pem if settings.proxy_port is not None and pem else None,
+            owner=f"Tab-{self.profile_id}#{self._contexts}",
         )
         assets = SessionAssets(
             policy=asset_policy(settings, shared_cache=self.engine.settings.shared_asset_cache),
@@ -586,6 +600,8 @@ class SessionBrowser:
 
     def close(self) -> None:
         self._end_filter_load()
+        if self.assets is not None:
+            forget_connections(self.assets.route.owner)
         pages, profile = self.pages, self.profile
         self.pages = None
         self.profile = None

@@ -11,14 +11,19 @@ original is recovered exactly.
 
 from __future__ import annotations
 
+import functools
+import ipaddress
+import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 from urllib.parse import urlsplit
+
+from publicsuffixlist import PublicSuffixList
 
 from bridge_protocol import SessionSettings
 
@@ -145,14 +150,21 @@ def _path_matches(path: str, cookie_path: str) -> bool:
     return False
 
 
-def _site(host: str) -> str:
-    """An approximation of the registrable domain (no public suffix list here): the last two
-    labels, or the whole host for an IP address or a single label."""
-    host = host.lower().strip("[]")
-    labels = host.split(".")
-    if len(labels) <= 2 or all(p.isdigit() for p in labels) or ":" in host:
+@functools.cache
+def _suffixes() -> PublicSuffixList:
+    return PublicSuffixList()  # the list the package ships (no download)
+
+
+def site(host: str) -> str:
+    """The registrable domain ("schemeless site") of a host, as browsers compute it with the
+    public suffix list; an IP address, a public suffix itself or a single label is its own."""
+    host = host.lower().strip("[]").rstrip(".")
+    try:
+        ipaddress.ip_address(host)
         return host
-    return ".".join(labels[-2:])
+    except ValueError:
+        pass
+    return _suffixes().privatesuffix(host) or host
 
 
 class CookieJar:
@@ -194,16 +206,14 @@ class CookieJar:
 
     def header(self, url: str, first_party: str, now: float | None = None) -> str | None:
         """The Cookie header the engine would send with a subresource request for `url` from a
-        page of `first_party`: Strict and Lax (the default) cookies only same-site, longest
-        paths first. The site test is approximate (no public suffix list): it may withhold a
-        Lax cookie the engine would send, never send one it would withhold across sites that
-        differ in their last two labels."""
+        page of `first_party`: Strict and Lax (the default) cookies only same-site (by the
+        public suffix list), longest paths first."""
         cookies = self.matching(url, now)
         if not cookies:
             return None
         host = urlsplit(to_original(url) or url).hostname or ""
         top = urlsplit(to_original(first_party) or first_party)
-        same_site = bool(top.hostname) and _site(top.hostname or "") == _site(host)
+        same_site = bool(top.hostname) and site(top.hostname or "") == site(host)
         sent = [c for c in cookies if c.same_site == "none" or same_site]
         if not sent:
             return None
@@ -343,7 +353,7 @@ def storable(
     if "cookie" in vary or "*" in vary:
         return "vary_cookie"
     # one stored copy serves sessions of other identities (User-Agent, languages): a response
-    # that varies on anything but the encoding (always identity here) is not shared
+    # that varies on anything but the encoding (a stored one is identity) is not shared
     if vary - {"accept-encoding"}:
         return "vary"
     if "set-cookie" in headers:
@@ -353,6 +363,35 @@ def storable(
     if size is None or size > max_entry:
         return "too_large"
     return None
+
+
+# -- what would show the asset scheme to the page -------------------------------------------
+
+_CSS_URL = re.compile(rb"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)\s]*))""", re.IGNORECASE)
+_CSS_IMPORT = re.compile(rb"""@import\s+(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
+_ABSOLUTE = re.compile(rb"^\s*(?:[a-z][a-z0-9+.-]*:|#)", re.IGNORECASE)
+
+
+def refers_relatively(stylesheet: bytes) -> bool:
+    """Does a stylesheet name anything by a URL relative to its own (`url(img/a.png)`,
+    `url(//cdn/x)`, `@import "b.css"`, the strings of `image-set`)? Served by the asset scheme,
+    such a URL resolves under the scheme's name: the page reads it back (computed styles,
+    Resource Timing), and the engine requests it without the Referer and client hints of a real
+    request (measured). Comments are not skipped: a false positive only costs sharing."""
+    if b"image-set(" in stylesheet.lower():
+        return True
+    for found in (*_CSS_URL.finditer(stylesheet), *_CSS_IMPORT.finditer(stylesheet)):
+        target = next((g for g in found.groups() if g is not None), b"")
+        if target.strip() and not _ABSOLUTE.match(target):
+            return True
+    return False
+
+
+def cors_script(kind: str, headers: Mapping[str, str]) -> bool:
+    """A script requested in CORS mode (a module, or `crossorigin`): a module's
+    `import.meta.url` and its relative imports follow the URL that served it, so the asset
+    scheme's name would show (measured); the engine fetches those itself."""
+    return kind == "script" and any(k.lower() == "origin" for k in headers)
 
 
 def _int(value: str | None) -> int | None:

@@ -32,6 +32,7 @@ PUBLIC = "public, max-age=600"
 ASSETS: dict[str, tuple[str, dict[str, str]]] = {
     "/a/pub.png": ("image/png", {"Cache-Control": PUBLIC}),
     "/a/site.css": ("text/css", {"Cache-Control": PUBLIC}),
+    "/x/relative.css": ("text/css", {"Cache-Control": PUBLIC}),
     "/a/app.js": ("text/javascript", {"Cache-Control": PUBLIC}),
     "/a/font.ttf": ("font/ttf", {"Cache-Control": PUBLIC}),
     "/ck/pub.png": ("image/png", {"Cache-Control": PUBLIC}),
@@ -49,11 +50,14 @@ ASSETS: dict[str, tuple[str, dict[str, str]]] = {
 BODIES = {
     "/a/font.ttf": FONT.read_bytes() if FONT.exists() else b"",
     "/x/large.png": png(600, 9),  # over MAX_ENTRY
+    # absolute URLs ({origin} is the server's): a stylesheet naming relative ones is left to
+    # the engine (its URLs would resolve under the asset scheme's name), as /x/relative.css
     "/a/site.css": (
-        b"@font-face{font-family:Probe;src:url(font.ttf)}"
+        b"@font-face{font-family:Probe;src:url({origin}/a/font.ttf)}"
         b"#styled{color:rgb(1, 2, 3);font-family:Probe}"
-        b"#bg{background:url(/a/pub.png);width:16px;height:16px}"
+        b"#bg{background:url({origin}/a/pub.png);width:16px;height:16px}"
     ),
+    "/x/relative.css": b"#rel{color:rgb(4, 5, 6);background:url(../a/pub.png)}",
     "/a/app.js": b"document.documentElement.setAttribute('data-script','ran');",
 }
 # ~600 KiB each, for pruning
@@ -62,9 +66,10 @@ PRUNE = {f"/p/{n}.png": png(450, 20 + n) for n in (1, 2, 3)}
 IMAGES = [p for p, (t, _) in ASSETS.items() if t == "image/png"]
 PAGE = (
     """<!doctype html><html><head><title>assets</title>
-<link rel=stylesheet href="/a/site.css"><script src="/a/app.js"></script>
+<link rel=stylesheet href="/a/site.css"><link rel=stylesheet href="/x/relative.css">
+<script src="/a/app.js"></script>
 <script>function mark(i,s){i.setAttribute('data-state',s+':'+i.naturalWidth)}</script>
-</head><body><p id=styled>styled</p><div id=bg></div>
+</head><body><p id=styled>styled</p><div id=bg></div><p id=rel>relative</p>
 """
     + "".join(
         f'<img src="{p}" onload="mark(this,\'loaded\')" onerror="mark(this,\'error\')">\n'
@@ -72,7 +77,9 @@ PAGE = (
     )
     + """<script>document.fonts.ready.then(function(){var s=document.getElementById('styled');
 s.setAttribute('data-font',document.fonts.check('12px Probe')?'yes':'no');
-s.setAttribute('data-color',getComputedStyle(s).color)})</script></body></html>"""
+s.setAttribute('data-color',getComputedStyle(s).color);var r=document.getElementById('rel');
+r.setAttribute('data-color',getComputedStyle(r).color+' '+getComputedStyle(r).backgroundImage)})
+</script></body></html>"""
 ).encode()
 
 
@@ -99,7 +106,9 @@ class Site(BaseHTTPRequestHandler):
             return self._send(PRUNE[path], "image/png", {"Cache-Control": PUBLIC})
         if path in ASSETS:
             kind, extra = ASSETS[path]
-            return self._send(BODIES.get(path, png(16, 3)), kind, extra)
+            origin = f"http://{self.headers['Host']}".encode()
+            body = BODIES.get(path, png(16, 3)).replace(b"{origin}", origin)
+            return self._send(body, kind, extra)
         self.send_error(404)
 
     def _send(self, body: bytes, kind: str, extra: dict[str, str]) -> None:
@@ -164,8 +173,14 @@ def test_direct_sessions_share_one_fetch_and_sessions_of_a_proxy_share_theirs(
                 assert 'data-font="yes"' in html, html
                 assert html.count('data-state="loaded:16"') == len(IMAGES) - 1, (html, Site.hits)
                 assert 'data-state="loaded:600"' in html, html
+                # a stylesheet naming relative URLs is applied from the engine's own fetch
+                relative = f'data-color="rgb(4, 5, 6) url(&quot;{site}/a/pub.png&quot;)"'
+                assert relative in html, html
             shared = ["/a/pub.png", "/a/site.css", "/a/app.js", "/a/font.ttf"]
             assert {p: Site.hits[p] for p in shared} == dict.fromkeys(shared, 1)
+            # that stylesheet: fetched for the cache, then by the engine; then the engine's
+            # only, for every session of the partition (remembered as not shared)
+            assert Site.hits["/x/relative.css"] == 3
             # every exclusion: a cookie for the URL, no-cache, not public, not fresh,
             # Vary: Cookie, Set-Cookie, Content-Disposition, over the entry bound
             excluded = [p for p in IMAGES if p != "/a/pub.png"]

@@ -16,6 +16,7 @@ QT_FREE = [
     "host_app.logic.supervision",
     "host_app.logic.policy",
     "host_app.logic.assets",
+    "host_app.logic.asset_request",
     "host_app.asset_fetch",
     "host_app.shared_assets",
     "host_app.logic.trust",
