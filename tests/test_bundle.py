@@ -38,6 +38,7 @@ from agent import build_info
 from host_app.logic import supervision
 from tests.agent.test_openapi import OPENAPI, conforms
 from tests.conftest import RUN_ID, RUN_MARK
+from tests.host.test_e2e_assets import png
 from tests.httpserver import serving
 from tests.ports import free_port, listener_base
 
@@ -455,12 +456,23 @@ def _svc(env: dict[str, str], cwd: Path, *args: str) -> Any:
 
 class Page(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
+        kind = "text/html; charset=utf-8"
         body = (
             b"<!doctype html><title>Bundle page</title><h1>Served to the bundle</h1>"
             b"<p>From the test.</p><button>Press</button>"
         )
+        if self.path == "/image":
+            # an image of another site: the asset fetch (curl_cffi) and the public suffix
+            # list (Sec-Fetch-Site) of an `over_limit` session, both bundled data
+            port = self.server.server_address[1]
+            body = (
+                f"<!doctype html><img src='http://localhost:{port}/i.png' "
+                "onload='this.dataset.w=this.naturalWidth'>"
+            ).encode()
+        elif self.path == "/i.png":
+            kind, body = "image/png", png(16, 3)
         self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -606,6 +618,23 @@ def test_the_bundle_runs_alone_and_reports_its_build(bundle: Bundle, tmp_path: P
             result = _mcp_screenshot(env, tmp_path, shot)
             assert result["screenshot"]["width"] > 0
             assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+            api = f"http://127.0.0.1:{port}/v1"
+            created = httpx.post(
+                f"{api}/sessions",
+                json={"image_blocking_mode": "over_limit", "image_size_limit_kb": 64},
+                timeout=30,
+                trust_env=False,
+            ).json()
+            sid = created["data"]["session"]["id"]
+            shown = httpx.post(
+                f"{api}/navigate",
+                json={"url": f"{base_url}/image", "session_id": sid, "wait": 1},
+                timeout=60,
+                trust_env=False,
+            ).json()
+            assert shown["status"] == "ok", shown
+            assert 'data-w="16"' in Path(shown["data"]["capture"]["output_path"]).read_text()
 
             health = json.loads(_svc(env, tmp_path, "health").stdout)
             assert health["pid"] == agent_pid
