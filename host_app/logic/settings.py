@@ -30,8 +30,8 @@ class AppSettings:
     wait_for_bot_challenge: bool = True
     send_notifications: bool = False
     adblock_enabled: bool = True
-    # the shared asset cache (spec 1 §1); off by default, docs/decisions.md "Shared asset cache"
-    shared_asset_cache: bool = False
+    # the shared asset cache (spec 1 §1), on by default: docs/decisions.md "Shared asset cache"
+    shared_asset_cache: bool = True
     default_profile: str = "Custom"
     plan: str = "free"
     extra: dict[str, Any] = field(default_factory=dict)
