@@ -464,7 +464,7 @@ class Page(BaseHTTPRequestHandler):
         if self.path == "/image":
             # an image of another site: the asset fetch (curl_cffi) and the public suffix
             # list (Sec-Fetch-Site) of an `over_limit` session, both bundled data
-            port = self.server.server_address[1]
+            port = self.headers["Host"].rpartition(":")[2]
             body = (
                 f"<!doctype html><img src='http://localhost:{port}/i.png' "
                 "onload='this.dataset.w=this.naturalWidth'>"
