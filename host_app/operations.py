@@ -50,6 +50,7 @@ from .logic.downloads import Mark
 from .logic.images import MIME, check_bounds
 from .logic.links import best_link, normalize_url, same_document
 from .logic.readiness import (
+    RENDERER_GONE,
     Failed,
     Probe,
     Readiness,
@@ -177,7 +178,13 @@ async def _await_ready(page: PageDriver, r: Readiness) -> Ready:
                 starts = page.load_starts
                 r.started()
             failure = page.failure
-            if failure is not None and failure[0] >= starts and r.committed is None:
+            # a load failure counts before the commit; the renderer's end at any time (the
+            # document is gone and no probe would ever answer)
+            if (
+                failure is not None
+                and failure[0] >= starts
+                and (r.committed is None or failure[1].startswith(RENDERER_GONE))
+            ):
                 page.failure = None
                 raise SvcError(_failed(r, failure))
             p = await page.probe()

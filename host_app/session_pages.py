@@ -18,6 +18,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from .logic import aio
 from .logic.page_events import PageEvent
 from .logic.page_stack import ROOT, Blocked, PageStack, PageState
+from .logic.readiness import RENDERER_GONE
 from .qt import (
     QWebEngineLoadingInfo,
     QWebEngineNewWindowRequest,
@@ -28,6 +29,12 @@ from .qt import (
 )
 
 P = TypeVar("P", bound=QWebEnginePage)  # the session's page class
+_END = QWebEnginePage.RenderProcessTerminationStatus
+RENDERER_ENDS = {
+    _END.AbnormalTerminationStatus: "abnormally",
+    _END.CrashedTerminationStatus: "crashed",
+    _END.KilledTerminationStatus: "killed",
+}
 P_co = TypeVar("P_co", bound=QWebEnginePage, covariant=True)
 WORLD = QWebEngineScript.ScriptWorldId.ApplicationWorld
 CATEGORY = "page.popup"  # the session log record of every popup event
@@ -53,6 +60,8 @@ class PagesOwner(Protocol[P_co]):
         the whole host)."""
         ...
 
+    def log(self, category: str, message: str, **data: Any) -> None: ...
+
 
 def _guarded(handler: Callable[..., None]) -> Callable[..., None]:
     def run(self: SessionPages[Any], *args: Any) -> None:
@@ -70,6 +79,7 @@ class _Slot(Generic[P]):
     view: QWebEngineView
     page: P
     pending: set[aio.Future[Any]] = field(default_factory=set)
+    renderer_gone: bool = False  # since its last load started: the engine's "error 0" follows
 
 
 class SessionPages(Generic[P]):
@@ -106,6 +116,9 @@ class SessionPages(Generic[P]):
         when that page closes first (Qt may never call back for a deleted page)."""
         fut: aio.Future[Any] = aio.Future()
         slot = self._slots[self.stack.current]
+        if slot.renderer_gone:
+            fut.set_result(None)  # no renderer: it would never answer
+            return fut
         slot.pending.add(fut)
 
         def done(result: Any) -> None:
@@ -127,6 +140,7 @@ class SessionPages(Generic[P]):
         page.loadStarted.connect(partial(self.stack.load_started, page_id))
         page.urlChanged.connect(partial(self._url_changed, page_id))
         page.loadingChanged.connect(partial(self._loading_changed, page_id))
+        page.renderProcessTerminated.connect(partial(self._renderer_gone, page_id))
         page.newWindowRequested.connect(partial(self._new_window, page_id))
         page.windowCloseRequested.connect(partial(self._close_requested, page_id))
         self.owner.show_background(view)
@@ -151,9 +165,39 @@ class SessionPages(Generic[P]):
         slot.pending.clear()
 
     @_guarded
+    def _renderer_gone(
+        self, page_id: int, status: QWebEnginePage.RenderProcessTerminationStatus, code: int
+    ) -> None:
+        """The page's renderer process ended (a crash of the engine on some content, or the
+        system killed it): its document is gone and would never answer a script, and a load
+        under way fails with the cause instead of the engine's bare "error 0"."""
+        slot = self._slots.get(page_id)
+        if slot is None or status == _END.NormalTerminationStatus:
+            return
+        how = RENDERER_ENDS.get(status, "abnormally")
+        url = slot.page.url().toString()
+        slot.renderer_gone = True
+        self._document_going(page_id)
+        message = f"{RENDERER_GONE} ({how}, exit code {code})"
+        self.stack.load_finished(page_id, (message, url))
+        self.owner.log(
+            "page.renderer_gone",
+            f"the renderer of {url} ended ({how}, exit code {code}); blank until it loads again",
+            url=url,
+            termination=how,
+            exit_code=code,
+        )
+
+    @_guarded
     def _loading_changed(self, page_id: int, info: QWebEngineLoadingInfo) -> None:
         status = info.status()
+        slot = self._slots.get(page_id)
         if status == QWebEngineLoadingInfo.LoadStatus.LoadStartedStatus:
+            if slot is not None:
+                slot.renderer_gone = False
+            return
+        if slot is not None and slot.renderer_gone:
+            self.stack.load_finished(page_id)  # the failure said so already, with its cause
             return
         failure = None
         if (

@@ -116,7 +116,18 @@ class Readiness:
         return None
 
     def load_failed(self, message: str, url: str) -> Outcome:
-        """A main-frame load failed below HTTP (connection, DNS, TLS)."""
+        """A main-frame load failed below HTTP (connection, DNS, TLS), or the page's renderer
+        ended under it (the engine failed, not the site: retryable, another load gets a new
+        renderer)."""
+        if message.startswith(RENDERER_GONE):
+            return Failed(
+                ApiError.of(
+                    ErrorId.BROWSER_UNAVAILABLE,
+                    f"{message} while loading {url}; the page is blank until it loads again",
+                    url=url,
+                    reason="renderer_gone",
+                )
+            )
         return Failed(
             ApiError.of(
                 ErrorId.UPSTREAM_UNAVAILABLE,
@@ -124,6 +135,10 @@ class Readiness:
                 url=url,
             )
         )
+
+
+# the start of a load failure's message when the page's renderer process ended under it
+RENDERER_GONE = "the page's renderer process ended"
 
 
 def upstream_error(url: str, status: int) -> ApiError:

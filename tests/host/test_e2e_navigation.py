@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
@@ -136,14 +137,20 @@ def test_challenge_page_gets_time_to_continue(host: HostApp, site: Site, session
     assert data["page"]["url"] == site.url("/table")
 
 
+LATIN1_PAGE = b"<!doctype html><title>legacy</title><p>Fix typos (Jan Pokorn\xfd),<br/>"
+
+
 class _Echo(BaseHTTPRequestHandler):
     """Answers every GET with the request target it received, as the page's text."""
 
     def do_GET(self) -> None:
         body = f"<!doctype html><title>echo</title><pre id=t>{html.escape(self.path)}</pre>"
-        data = body.encode()
+        data, kind = body.encode(), "text/html; charset=utf-8"
+        if self.path == "/latin1":
+            # a line of libxslt1-dev's xslt.html, served as Debian's docs are: no charset
+            data, kind = LATIN1_PAGE, "text/html"
         self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -177,3 +184,27 @@ def test_reserved_escapes_reach_the_server_unchanged(
     html_text = Path(data["capture"]["output_path"]).read_text()
     assert f'<pre id="t">{html.escape(target)}</pre>' in html_text, html_text[-400:]
     assert data["page"]["url"] == url
+
+
+def test_a_page_that_crashes_the_renderer_fails_at_once_and_the_session_goes_on(
+    host: HostApp, session: str, echo: str
+) -> None:
+    """QtWebEngine 6.11's renderer crashes on an HTML page that declares no charset and is not
+    UTF-8 (found by a soak on libxslt1-dev's xslt.html; Debian's Chromium 156 renders it). The
+    navigation waited for its deadline, or failed as the site's fault with the engine's bare
+    "error 0"; it now fails at once as the engine's (retryable), the session's log says why,
+    and the next navigation gets a new renderer."""
+    _, error = host.error(
+        "POST", "/v1/navigate", {"url": f"{echo}/latin1", "session_id": session, "timeout": 30}
+    )
+    assert error["id"] == "BROWSER_UNAVAILABLE", error
+    assert error["retryable"] is True
+    assert error["details"] == {"url": f"{echo}/latin1", "reason": "renderer_gone"}
+    assert "renderer process ended (crashed" in error["message"]
+    log = host.data_dir / "Logs" / "sessions" / f"{int(session.removeprefix('Session'))}.ndjson"
+    records = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    gone = [r for r in records if r["category"] == "page.renderer_gone"]
+    assert [r["data"]["url"] for r in gone] == [f"{echo}/latin1"], gone
+    data = host.ok("POST", "/v1/navigate", {"url": f"{echo}/after", "session_id": session})
+    assert data["page"]["url"] == f"{echo}/after"
+    assert "/after</pre>" in Path(data["capture"]["output_path"]).read_text("utf-8")

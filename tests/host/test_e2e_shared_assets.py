@@ -97,6 +97,9 @@ class Site(BaseHTTPRequestHandler):
             self.hits[path] += 1
         if path == "/":
             return self._send(PAGE, "text/html", {})
+        if path == "/missing":
+            page = b"<!doctype html><script src=/a/missing.js></script><p id=after>after</p>"
+            return self._send(page, "text/html", {})
         if path == "/setcookie":
             return self._send(b"ok", "text/plain", {"Set-Cookie": "c=1; Path=/ck"})
         if path.startswith("/p/") and path.endswith(".html"):
@@ -244,3 +247,19 @@ def test_the_cache_is_pruned_by_last_access_at_its_bound(shared_host: HostApp, s
     finally:
         for sid in (first, second):
             host.client.delete(f"/v1/sessions/{sid}")
+
+
+def test_an_asset_the_site_refuses_comes_from_the_engine(shared_host: HostApp, site: str) -> None:
+    """A 404 for a parser-blocking script: failing the request the interceptor had redirected
+    to the asset scheme crashed the page's renderer (QtWebEngine 6.11; the corpus test of
+    libjs-underscore's manual timed out). The engine now fetches it itself, and the page is
+    there."""
+    host = shared_host
+    sid = host.new_session()
+    try:
+        Site.hits.clear()
+        data = host.ok("POST", "/v1/navigate", {"url": f"{site}/missing", "session_id": sid})
+        assert '<p id="after">after</p>' in _attrs(data["capture"]["output_path"])
+        assert Site.hits["/a/missing.js"] == 2  # the shared fetch's, then the engine's
+    finally:
+        host.client.delete(f"/v1/sessions/{sid}")
