@@ -19,9 +19,10 @@ by. `abort()` from any thread removes the transfer and closes its connection at 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
 import hashlib
-import os
+import shutil
 import ssl
 import tempfile
 import threading
@@ -70,24 +71,35 @@ class Fetched:
     native: bool = False  # not to be served by the scheme: the engine fetches it itself
 
 
-def _roots_file(extra_pem: str | None) -> tuple[str, str]:
-    """(CA file, CA directory) to verify with: the system store as Python's default context
-    finds it (SSL_CERT_FILE and SSL_CERT_DIR honoured), plus a proxied session's extra roots,
-    written with the system file into one bundle (certificates only, nothing secret)."""
-    paths = ssl.get_default_verify_paths()
-    cafile, capath = paths.cafile or "", paths.capath or ""
-    if not extra_pem:
-        return cafile, capath
-    digest = hashlib.sha256(f"{cafile}\0{extra_pem}".encode()).hexdigest()[:32]
-    folder = Path(tempfile.gettempdir()) / f"svc-asset-roots-{os.getuid()}"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    target = folder / f"{digest}.pem"
-    if not target.exists():
-        system = Path(cafile).read_text("ascii", "replace") if cafile else ""
-        part = folder / f"{digest}.{threading.get_ident()}.part"
-        part.write_text(system + "\n" + extra_pem, "ascii")
-        part.replace(target)
-    return str(target), capath
+class _Roots:
+    """CA bundles for curl, which reads trust from a file: the system store as Python's default
+    context finds it (SSL_CERT_FILE and SSL_CERT_DIR honoured), plus a proxied session's extra
+    roots written with the system file into one bundle (certificates only, nothing secret) in
+    a folder of this process made by `mkdtemp` (private, never one another user could have
+    made first), removed at exit."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._folder: Path | None = None
+
+    def files(self, extra_pem: str | None) -> tuple[str, str]:
+        paths = ssl.get_default_verify_paths()
+        cafile, capath = paths.cafile or "", paths.capath or ""
+        if not extra_pem:
+            return cafile, capath
+        digest = hashlib.sha256(f"{cafile}\0{extra_pem}".encode()).hexdigest()[:32]
+        with self._lock:
+            if self._folder is None:
+                self._folder = Path(tempfile.mkdtemp(prefix="svc-asset-roots-"))
+                atexit.register(shutil.rmtree, self._folder, True)
+            target = self._folder / f"{digest}.pem"
+            if not target.exists():
+                system = Path(cafile).read_text("ascii", "replace") if cafile else ""
+                target.write_text(system + "\n" + extra_pem, "ascii")
+        return str(target), capath
+
+
+_ROOTS = _Roots()
 
 
 class _Loop:
@@ -247,7 +259,7 @@ class Fetch:
             raise Aborted from None
 
     def _curl(self, state: _Transfer) -> Curl:
-        cafile, capath = _roots_file(self.route.extra_roots_pem)
+        cafile, capath = _ROOTS.files(self.route.extra_roots_pem)
         curl = Curl(cacert=cafile)
         curl.impersonate(IMPERSONATE, default_headers=False)
         curl.setopt(CurlOpt.URL, self.url.split("#", 1)[0])
