@@ -21,3 +21,19 @@ def serving(handler: Callable[..., BaseHTTPRequestHandler] | Any) -> Iterator[st
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+def reply(
+    handler: BaseHTTPRequestHandler,
+    body: bytes,
+    content_type: str,
+    headers: dict[str, str] | None = None,
+) -> None:
+    """A 200 with `body`, its type and length, and `headers`."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", content_type)
+    handler.send_header("Content-Length", str(len(body)))
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
+    handler.end_headers()
+    handler.wfile.write(body)

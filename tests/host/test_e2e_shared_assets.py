@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import pytest
 
-from ..httpserver import serving
+from ..httpserver import reply, serving
 from ..proxy.servers import UpstreamProxy
 from .hostproc import HostApp
 from .test_e2e_assets import png
@@ -115,13 +115,7 @@ class Site(BaseHTTPRequestHandler):
         self.send_error(404)
 
     def _send(self, body: bytes, kind: str, extra: dict[str, str]) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in extra.items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
+        reply(self, body, kind, extra)
 
 
 @pytest.fixture(scope="module")
