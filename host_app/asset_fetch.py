@@ -26,6 +26,7 @@ import shutil
 import ssl
 import tempfile
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -147,7 +148,13 @@ class _Loop:
         loop.call_soon_threadsafe(close)
 
 
+_CLOSED: weakref.WeakSet[AsyncCurl] = weakref.WeakSet()  # closed under their transfers
+
+
 async def _closed(multi: AsyncCurl) -> None:
+    # its transfers under way end as if they had finished (curl_cffi resolves them): marked,
+    # so that they count as aborted, not as whole answers
+    _CLOSED.add(multi)
     await multi.close()  # type: ignore[no-untyped-call]  # curl_cffi leaves it unannotated
 
 
@@ -300,6 +307,8 @@ class Fetch:
         multi = _LOOP.multi(self.route.owner)
         try:
             await multi.add_handle(curl)
+            if multi in _CLOSED:
+                raise Aborted
         except CurlError as exc:
             if not state.stopped:
                 raise OSError(_message(exc)) from None

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
+from wsproto import ConnectionType, WSConnection
+from wsproto.events import AcceptConnection, Request
 
 from ..certs import Issued, ca, leaf
 from . import inengine
@@ -41,6 +43,14 @@ setInterval(function () {
   fetch('/tick?' + (++n)).then(function (r) { return r.text(); })
     .then(function () { document.title = 'ticker ' + n; }, function () {});
 }, 100);
+</script></body></html>"""
+
+# A page holding a WebSocket open to the test's server (its port in the query).
+SOCKET = """<!doctype html><html><head><title>connecting</title></head><body><script>
+const port = new URLSearchParams(location.search).get('port');
+const ws = new WebSocket('ws://127.0.0.1:' + port + '/ws');
+ws.onopen = function () { document.title = 'open'; };
+ws.onclose = function (e) { document.title = 'closed ' + e.code; };
 </script></body></html>"""
 
 # Host candidates need no STUN server; a proxied session must show none with a real address.
@@ -156,6 +166,8 @@ class _Origin(BaseHTTPRequestHandler):
             headers["Set-Cookie"] = "route=kept; Path=/"
         elif path == "/webrtc":
             body = WEBRTC
+        elif path == "/socket":
+            body = SOCKET
         elif path == "/secure":
             body = "<!doctype html><title>secure</title><p>served by the re-signed origin"
         else:
@@ -171,6 +183,50 @@ class _Origin(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
+class SocketServer:
+    """A WebSocket server (wsproto) that accepts every connection and logs when each opens
+    and when its client goes (monotonic clock, as the child's)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.log: list[tuple[float, str]] = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _note(self, what: str) -> None:
+        with self.lock:
+            self.log.append((time.monotonic(), what))
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
+
+    def _one(self, conn: socket.socket) -> None:
+        ws = WSConnection(ConnectionType.SERVER)
+        with conn:
+            try:
+                while True:
+                    data = conn.recv(65536)
+                    if not data:
+                        break
+                    ws.receive_data(data)
+                    for event in ws.events():
+                        if isinstance(event, Request):
+                            conn.sendall(ws.send(AcceptConnection()))
+                            self._note("open")
+            except OSError:
+                pass
+        self._note("closed")
+
+    def close(self) -> None:
+        self.sock.close()
+
+
 @dataclass
 class Servers:
     origin: str
@@ -179,6 +235,7 @@ class Servers:
     wrong_host: str  # leaf for other.example only, same root
     relays: dict[str, Relay]
     root: Issued
+    sockets: SocketServer
 
 
 @pytest.fixture(scope="module")
@@ -207,6 +264,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
         return f"{scheme}://127.0.0.1:{server.server_address[1]}"
 
     relays = {name: Relay(name) for name in ("A", "B")}
+    sockets = SocketServer()
     try:
         yield Servers(
             origin=serve(None, []),
@@ -215,8 +273,10 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
             wrong_host=serve(leaf(inter, ["other.example"]), [inter]),
             relays=relays,
             root=root,
+            sockets=sockets,
         )
     finally:
+        sockets.close()
         for server in started:
             server.shutdown()
             server.server_close()
@@ -235,6 +295,7 @@ def engine_run(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> di
         "relay_a": servers.relays["A"].port,
         "relay_b": servers.relays["B"].port,
         "root": servers.root.pem,
+        "socket_port": servers.sockets.port,
     }
     started = time.monotonic()
     proc = run_child("tests.host.test_e2e_routes", str(data_dir), json.dumps(plan), timeout=150)
@@ -305,6 +366,22 @@ def test_a_route_change_holds_an_open_page_until_it_is_applied(
     again = [e for e in servers.origin_log if e[1] == "/after" and e[0] > r["direct_at"]]
     assert [e[2] for e in again] == ["direct"]
     assert relay_b.seen(after=r["direct_at"], before=r["done_at"]) == []
+
+
+def test_a_direct_sessions_open_websocket_is_cut_when_a_proxy_is_assigned(
+    engine_run: dict[str, Any], servers: Servers
+) -> None:
+    """The hold blocks new requests, but an open WebSocket of a direct session passes no
+    listener: it went on talking directly after the PATCH had returned (issue 14 point 3).
+    Now the session's network context is renewed at the hold: the socket closes (1006), the
+    page keeps its document and waits for Reload and apply."""
+    c = engine_run["socket"]
+    assert c["opened"] is True
+    assert c["title"] == "closed 1006", c
+    assert "/socket?port=" in c["url"]
+    assert c["route_held"] is True
+    closed = [at for at, what in servers.sockets.log if what == "closed"]
+    assert [at for at in closed if at > c["changed_at"]], servers.sockets.log
 
 
 def test_an_empty_browser_takes_a_new_route_at_once(
@@ -459,6 +536,21 @@ def run(data_dir: Path, plan: dict[str, Any]) -> dict[str, Any]:
             "proxied": b.proxy_port == relay_a,
             "title": b.title(),
         }
+
+        # a direct session's open WebSocket, when a proxy is assigned: cut, document kept
+        sid = configure(9, None)
+        b = engine.browser(sid)
+        await load(b, f"{origin}/socket?port={plan['socket_port']}")
+        opened = await until(lambda: b.title() == "open", 10)
+        socket_case: dict[str, Any] = {"opened": opened, "changed_at": time.monotonic()}
+        configure(9, relay_a)
+        await until(lambda: b.title().startswith("closed"), 5)
+        socket_case.update(
+            title=b.title(),
+            url=b.page.url().toString() if b.page is not None else "",
+            route_held=b.route_held,
+        )
+        out["socket"] = socket_case
 
         # WebRTC candidates: proxied and direct
         out["webrtc"] = {}
