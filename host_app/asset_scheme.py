@@ -51,6 +51,7 @@ from .qt import (
 from .shared_assets import SharedAssets
 
 MAX_VERDICTS = 4096
+BLOCKING_KINDS = frozenset({"script", "stylesheet"})  # may block the parser
 MAX_FAILED_RECORDS = 100  # network.asset_failed records per page load, one per URL
 _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="svc-asset")
 # fetches under way, so that the app's exit aborts them rather than waiting (the interpreter
@@ -302,7 +303,7 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
         future = _POOL.submit(_work, fetch, store, self.assets.partition, verdict.kind)
 
         def finished(fut: Future[Fetched]) -> None:
-            _to_main(lambda: self._answer(job, original, fut, fetch, not verdict.limit))
+            _to_main(lambda: self._answer(job, original, fut, fetch, verdict))
 
         future.add_done_callback(finished)
 
@@ -312,10 +313,11 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
         original: str,
         fut: Future[Fetched],
         fetch: Fetch,
-        engine_may: bool,
+        verdict: Verdict,
     ) -> None:
-        """`engine_may`: the request came only for the shared cache (no image limit), so the
-        engine's own network may fetch it instead."""
+        # a request that came only for the shared cache (no image limit): the engine's own
+        # network may fetch it instead
+        engine_may = not verdict.limit
         _ACTIVE.discard(fetch)
         if sip.isdeleted(job):
             return  # the engine cancelled the request; its fetch was aborted
@@ -345,10 +347,11 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
         elif got.dropped:
             self.assets.dropped(original)
             job.fail(QWebEngineUrlRequestJob.Error.RequestDenied)
-        elif got.status >= 400 and engine_may:
-            # the engine's own answer, whatever the page does with it; and failing a request
-            # the interceptor redirected here crashed the renderer for a parser-blocking
-            # script (QtWebEngine 6.11, measured: test_e2e_shared_assets)
+        elif got.status >= 400 and engine_may and verdict.kind in BLOCKING_KINDS:
+            # failing a request the interceptor redirected here crashed the renderer for a
+            # parser-blocking script (QtWebEngine 6.11.2, measured: test_e2e_shared_assets);
+            # the engine fetches it again and the page gets the site's own answer. An image or
+            # a font fails as before (one request, no crash).
             self._to_engine(job, original)
         elif got.status >= 400:
             job.fail(

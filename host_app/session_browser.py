@@ -1020,6 +1020,9 @@ class SessionBrowser:
                 # after commit leaves a partial document, so play must reload.
                 state.interrupted = state.committed_in_load
                 page.triggerAction(QWebEnginePage.WebAction.Stop)
+        # "active requests cancelled" (spec 1 §3): also what loaded pages hold open, a
+        # WebSocket or a streaming fetch; the documents stay
+        self._cut_connections()
 
     def play(self) -> bool:
         if not self.policy.paused:

@@ -10,9 +10,12 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+from ..wsserver import SOCKET_PAGE
+
 LONG = "<div style='height:4000px'>spacer</div>"
 
 PAGES: dict[str, str] = {
+    "/socket": SOCKET_PAGE,
     "/": """<!doctype html><html><head><title>Fixture home</title></head><body>
 <h1>Fixture site</h1>
 <ul id=nav><li><a id=to-form href="/form">Form</a></li><li><a href="/table">Table</a></li>

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from ..wsserver import SocketServer
 from .hostproc import HostApp
 from .site import Site
 
@@ -129,3 +130,28 @@ def test_navigation_deferred_by_pause_is_reloaded_at_play(
     poll(lambda: site.hits(target) == 1, "the deferred navigation after play")
     poll(lambda: capture(host, session)[0] == site.url(target), "the deferred page")
     assert site.hits(later) == 1
+
+
+def test_pause_closes_what_a_loaded_page_holds_open_and_keeps_the_document(
+    host: HostApp, site: Site, session: str
+) -> None:
+    """Pause cancels active requests (spec 1 §3): a loaded page's open WebSocket went on
+    talking while the session was paused. It is closed now; the document stays, and play does
+    not reload it (nothing was interrupted)."""
+    with SocketServer() as sockets:
+        url = site.url(f"/socket?port={sockets.port}")
+        host.ok("POST", "/v1/navigate", {"url": url, "session_id": session, "wait": 0})
+        poll(sockets.opened, "the page's socket to open")
+        paused_at = time.monotonic()
+        host.ok("POST", f"/v1/sessions/{session}/pause")
+        try:
+            poll(lambda: sockets.closed_after(paused_at), "the socket to close")
+            now, html = capture(host, session)
+            assert now == url
+            assert "<title>closed 1006</title>" in html, html
+        finally:
+            host.ok("POST", f"/v1/sessions/{session}/play")
+        hits = site.hits("/socket")
+        now, _ = capture(host, session, wait=0.3)
+        assert now == url
+        assert site.hits("/socket") == hits  # not reloaded

@@ -24,10 +24,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
-from wsproto import ConnectionType, WSConnection
-from wsproto.events import AcceptConnection, Request
 
 from ..certs import Issued, ca, leaf
+from ..wsserver import SOCKET_PAGE, SocketServer
 from . import inengine
 from .inengine import child_result, log_data, run_child, run_scenario, start_engine
 
@@ -43,14 +42,6 @@ setInterval(function () {
   fetch('/tick?' + (++n)).then(function (r) { return r.text(); })
     .then(function () { document.title = 'ticker ' + n; }, function () {});
 }, 100);
-</script></body></html>"""
-
-# A page holding a WebSocket open to the test's server (its port in the query).
-SOCKET = """<!doctype html><html><head><title>connecting</title></head><body><script>
-const port = new URLSearchParams(location.search).get('port');
-const ws = new WebSocket('ws://127.0.0.1:' + port + '/ws');
-ws.onopen = function () { document.title = 'open'; };
-ws.onclose = function (e) { document.title = 'closed ' + e.code; };
 </script></body></html>"""
 
 # Host candidates need no STUN server; a proxied session must show none with a real address.
@@ -167,7 +158,7 @@ class _Origin(BaseHTTPRequestHandler):
         elif path == "/webrtc":
             body = WEBRTC
         elif path == "/socket":
-            body = SOCKET
+            body = SOCKET_PAGE
         elif path == "/secure":
             body = "<!doctype html><title>secure</title><p>served by the re-signed origin"
         else:
@@ -181,50 +172,6 @@ class _Origin(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(data)
-
-
-class SocketServer:
-    """A WebSocket server (wsproto) that accepts every connection and logs when each opens
-    and when its client goes (monotonic clock, as the child's)."""
-
-    def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        self.log: list[tuple[float, str]] = []
-        self.lock = threading.Lock()
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _note(self, what: str) -> None:
-        with self.lock:
-            self.log.append((time.monotonic(), what))
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
-
-    def _one(self, conn: socket.socket) -> None:
-        ws = WSConnection(ConnectionType.SERVER)
-        with conn:
-            try:
-                while True:
-                    data = conn.recv(65536)
-                    if not data:
-                        break
-                    ws.receive_data(data)
-                    for event in ws.events():
-                        if isinstance(event, Request):
-                            conn.sendall(ws.send(AcceptConnection()))
-                            self._note("open")
-            except OSError:
-                pass
-        self._note("closed")
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 @dataclass
@@ -380,8 +327,7 @@ def test_a_direct_sessions_open_websocket_is_cut_when_a_proxy_is_assigned(
     assert c["title"] == "closed 1006", c
     assert "/socket?port=" in c["url"]
     assert c["route_held"] is True
-    closed = [at for at, what in servers.sockets.log if what == "closed"]
-    assert [at for at in closed if at > c["changed_at"]], servers.sockets.log
+    assert servers.sockets.closed_after(c["changed_at"]), servers.sockets.log
 
 
 def test_an_empty_browser_takes_a_new_route_at_once(
