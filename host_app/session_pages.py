@@ -175,7 +175,9 @@ class SessionPages(Generic[P]):
         if slot is None or status == _END.NormalTerminationStatus:
             return
         how = RENDERER_ENDS.get(status, "abnormally")
-        url = slot.page.url().toString()
+        # before its commit a load's URL is only the requested one (url() is still the old,
+        # or empty for a new page)
+        url = slot.page.requestedUrl().toString() or slot.page.url().toString()
         slot.renderer_gone = True
         self._document_going(page_id)
         message = f"{RENDERER_GONE} ({how}, exit code {code})"
