@@ -1,0 +1,118 @@
+"""The asset fetch on its own (host_app/asset_fetch.py, no Qt): against a local server, what
+the engine-facing code relies on: a whole answer, the image limit, a redirect, the
+environment's proxy ignored, and a transfer cut under way counting as aborted, never as a
+short answer."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+
+import pytest
+
+from host_app import asset_fetch
+from host_app.asset_fetch import Aborted, Fetch, FetchRoute
+
+from ..httpserver import reply, serving
+
+BODY = b"x" * 50_000
+
+
+class _Site(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    started = threading.Event()
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        if self.path == "/whole":
+            return reply(self, BODY, "image/png", {"Cache-Control": "public, max-age=60"})
+        if self.path == "/moved":
+            self.send_response(302)
+            self.send_header("Location", "/whole")
+            self.send_header("Content-Length", "0")
+            return self.end_headers()
+        if self.path == "/slow":
+            # a body that trickles: the test cuts the transfer under way
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(len(BODY)))
+            self.end_headers()
+            try:
+                self.wfile.write(BODY[:1000])
+                self.wfile.flush()
+                self.started.set()
+                for start in range(1000, len(BODY), 1000):
+                    time.sleep(0.05)
+                    self.wfile.write(BODY[start : start + 1000])
+                    self.wfile.flush()
+            except OSError:
+                pass
+            return None
+        self.send_error(404)
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    with serving(_Site) as base:
+        yield base
+
+
+def _fetch(url: str, owner: str, **kw: int) -> Fetch:
+    return Fetch(url, [("User-Agent", "test")], FetchRoute(owner=owner), **kw)
+
+
+def test_a_whole_answer(site: str) -> None:
+    got = _fetch(f"{site}/whole", "t-whole").run()
+    assert (got.status, got.body, got.headers["content-type"]) == (200, BODY, "image/png")
+
+
+def test_an_image_over_the_limit_is_dropped_and_a_redirect_is_not_followed(site: str) -> None:
+    assert _fetch(f"{site}/whole", "t-limit", limit_bytes=1000).run().dropped
+    moved = _fetch(f"{site}/moved", "t-limit").run()
+    assert (moved.status, moved.location) == (302, f"{site}/whole")
+
+
+def test_the_environments_proxy_is_not_used(site: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A direct session's fetch goes straight to the origin, whatever the environment names
+    (curl reads http_proxy and friends unless told not to)."""
+    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")
+    assert _fetch(f"{site}/whole", "t-env").run().body == BODY
+
+
+def test_a_transfer_cut_under_way_is_aborted_not_short(site: str) -> None:
+    """Closing a session's connections (route hold, pause, the session going) ends its
+    transfers; curl_cffi resolves them as if finished, which must not pass for an answer."""
+    _Site.started.clear()
+    fetch = _fetch(f"{site}/slow", "t-cut")
+    outcome: list[object] = []
+    runner = threading.Thread(target=lambda: outcome.append(_outcome(fetch)), daemon=True)
+    runner.start()
+    assert _Site.started.wait(10)
+    asset_fetch.forget("t-cut")
+    runner.join(10)
+    assert outcome == ["aborted"]
+
+
+def test_abort_ends_a_transfer_at_once(site: str) -> None:
+    _Site.started.clear()
+    fetch = _fetch(f"{site}/slow", "t-abort")
+    outcome: list[object] = []
+    runner = threading.Thread(target=lambda: outcome.append(_outcome(fetch)), daemon=True)
+    runner.start()
+    assert _Site.started.wait(10)
+    fetch.abort()
+    runner.join(10)
+    assert outcome == ["aborted"]
+
+
+def _outcome(fetch: Fetch) -> object:
+    try:
+        got = fetch.run()
+    except Aborted:
+        return "aborted"
+    return len(got.body)
