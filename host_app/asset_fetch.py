@@ -74,30 +74,36 @@ class Fetched:
 
 class _Roots:
     """CA bundles for curl, which reads trust from a file: the system store as Python's default
-    context finds it (SSL_CERT_FILE and SSL_CERT_DIR honoured), plus a proxied session's extra
-    roots written with the system file into one bundle (certificates only, nothing secret) in
-    a folder of this process made by `mkdtemp` (private, never one another user could have
-    made first), removed at exit."""
+    context finds it (SSL_CERT_FILE and SSL_CERT_DIR honoured, read once per process), plus a
+    proxied session's extra roots written with the system file into one bundle (certificates
+    only, nothing secret) in a folder of this process made by `mkdtemp` (private, never one
+    another user could have made first), removed at exit. A bundle is written once."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._system: tuple[str, str] | None = None
+        self._bundles: dict[str, str] = {}  # extra roots PEM -> its bundle's path
         self._folder: Path | None = None
 
     def files(self, extra_pem: str | None) -> tuple[str, str]:
-        paths = ssl.get_default_verify_paths()
-        cafile, capath = paths.cafile or "", paths.capath or ""
-        if not extra_pem:
-            return cafile, capath
-        digest = hashlib.sha256(f"{cafile}\0{extra_pem}".encode()).hexdigest()[:32]
         with self._lock:
-            if self._folder is None:
-                self._folder = Path(tempfile.mkdtemp(prefix="svc-asset-roots-"))
-                atexit.register(shutil.rmtree, self._folder, True)
-            target = self._folder / f"{digest}.pem"
-            if not target.exists():
+            if self._system is None:
+                paths = ssl.get_default_verify_paths()
+                self._system = (paths.cafile or "", paths.capath or "")
+            cafile, capath = self._system
+            if not extra_pem:
+                return cafile, capath
+            bundle = self._bundles.get(extra_pem)
+            if bundle is None:
+                if self._folder is None:
+                    self._folder = Path(tempfile.mkdtemp(prefix="svc-asset-roots-"))
+                    atexit.register(shutil.rmtree, self._folder, True)
+                digest = hashlib.sha256(extra_pem.encode()).hexdigest()[:32]
+                target = self._folder / f"{digest}.pem"
                 system = Path(cafile).read_text("ascii", "replace") if cafile else ""
                 target.write_text(system + "\n" + extra_pem, "ascii")
-        return str(target), capath
+                bundle = self._bundles[extra_pem] = str(target)
+            return bundle, capath
 
 
 _ROOTS = _Roots()

@@ -277,6 +277,9 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
             image = headers.get("Accept", "").startswith("image/")
             limited = image and self.assets.policy.image_mode == "over_limit"
             verdict = Verdict(limited, False, "", "image" if image else "other")
+        if not verdict.limit and cors_script(verdict.kind, headers):
+            self._to_engine(job, original)
+            return
         cookie = self.assets.cookies.header(original, verdict.first_party)
         if cookie is not None:
             headers["Cookie"] = cookie
@@ -284,9 +287,6 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
         store = self.assets.store
         if not verdict.shared or request_headers_eligible(headers) is not None:
             store = None
-        if not verdict.limit and cors_script(verdict.kind, headers):
-            self._to_engine(job, original)
-            return
         source = job.initiator()
         initiator = source.toString() if not source.isEmpty() else verdict.first_party
         wire = engine_headers(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
 
 import pytest
@@ -87,27 +87,24 @@ def test_the_environments_proxy_is_not_used(site: str, monkeypatch: pytest.Monke
 def test_a_transfer_cut_under_way_is_aborted_not_short(site: str) -> None:
     """Closing a session's connections (route hold, pause, the session going) ends its
     transfers; curl_cffi resolves them as if finished, which must not pass for an answer."""
-    _Site.started.clear()
-    fetch = _fetch(f"{site}/slow", "t-cut")
-    outcome: list[object] = []
-    runner = threading.Thread(target=lambda: outcome.append(_outcome(fetch)), daemon=True)
-    runner.start()
-    assert _Site.started.wait(10)
-    asset_fetch.forget("t-cut")
-    runner.join(10)
-    assert outcome == ["aborted"]
+    assert _cut_under_way(site, "t-cut", lambda _: asset_fetch.forget("t-cut")) == ["aborted"]
 
 
 def test_abort_ends_a_transfer_at_once(site: str) -> None:
+    assert _cut_under_way(site, "t-abort", Fetch.abort) == ["aborted"]
+
+
+def _cut_under_way(site: str, owner: str, cut: Callable[[Fetch], None]) -> list[object]:
+    """What `run()` gave for a slow body cut by `cut` after its first bytes arrived."""
     _Site.started.clear()
-    fetch = _fetch(f"{site}/slow", "t-abort")
+    fetch = _fetch(f"{site}/slow", owner)
     outcome: list[object] = []
     runner = threading.Thread(target=lambda: outcome.append(_outcome(fetch)), daemon=True)
     runner.start()
     assert _Site.started.wait(10)
-    fetch.abort()
+    cut(fetch)
     runner.join(10)
-    assert outcome == ["aborted"]
+    return outcome
 
 
 def _outcome(fetch: Fetch) -> object:

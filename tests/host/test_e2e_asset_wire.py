@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import socket
 import struct
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
@@ -19,7 +18,7 @@ from typing import ClassVar
 import pytest
 
 from ..httpserver import reply, serving
-from ..proxy.servers import UpstreamProxy
+from ..proxy.servers import ThreadedServer, UpstreamProxy
 from .hostproc import HostApp
 from .test_e2e_assets import _records, png
 
@@ -81,42 +80,23 @@ def parse_hello(record: bytes) -> Hello:
     return Hello(ciphers, frozenset(exts), groups, sigalgs, tuple(alpn))
 
 
-class HelloCatcher:
-    """A TCP server that reads each connection's ClientHello and closes it (no handshake)."""
+class HelloCatcher(ThreadedServer):
+    """Reads each connection's ClientHello and closes it (no handshake)."""
 
     def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
+        super().__init__()
         self.hellos: list[Hello] = []
-        self.thread = threading.Thread(target=self._serve, daemon=True)
 
-    def __enter__(self) -> HelloCatcher:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.sock.close()
-        self.thread.join(5)
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with conn:
-                conn.settimeout(5)
-                data = b""
-                try:
-                    while len(data) < 5 or len(data) < 5 + _u16(data, 3):
-                        chunk = conn.recv(65536)
-                        if not chunk:
-                            break
-                        data += chunk
-                except OSError:
-                    continue
-                if len(data) > 5 and data[0] == 0x16:
-                    self.hellos.append(parse_hello(data))
+    def handle(self, conn: socket.socket) -> None:
+        data = b""
+        while len(data) < 5 or len(data) < 5 + _u16(data, 3):
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        if len(data) > 5 and data[0] == 0x16:
+            with self._lock:
+                self.hellos.append(parse_hello(data))
 
 
 class Site(BaseHTTPRequestHandler):

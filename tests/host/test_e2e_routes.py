@@ -223,7 +223,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
             sockets=sockets,
         )
     finally:
-        sockets.close()
+        sockets.stop()
         for server in started:
             server.shutdown()
             server.server_close()

@@ -88,7 +88,9 @@ class _Running:
         self.stop()
 
 
-class _Threads(_Running):
+class ThreadedServer(_Running):
+    """A loopback TCP server: one thread per connection, each given to `handle`."""
+
     def __init__(self) -> None:
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -153,7 +155,7 @@ class _Threads(_Running):
             t.join(5)
 
 
-class UpstreamProxy(_Threads):
+class UpstreamProxy(ThreadedServer):
     def __init__(self, username: str | None = "upuser", password: str = "up-secret-pw") -> None:
         super().__init__()
         self.username = username  # None: any username with the right password
