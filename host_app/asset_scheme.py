@@ -193,7 +193,8 @@ def _work(fetch: Fetch, store: SharedAssets | None, partition: str, kind: str) -
     """In a worker thread: the shared cache's copy when it has a fresh one, else the network
     (and the response stored when the rules allow)."""
     if store is None:
-        return fetch.run()
+        # fetched for the image limit, or for sharing but its request headers excluded it
+        return _leave_to_engine(fetch.run(), kind)
     hit = _hit(fetch, store, partition)
     if hit is not None:
         return hit
@@ -222,10 +223,7 @@ def _fetch_and_store(fetch: Fetch, store: SharedAssets, partition: str, kind: st
     got = fetch.run()
     if got.dropped:
         return got  # over the image limit: nothing to learn about sharing
-    if kind == "stylesheet" and got.status == 200 and refers_relatively(got.body):
-        # its relative URLs would resolve under the scheme's name: the engine fetches it
-        store.not_shared.add(partition, fetch.url)
-        got.native = True
+    if _leave_to_engine(got, kind).native:
         return got
     if (
         got.location is None
@@ -235,6 +233,15 @@ def _fetch_and_store(fetch: Fetch, store: SharedAssets, partition: str, kind: st
         store.put(partition, fetch.url, got.headers.get("content-type", ""), got.body, lifetime)
     else:
         store.not_shared.add(partition, fetch.url)
+    return got
+
+
+def _leave_to_engine(got: Fetched, kind: str) -> Fetched:
+    """A stylesheet naming relative URLs is not served by the scheme, stored or not: they would
+    resolve under the scheme's name. The handler redirects it back (`_to_engine`), which also
+    remembers it as not shared."""
+    if kind == "stylesheet" and got.status == 200 and refers_relatively(got.body):
+        got.native = True
     return got
 
 

@@ -1,7 +1,7 @@
-"""The asset fetch on its own (host_app/asset_fetch.py, no Qt): against a local server, what
-the engine-facing code relies on: a whole answer, the image limit, a redirect, the
-environment's proxy ignored, and a transfer cut under way counting as aborted, never as a
-short answer."""
+"""The asset fetch on its own (host_app/asset_fetch.py) against a local server, and the scheme's
+worker step on canned answers: a whole answer, the image limit, a redirect, the environment's
+proxy ignored, a transfer cut under way counting as aborted (never as a short answer), and a
+stylesheet naming relative URLs left to the engine. No engine runs here."""
 
 from __future__ import annotations
 
@@ -9,11 +9,15 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import cast
 
 import pytest
 
 from host_app import asset_fetch
-from host_app.asset_fetch import Aborted, Fetch, FetchRoute
+from host_app.asset_fetch import Aborted, Fetch, Fetched, FetchRoute
+from host_app.asset_scheme import _work
+from host_app.shared_assets import SharedAssets
 
 from ..httpserver import reply, serving
 
@@ -113,3 +117,31 @@ def _outcome(fetch: Fetch) -> object:
     except Aborted:
         return "aborted"
     return len(got.body)
+
+
+class _Canned:
+    """A fetch that answers a given response (the scheme's worker step, without a network)."""
+
+    url = "http://127.0.0.1:9/s.css"
+
+    def __init__(self, got: Fetched) -> None:
+        self.got = got
+
+    def run(self) -> Fetched:
+        return self.got
+
+
+@pytest.mark.parametrize("stored", [True, False])
+def test_a_stylesheet_naming_relative_urls_is_left_to_the_engine(
+    tmp_path: Path, stored: bool
+) -> None:
+    """Served by the scheme, its relative URLs would resolve under the scheme's name. It was
+    left to the engine only on the path that stores; a stylesheet whose request headers kept
+    it out of the store (no-cache, a validator) was served by the scheme all the same."""
+    css = Fetched(200, {"cache-control": "public, max-age=60"}, body=b"a{b:url(x.png)}")
+    store = SharedAssets(tmp_path) if stored else None
+    got = _work(cast(Fetch, _Canned(css)), store, "direct", "stylesheet")
+    assert got.native
+    assert store is None or store.get("direct", _Canned.url) is None
+    plain = Fetched(200, {}, body=b"p{color:red}")
+    assert not _work(cast(Fetch, _Canned(plain)), None, "direct", "stylesheet").native
