@@ -54,8 +54,10 @@ def png(side: int, seed: int) -> bytes:
 SMALL = png(16, 1)  # < 1 KiB
 BIG = png(700, 2)  # ~1.4 MiB
 
+# data-timed: the image's Resource Timing entries (none for one the asset scheme answered)
 PAGE = b"""<!doctype html><html><head><title>images</title><script>
-function mark(i,s){i.setAttribute('data-state',s+':'+i.naturalWidth)}
+function mark(i,s){i.setAttribute('data-state',s+':'+i.naturalWidth);
+i.setAttribute('data-timed',performance.getEntriesByName(i.src).length)}
 </script></head><body>
 <img id=small src="/small.png" onload="mark(this,'loaded')" onerror="mark(this,'error')">
 <img id=big src="/big.png" onload="mark(this,'loaded')" onerror="mark(this,'error')">
@@ -165,6 +167,18 @@ class Images(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
+@pytest.fixture(scope="module")
+def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostApp]:
+    """The shared asset cache off: this module is about `over_limit`, whose images alone then
+    go through the asset scheme (the cache has tests/host/test_e2e_shared_assets.py)."""
+    env = {"_SETTINGS": json.dumps({"shared_asset_cache": False})}
+    app = HostApp(tmp_path_factory.mktemp("assets"), env=env).start()
+    try:
+        yield app
+    finally:
+        app.stop()
+
+
 @pytest.fixture
 def site() -> Iterator[str]:
     Images.written.clear()
@@ -245,6 +259,8 @@ def _states(html_path: str) -> dict[str, str]:
         tag = html[html.rindex("<img", 0, at) : html.index(">", at)]
         state = tag.split('data-state="', 1)[1].split('"', 1)[0] if "data-state" in tag else ""
         out[name] = state
+        if 'data-timed="' in tag:
+            out[f"{name}_timed"] = tag.split('data-timed="', 1)[1].split('"', 1)[0]
     return out
 
 
@@ -261,6 +277,7 @@ def test_over_limit_drops_big_images_without_downloading_them(host: HostApp, sit
         data = host.ok("POST", "/v1/navigate", {"url": f"{site}/", "session_id": sid, "wait": 1})
         states = _states(data["capture"]["output_path"])
         assert states["small"] == "loaded:16", states
+        assert states["small_timed"] == "0", states  # answered by the asset scheme
         assert states["moved"] == "loaded:16", states  # a redirect is followed
         assert states["big"].startswith("error"), states
         assert states["bigchunked"].startswith("error"), states
@@ -285,12 +302,13 @@ def test_sessions_without_over_limit_never_use_the_asset_scheme(host: HostApp, s
     try:
         data = host.ok("POST", "/v1/navigate", {"url": f"{site}/", "session_id": sid, "wait": 1})
         states = _states(data["capture"]["output_path"])
-        assert states == {
+        assert {k: v for k, v in states.items() if not k.endswith("_timed")} == {
             "small": "loaded:16",
             "big": "loaded:700",
             "bigchunked": "loaded:700",
             "moved": "loaded:16",
         }
+        assert states["small_timed"] == "1", states  # the engine's own request
         assert Images.written["/big.png"] == len(BIG)
         # the limit applies from the next request, without a restart
         host.ok(
@@ -337,6 +355,7 @@ def test_over_limit_on_https_through_a_proxy_with_its_own_trust(
             )
             states = _states(data["capture"]["output_path"])
             assert states["small"] == "loaded:16", states
+            assert states["small_timed"] == "0", states  # the asset scheme's fetch
             assert states["moved"] == "loaded:16", states
             assert states["big"].startswith("error"), states
             tunnels = [s for s in upstream.seen if s.method == "CONNECT"]
