@@ -105,6 +105,10 @@ def _to_main(callback: Callable[[], None]) -> None:
     _MAIN[0].done.emit(callback)
 
 
+# runs the callback once a condition holds (at once if it does)
+Wait = Callable[[Callable[[], None]], None]
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     limit: bool
@@ -129,6 +133,11 @@ class SessionAssets:
     verdicts: OrderedDict[str, Verdict] = field(default_factory=OrderedDict)
     # the engine's headers for the real URL of an asset URL (the interceptor's first sight)
     sent: OrderedDict[str, dict[str, str]] = field(default_factory=OrderedDict)
+    # a popup's first document held until its workers would get the identity: its URL -> the
+    # wait (`worker_cdp.PageWorkers.when_ready`) until the interceptor sends it here, then its
+    # asset URL -> the wait until the handler has its job (hold_first_load)
+    first_loads: dict[str, Wait] = field(default_factory=dict)
+    holding: dict[str, Wait] = field(default_factory=dict)
 
     def note(self, asset_url: str, verdict: Verdict) -> None:
         _bounded_put(self.verdicts, asset_url, verdict)
@@ -148,6 +157,28 @@ class SessionAssets:
             return
         self.failed_logged.add(url)
         self.log_failed(url, error)
+
+    def hold_first_load(self, url: str, wait: Wait) -> None:
+        """The next main-frame GET of `url` goes through the scheme, whose handler redirects
+        it back once `wait` runs its callback; until then that document does not exist, so no
+        worker of it can start. Forgotten once `wait` is over, whether the request came or
+        not (a blocked or posted navigation never comes)."""
+        self.first_loads[url] = wait
+
+        def over() -> None:
+            if self.first_loads.get(url) is wait:
+                del self.first_loads[url]
+
+        wait(over)
+
+    def first_load(self, url: str, asset_url: str) -> bool:
+        """Whether the interceptor's main-frame request of `url` is a held first load (then
+        it goes to `asset_url`)."""
+        wait = self.first_loads.pop(url, None)
+        if wait is None:
+            return False
+        self.holding[asset_url] = wait
+        return True
 
 
 V = TypeVar("V")
@@ -269,6 +300,10 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
             return
         asset_url = job.requestUrl().toString()
         original = to_original(asset_url)
+        held = self.assets.holding.pop(asset_url, None)
+        if held is not None and original is not None:
+            held(lambda: None if sip.isdeleted(job) else job.redirect(QUrl(original)))
+            return
         if original is None or bytes(job.requestMethod().data()).upper() != b"GET":
             job.fail(QWebEngineUrlRequestJob.Error.RequestDenied)
             return

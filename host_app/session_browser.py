@@ -190,6 +190,8 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
             self.navigation()
             if self.assets is not None:
                 self.assets.page_load()
+                if self._held_first_load(info):
+                    return
         url = info.requestUrl()
         source = info.initiator()
         if source.isEmpty():
@@ -213,6 +215,21 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
             return
         if self.assets is not None and rtype != "main_frame":
             self._asset_step(info, request, KINDS.get(info.resourceType(), "other"))
+
+    def _held_first_load(self, info: QWebEngineUrlRequestInfo) -> bool:
+        """A popup's first document waits in the asset scheme until its workers would get
+        the session's identity (`SessionAssets.hold_first_load`)."""
+        assert self.assets is not None
+        qurl = info.requestUrl()
+        scheme = ASSET_SCHEMES.get(qurl.scheme().lower())
+        if scheme is None or bytes(info.requestMethod().data()).upper() != b"GET":
+            return False
+        target = QUrl(qurl)
+        target.setScheme(scheme)
+        if not self.assets.first_load(qurl.toString(), target.toString()):
+            return False
+        info.redirect(target)
+        return True
 
     def _asset_step(self, info: QWebEngineUrlRequestInfo, request: Request, kind: str) -> None:
         """After the blocking rules: whether the request goes through the asset scheme
@@ -490,9 +507,17 @@ class SessionBrowser:
         with contextlib.suppress(AttributeError):
             page.permissionRequested.connect(self._permission)
         page.certificateError.connect(self._certificate_error)
-        if self.workers is not None:
-            self.workers.page_made(page)
         return page
+
+    def page_live(self, page: QWebEnginePage, first_url: str | None = None) -> None:
+        """`first_url`: a popup's first document, which the engine is about to load: it waits
+        for the popup's workers' channel, as a root page's first load does (`load`)."""
+        if self.workers is None:
+            return
+        self.workers.page_made(page)
+        channel = self.workers.channel(page)
+        if first_url and channel is not None and not channel.ready and self.assets is not None:
+            self.assets.hold_first_load(first_url, channel.when_ready)
 
     def page_closing(self, page: QWebEnginePage) -> None:
         if self.workers is not None:

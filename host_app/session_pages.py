@@ -48,6 +48,12 @@ class PagesOwner(Protocol[P_co]):
         like apply to popups as to the root page)."""
         ...
 
+    def page_live(self, page: QWebEnginePage, first_url: str | None = None) -> None:
+        """`page` holds the web contents it keeps: the root page once made, a popup once it
+        adopted the contents its opener made (what was attached to its own first contents,
+        a devtools page, went with them); `first_url`: what a popup is about to load."""
+        ...
+
     def show_background(self, view: QWebEngineView) -> None: ...
     def page_event(self, event: PageEvent, category: str, **data: Any) -> None: ...
     def pages_changed(self) -> None: ...
@@ -89,6 +95,7 @@ class SessionPages(Generic[P]):
         self.stack = stack
         self._slots: dict[int, _Slot[P]] = {}
         self._slots[ROOT] = self._make(ROOT)
+        self.owner.page_live(self._slots[ROOT].page)
 
     # -- the current page ------------------------------------------------------------------------
 
@@ -233,6 +240,7 @@ class SessionPages(Generic[P]):
         try:
             slot = self._make(outcome.page)
             request.openIn(slot.page)
+            self.owner.page_live(slot.page, url if url not in ("", "about:blank") else None)
         except Exception:
             self.stack.close(outcome.page)  # the stack must not name a page that is not there
             if slot is not None:
