@@ -190,8 +190,6 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
             self.navigation()
             if self.assets is not None:
                 self.assets.page_load()
-                if self._held_first_load(info):
-                    return
         url = info.requestUrl()
         source = info.initiator()
         if source.isEmpty():
@@ -213,23 +211,25 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
             if verdict.filtered:
                 self.filtered(request, verdict)
             return
-        if self.assets is not None and rtype != "main_frame":
+        if self.assets is None:
+            return
+        if rtype != "main_frame":
             self._asset_step(info, request, KINDS.get(info.resourceType(), "other"))
+        elif info.navigationType() != redirect:
+            self._hold_first_load(info)
 
-    def _held_first_load(self, info: QWebEngineUrlRequestInfo) -> bool:
-        """A popup's first document waits in the asset scheme until its workers would get
-        the session's identity (`SessionAssets.hold_first_load`)."""
+    def _hold_first_load(self, info: QWebEngineUrlRequestInfo) -> None:
+        """A popup's first document, once the rules let it go, waits in the asset scheme
+        until its workers would get the session's identity (`SessionAssets.hold_first_load`)."""
         assert self.assets is not None
         qurl = info.requestUrl()
         scheme = ASSET_SCHEMES.get(qurl.scheme().lower())
         if scheme is None or bytes(info.requestMethod().data()).upper() != b"GET":
-            return False
+            return
         target = QUrl(qurl)
         target.setScheme(scheme)
-        if not self.assets.first_load(qurl.toString(), target.toString()):
-            return False
-        info.redirect(target)
-        return True
+        if self.assets.first_load(qurl.toString(), target.toString()):
+            info.redirect(target)
 
     def _asset_step(self, info: QWebEngineUrlRequestInfo, request: Request, kind: str) -> None:
         """After the blocking rules: whether the request goes through the asset scheme
