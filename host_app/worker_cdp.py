@@ -50,20 +50,67 @@ FIRST_LOAD_WAIT_MS = 5000
 MAIN = QWebEngineScript.ScriptWorldId.MainWorld
 # Installed in the devtools page once its document has loaded: the engine looks these two up on
 # every message, so ours receive everything (a chunked message is joined first).
-HOOK = (
-    "(() => {\nconst MARK = "
-    + json.dumps(MARK)
-    + r""";
+#
+# With SHARED (one page of each session), the page's shared workers are also attached from here.
+# A shared worker is not auto-attached to a page's client and never waits for a debugger (only
+# the browser-level auto-attach can make it wait, which Qt's frontend may not use), so it must be
+# attached while the engine still fetches its script: a round trip through the app (2.5-60 ms)
+# loses that race against a cached script, the page's own JavaScript (under 2 ms) mostly wins
+# it. On the engine's report of a new shared worker of this session's browser context, it
+# attaches (flatten) and asks for `Debugger.enable` and `Debugger.pause`, which the backend
+# holds until the worker's agent exists: the worker pauses at its first statement, and the app
+# (`logic.worker_cdp`, on `Debugger.paused`) evaluates the prelude, resumes and disables the
+# debugger. Its own ids start at 1e9, out of the app's range; the app ignores their answers.
+_HOOK = r"""(() => {
+  const MARK = %(mark)s, SHARED = %(shared)s;
+  const send = (m) => InspectorFrontendHost.sendMessageToBackend(JSON.stringify(m));
+  const ours = new Map();  // id -> what it asked
+  const seen = new Set();
+  let context = null, next = 1e9;
+  const ask = (what, m) => { m.id = next++; ours.set(m.id, what); send(m); };
+  const shared = (text) => {
+    let m;
+    try { m = JSON.parse(text); } catch (e) { return; }
+    if (m.id !== undefined && ours.has(m.id)) {
+      const what = ours.get(m.id);
+      ours.delete(m.id);
+      if (!m.result) return;
+      if (what === 'self') context = m.result.targetInfo.browserContextId;
+      if (what === 'attach') {
+        const sessionId = m.result.sessionId;
+        send({ id: next++, method: 'Debugger.enable', sessionId, params: {} });
+        send({ id: next++, method: 'Debugger.pause', sessionId, params: {} });
+      }
+      return;
+    }
+    if (m.method !== 'Target.targetCreated') return;
+    const t = m.params.targetInfo;
+    if (t.type !== 'shared_worker' || context === null || t.browserContextId !== context
+        || seen.has(t.targetId)) return;
+    seen.add(t.targetId);
+    ask('attach', { method: 'Target.attachToTarget',
+      params: { targetId: t.targetId, flatten: true } });
+  };
+  const got = (text) => { if (SHARED) shared(text); console.log(MARK + text); };
   let parts = null, size = 0;
-  DevToolsAPI.dispatchMessage = (m) => console.log(MARK + m);
+  DevToolsAPI.dispatchMessage = got;
   DevToolsAPI.dispatchMessageChunk = (chunk, messageSize) => {
     if (messageSize) { parts = [chunk]; size = messageSize; } else if (parts) parts.push(chunk);
     const all = parts ? parts.join('') : '';
-    if (parts && all.length >= size) { parts = null; console.log(MARK + all); }
+    if (parts && all.length >= size) { parts = null; got(all); }
   };
+  if (SHARED) {
+    ask('self', { method: 'Target.getTargetInfo', params: {} });
+    ask('discover', { method: 'Target.setDiscoverTargets',
+      params: { discover: true, filter: [{ type: 'shared_worker' }] } });
+  }
   return typeof InspectorFrontendHost === 'object';
 })()"""
-)
+
+
+def hook(shared: bool) -> str:
+    return _HOOK % {"mark": json.dumps(MARK), "shared": json.dumps(shared)}
+
 
 Log = Callable[[str, str], None]  # (category, message) into the session's log
 Failed = Callable[[str, Exception], None]  # (handler, exception): the session's slot_failed
@@ -131,9 +178,14 @@ class PageWorkers:
         fp: FingerprintProfile,
         log: Log,
         failed: Failed,
+        *,
+        shared: bool = False,
     ) -> None:
+        """`shared`: this page's channel attaches the session's shared workers (one page per
+        session does, or each would pause and resume the same worker)."""
         self._log = log
         self._failed = failed
+        self.shared = shared
         self._prelude, self._zone = _identity(fp)
         self.channel = WorkerChannel(self._prelude, self._zone)
         self._waiting: list[Callable[[], None]] = []
@@ -202,7 +254,7 @@ class PageWorkers:
             # a new frontend document (the first, or after a reattach) starts a new conversation
             self._abandon()
             self.channel = WorkerChannel(self._prelude, self._zone)
-            self.dt.runJavaScript(HOOK, MAIN, self._hooked)
+            self.dt.runJavaScript(hook(self.shared), MAIN, self._hooked)
 
         self._guard("loaded", run)
 
@@ -323,8 +375,10 @@ class SessionWorkers:
 
     def _attach(self, page: QWebEnginePage) -> PageWorkers | None:
         assert self._fp is not None
+        # the first page with a channel (the root page) attaches the shared workers
+        shared = not any(w is not None and w.shared for _, w in self._pages.values())
         try:
-            return PageWorkers(self._host, page, self._fp, self._log, self._failed)
+            return PageWorkers(self._host, page, self._fp, self._log, self._failed, shared=shared)
         except Exception as exc:  # the page works on without them
             self._failed("worker_cdp.attach", exc)
             return None

@@ -13,6 +13,11 @@ The conversation:
   through `Runtime.evaluate` for a worker, then `Runtime.runIfWaitingForDebugger`. The release
   is sent whatever the other answers are: a failed prelude leaves a native worker, never a
   frozen one.
+- A shared worker is attached by the devtools page itself, which also asks it to pause
+  (`host_app.worker_cdp`): on its `Debugger.paused`, the prelude, `Debugger.resume` and
+  `Debugger.disable`. When it ends, its session stays (`Inspector.targetCrashed`); its next
+  start waits for the debugger (`Inspector.targetReloadedAfterCrash`): the prelude and
+  `Runtime.runIfWaitingForDebugger`.
 - `set_identity()`: the next workers take the new prelude, the zone is overridden again (an
   empty zone clears the override).
 
@@ -28,7 +33,8 @@ import msgspec
 
 # targets that run the prelude; any other attached target (an out-of-process iframe) is only
 # released, its documents get the page script from the profile
-WORKER_TYPES = frozenset({"worker", "service_worker", "shared_worker"})
+SHARED_WORKER = "shared_worker"
+WORKER_TYPES = frozenset({"worker", "service_worker", SHARED_WORKER})
 PAGE_SESSION = ""  # the page's own session: commands without a sessionId
 
 
@@ -171,6 +177,8 @@ class WorkerChannel:
         self.timezone = timezone
         self.ready = False
         self.sessions: dict[str, TargetInfo] = {}  # attached targets by session id
+        self.preluded: set[str] = set()  # sessions whose prelude ran without an error
+        self.ended: set[str] = set()  # sessions whose worker ended (a shared one may restart)
         self._next_id = 0
         self._sent: dict[int, _Sent] = {}
 
@@ -212,12 +220,22 @@ class WorkerChannel:
             except msgspec.DecodeError:
                 return []
             return self._attached(attached)
+        if msg.method == "Debugger.paused" and msg.session_id:
+            return self._paused(msg.session_id)
+        if msg.method == "Inspector.targetReloadedAfterCrash" and msg.session_id:
+            self.ended.discard(msg.session_id)
+            return self._restarted(msg.session_id)
+        if msg.method == "Inspector.targetCrashed" and msg.session_id in self.sessions:
+            self.ended.add(msg.session_id)
+            return []
         if msg.method == "Target.detachedFromTarget":
             try:
                 detached = _DETACHED.decode(msg.params)
             except msgspec.DecodeError:
                 return []
             self.sessions.pop(detached.session_id, None)
+            self.preluded.discard(detached.session_id)
+            self.ended.discard(detached.session_id)
         return []
 
     # -- internals -------------------------------------------------------------------------------
@@ -244,12 +262,37 @@ class WorkerChannel:
         elif sent.method == "Runtime.evaluate" and b'"exceptionDetails"' in bytes(msg.result):
             # the prelude threw: the worker runs with what it installed before the throw
             out.append(CdpFailed(sent.method, sent.session_id, 0, "the prelude threw"))
+        elif sent.method == "Runtime.evaluate":
+            self.preluded.add(sent.session_id)
         if sent.answered:
             out.append(Answered(msg.id, msg.error is None))
         if sent.method == "Target.setAutoAttach" and sent.session_id == PAGE_SESSION:
             self.ready = True
             out.append(Ready(msg.error is None))
         return out
+
+    def _paused(self, sid: str) -> list[Output]:
+        """A shared worker the devtools page attached paused before its first statement (or,
+        attached late, at its next): the prelude, then it goes on without the debugger. Only
+        those enable the debugger, so any pause is released, whatever its session."""
+        out = self._prelude_for(sid)
+        out.append(self._command("Debugger.resume", NoParams(), sid))
+        out.append(self._command("Debugger.disable", NoParams(), sid))
+        return out
+
+    def _restarted(self, sid: str) -> list[Output]:
+        """A shared worker that ended while attached is started again by the engine waiting
+        for this debugger (its devtools host is kept for its next start): the prelude from its
+        first statement, then the release, which nothing else would send."""
+        out = self._prelude_for(sid)
+        out.append(self._command("Runtime.runIfWaitingForDebugger", NoParams(), sid))
+        return out
+
+    def _prelude_for(self, sid: str) -> list[Output]:
+        info = self.sessions.get(sid)
+        if self.prelude is None or info is None or info.type not in WORKER_TYPES:
+            return []
+        return [self._command("Runtime.evaluate", Evaluate(self.prelude), sid)]
 
     def _attached(self, a: AttachedToTarget) -> list[Output]:
         sid, info = a.session_id, a.target_info

@@ -185,3 +185,57 @@ def test_a_request_of_another_user_of_the_channel_is_answered_by_id() -> None:
     # the conversation's own answers are no caller's
     ch.request("HeapProfiler.collectGarbage")
     assert not [o for o in ch.receive(attached("W1")) if isinstance(o, Answered)]
+
+
+def event(method: str, session: str, **params: Any) -> str:
+    return json.dumps({"method": method, "sessionId": session, "params": params})
+
+
+def test_a_paused_shared_worker_gets_the_prelude_then_goes_on_without_the_debugger() -> None:
+    """The devtools page attached it and asked it to pause (host_app.worker_cdp)."""
+    ch = started()
+    out = ch.receive(attached("W1", "shared_worker", "http://x/shw.js"))
+    assert ("Runtime.evaluate", "W1") in calls(out)
+    out = ch.receive(event("Debugger.paused", "W1", reason="other"))
+    assert calls(out) == [
+        ("Runtime.evaluate", "W1"),
+        ("Debugger.resume", "W1"),
+        ("Debugger.disable", "W1"),
+    ]
+    assert sent(out)[0]["params"]["expression"] == "PRELUDE"
+    ids = [m["id"] for m in sent(out)]
+    assert ch.receive(answer(ids[0], result={"type": "undefined"})) == []
+    assert "W1" in ch.preluded
+
+
+def test_any_pause_is_released_even_of_a_session_it_does_not_know() -> None:
+    """Only the shared workers' sessions enable the debugger: a pause in a session the
+    conversation lost (a new frontend document) is released all the same, never left frozen."""
+    ch = started()
+    out = ch.receive(event("Debugger.paused", "LOST"))
+    assert calls(out) == [("Debugger.resume", "LOST"), ("Debugger.disable", "LOST")]
+    assert ch.receive(event("Debugger.paused", "")) == []  # the page's own: never enabled
+
+
+def test_a_restarted_shared_worker_gets_the_prelude_then_its_release() -> None:
+    """A shared worker that ended while attached starts again waiting for the debugger."""
+    ch = started()
+    ch.receive(attached("W1", "shared_worker", "http://x/shw.js"))
+    assert ch.receive(event("Inspector.targetCrashed", "W1")) == []
+    assert ch.ended == {"W1"}
+    out = ch.receive(event("Inspector.targetReloadedAfterCrash", "W1"))
+    assert calls(out) == [("Runtime.evaluate", "W1"), ("Runtime.runIfWaitingForDebugger", "W1")]
+    assert ch.ended == set()
+
+
+def test_a_native_session_releases_a_restarted_or_paused_worker_untouched() -> None:
+    ch = WorkerChannel(None, "")
+    ch.start()
+    ch.receive(attached("W1", "shared_worker"))
+    assert calls(ch.receive(event("Inspector.targetReloadedAfterCrash", "W1"))) == [
+        ("Runtime.runIfWaitingForDebugger", "W1")
+    ]
+    assert calls(ch.receive(event("Debugger.paused", "W1"))) == [
+        ("Debugger.resume", "W1"),
+        ("Debugger.disable", "W1"),
+    ]
