@@ -4,8 +4,9 @@ worker it starts and a service worker, and the headers the server gets, for nati
 custom profile and two seeds; a change of the identity on an open session reaches the next
 document.
 
-The agent does not send `identity` yet, so an in-process Engine runs in one child process
-(QtWebEngine must be imported before the QApplication exists), for every case at once."""
+An in-process Engine runs in one child process (QtWebEngine must be imported before the
+QApplication exists), for every case at once: the test reaches the engine's own objects (the
+workers' channel, a garbage collection); test_e2e_identity_api.py goes through the agent."""
 
 from __future__ import annotations
 
