@@ -25,6 +25,7 @@ from ..httpserver import serving
 from ..proxy.geoservice import GeoService, tls_for_localhost
 from ..proxy.servers import UpstreamProxy
 from .hostproc import HostApp
+from .obs_pages import observation_of
 
 pytestmark = pytest.mark.e2e
 
@@ -44,6 +45,17 @@ document.getElementById('out').textContent = JSON.stringify({
 # a page whose script keeps fetching: what a held route must stop
 BUSY = """<!doctype html><html><head><title>busy</title></head><body><p>busy</p><script>
 setInterval(function () { fetch('/tick?' + Date.now()).catch(function () {}); }, 100);
+</script></body></html>"""
+
+# a popup whose worker reports what it read at its first statement, started by the popup's first
+# inline script: the earliest a page can (docs/decisions.md "Workers", "Popups")
+OPENER = """<!doctype html><html><head><title>opener</title></head><body>
+<a href="/popup" target="_blank">Open the popup</a></body></html>"""
+POPUP = """<!doctype html><html><head><title>popup</title></head><body><pre id="out">waiting</pre>
+<script>
+const w = new Worker(URL.createObjectURL(new Blob(
+  ['postMessage([navigator.platform, navigator.hardwareConcurrency])'])));
+w.onmessage = (e) => { document.getElementById('out').textContent = 'worker ' + e.data.join(' '); };
 </script></body></html>"""
 
 FINGERPRINT: dict[str, Any] = {
@@ -90,7 +102,9 @@ def site() -> Iterator[tuple[str, Pages]]:
                 pages.headers[path] = {k.lower(): v for k, v in self.headers.items()}
                 if path == "/tick":
                     pages.ticks += 1
-            body = {"/report": REPORT, "/busy": BUSY}.get(path, "ok").encode()
+            body = {"/report": REPORT, "/busy": BUSY, "/opener": OPENER, "/popup": POPUP}.get(
+                path, "ok"
+            ).encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
@@ -154,6 +168,36 @@ def test_a_profile_fingerprint_reaches_the_page_and_its_requests(
     assert headers["accept-language"].startswith("de-DE")
     assert '"Google Chrome"' in headers["sec-ch-ua"]
     assert headers["sec-ch-ua-platform"] == '"Windows"'
+    app.ok("DELETE", f"/v1/sessions/{sid}")
+
+
+def test_a_popups_first_workers_read_the_fingerprint(app: HostApp, site: tuple[str, Pages]) -> None:
+    """A link with target=_blank clicked through the API: the popup's first document runs its
+    worker with the session's identity (the app holds that document until the popup's
+    channel to its workers is up)."""
+    base, _pages = site
+    app.ok("POST", "/v1/profiles", {"name": "Popup desk", "fingerprint_profile": FINGERPRINT})
+    sid = app.new_session(profile="Popup desk")
+    data = app.ok(
+        "POST", "/v1/navigate/observe", {"url": f"{base}/opener", "session_id": sid, "wait": 0}
+    )
+    obs = observation_of(data)
+    (link,) = [e["ref"] for e in obs["elements"] if e.get("name") == "Open the popup"]
+    acted = app.ok(
+        "POST",
+        f"/v1/observations/{obs['id']}/actions",
+        {"actions": [{"action": "click", "ref": link}]},
+    )
+    assert observation_of(acted)["url"] == f"{base}/popup"
+    deadline = time.monotonic() + 10
+    texts: list[str] = []
+    while time.monotonic() < deadline:
+        seen = observation_of(app.ok("POST", "/v1/observe", {"session_id": sid, "wait": 0}))
+        texts = [c.get("t", "") for c in seen.get("content", [])]
+        if any(t.startswith("worker") for t in texts):
+            break
+        time.sleep(0.1)
+    assert "worker Win32 4" in texts, texts
     app.ok("DELETE", f"/v1/sessions/{sid}")
 
 
