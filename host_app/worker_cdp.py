@@ -51,16 +51,17 @@ MAIN = QWebEngineScript.ScriptWorldId.MainWorld
 # Installed in the devtools page once its document has loaded: the engine looks these two up on
 # every message, so ours receive everything (a chunked message is joined first).
 #
-# With SHARED (one page of each session), the page's shared workers are also attached from here.
-# A shared worker is not auto-attached to a page's client and never waits for a debugger (only
-# the browser-level auto-attach can make it wait, which Qt's frontend may not use), so it must be
-# attached while the engine still fetches its script: a round trip through the app (2.5-60 ms)
-# loses that race against a cached script, the page's own JavaScript (under 2 ms) mostly wins
-# it. On the engine's report of a new shared worker of this session's browser context, it
-# attaches (flatten) and asks for `Debugger.enable` and `Debugger.pause`, which the backend
-# holds until the worker's agent exists: the worker pauses at its first statement, and the app
-# (`logic.worker_cdp`, on `Debugger.paused`) evaluates the prelude, resumes and disables the
-# debugger. Its own ids start at 1e9, out of the app's range; the app ignores their answers.
+# With SHARED (one page of each session), the session's shared workers are also attached from
+# here. A shared worker is not auto-attached to a page's client, and its first start never waits
+# for a debugger (only the browser-level auto-attach, which Qt's frontend may not use, makes it
+# wait), so it is attached as soon as the engine reports it, before its script is fetched: from
+# this page's JavaScript, as a round trip through the app (2.5-60 ms) would often come after the
+# worker started. It asks for `Debugger.enable` and `Debugger.pause`, which the backend holds
+# until the worker's agent exists: the worker pauses at its first statement when they reach it
+# in time (a race of the engine's own, docs/decisions.md "Shared workers"), else at its next,
+# and the app (`logic.worker_cdp`, on `Debugger.paused`) evaluates the prelude, resumes and
+# disables the debugger. Only workers of this session's browser context; ids from 1e9, out of
+# the app's range (the app ignores their answers).
 _HOOK = r"""(() => {
   const MARK = %(mark)s, SHARED = %(shared)s;
   const send = (m) => InspectorFrontendHost.sendMessageToBackend(JSON.stringify(m));
