@@ -91,6 +91,9 @@ def test_a_popups_first_document_workers_read_the_identity(popups: dict[str, Any
         assert "svcasset" not in json.dumps(got["page"]), (name, got)
         assert got["page"]["url"].endswith("/popup"), (name, got)
         assert got["page"]["history"] == 1, (name, got)
+        # the hop through the scheme keeps the popup's tie to its opener (a sign-in popup
+        # answers its opener through it)
+        assert got["page"]["opener"] is True, (name, got)
     # the popup's next document too (its channel is the same)
     assert popups["same_site_1"]["next"] == ["Win32", 12]
 
@@ -137,7 +140,8 @@ def run(data_dir: Path, base: str, other_site: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     page_probe = (
         "JSON.stringify({url: document.URL, referrer: document.referrer,"
-        " history: history.length, entries: performance.getEntries().map((e) => e.name)})"
+        " history: history.length, opener: window.opener !== null,"
+        " entries: performance.getEntries().map((e) => e.name)})"
     )
 
     async def open_popup(name: str, n: int, to: str, identity: bool) -> None:
