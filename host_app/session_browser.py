@@ -186,18 +186,20 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
             return
         rtype = RESOURCE_TYPES.get(info.resourceType(), "other")
         redirect = QWebEngineUrlRequestInfo.NavigationType.NavigationTypeRedirect
-        if rtype == "main_frame" and info.navigationType() != redirect:
-            self.navigation()
-            if self.assets is not None:
-                self.assets.page_load()
         url = info.requestUrl()
-        source = info.initiator()
-        if source.isEmpty():
-            source = info.firstPartyUrl()
         encoded = bytes(url.toEncoded().data()).decode("ascii", "replace")
         # an asset URL (a stylesheet's relative URL served by the asset scheme) is judged as
         # the URL it stands for, so filters see the real one
         original = to_original(encoded)
+        # a held first document comes back as an asset URL, asked again without being a
+        # redirect: it is the same navigation (counted twice, a download looked due)
+        if rtype == "main_frame" and info.navigationType() != redirect and original is None:
+            self.navigation()
+            if self.assets is not None:
+                self.assets.page_load()
+        source = info.initiator()
+        if source.isEmpty():
+            source = info.firstPartyUrl()
         request = Request(
             url=original or encoded,
             scheme=original.partition(":")[0] if original else url.scheme(),
