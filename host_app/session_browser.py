@@ -230,7 +230,8 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
             return
         target = QUrl(qurl)
         target.setScheme(scheme)
-        if self.assets.first_load(qurl.toString(), target.toString()):
+        held = qurl.adjusted(QUrl.UrlFormattingOption.RemoveFragment).toString()
+        if self.assets.first_load(held, target.toString()):
             info.redirect(target)
 
     def _asset_step(self, info: QWebEngineUrlRequestInfo, request: Request, kind: str) -> None:
@@ -519,7 +520,9 @@ class SessionBrowser:
         self.workers.page_made(page)
         channel = self.workers.channel(page)
         if first_url and channel is not None and not channel.ready and self.assets is not None:
-            self.assets.hold_first_load(first_url, channel.when_ready)
+            # the engine may ask with or without the fragment: both sides compare without it
+            requested = QUrl(first_url).adjusted(QUrl.UrlFormattingOption.RemoveFragment)
+            self.assets.hold_first_load(requested.toString(), channel.when_ready)
 
     def page_closing(self, page: QWebEnginePage) -> None:
         if self.workers is not None:

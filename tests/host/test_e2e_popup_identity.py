@@ -32,12 +32,22 @@ WORKER = (
 )
 OPENER = """<!doctype html><title>opener</title>
 <button id="b" style="position:fixed;left:0;top:0;width:400px;height:300px"
-  onclick="window.open(new URLSearchParams(location.search).get('to'))">open</button>"""
-# the worker starts in the first inline script; the title reports what it read
+  onclick="window.open(new URLSearchParams(location.search).get('to'))">open</button>
+<script>requestAnimationFrame(() => requestAnimationFrame(() => { window.painted = true; }));</script>"""
+# the worker starts in the first inline script; the title reports what it read. QtWebEngine
+# 6.11.2 fails a worker started this early in a popup now and then (its `error` event though the
+# server answered it: 2 to 4 popups in 75 with a bare engine and no svc code, more on a loaded
+# machine), in native sessions too: a failed one is started once more, at once.
 POPUP = """<!doctype html><script>
-const w = new Worker('/worker.js');
-w.onmessage = (e) => { document.title = JSON.stringify(e.data); };
-w.postMessage(1);
+let starts = 0;
+function start() {
+  starts += 1;
+  const w = new Worker('/worker.js');
+  w.onmessage = (e) => { document.title = JSON.stringify(e.data); };
+  w.onerror = () => { if (starts === 1) start(); };
+  w.postMessage(1);
+}
+start();
 </script>"""
 
 
@@ -89,7 +99,7 @@ def test_a_popups_first_document_workers_read_the_identity(popups: dict[str, Any
         assert got["worker"] == ["Win32", 12], (name, got)
         # what the page sees of its own load: the real URL, no trace of the asset scheme
         assert "svcasset" not in json.dumps(got["page"]), (name, got)
-        assert got["page"]["url"].endswith("/popup"), (name, got)
+        assert got["page"]["url"].split("#")[0].endswith("/popup"), (name, got)
         assert got["page"]["history"] == 1, (name, got)
         # the hop through the scheme keeps the popup's tie to its opener (a sign-in popup
         # answers its opener through it)
@@ -146,6 +156,13 @@ def run(data_dir: Path, base: str, other_site: str) -> dict[str, Any]:
         " entries: performance.getEntries().map((e) => e.name)})"
     )
 
+    def painted(page: Any) -> bool:
+        flag = state.setdefault(id(page), [])
+        page.runJavaScript("window.painted === true", flag.append)
+        return True in flag
+
+    state: dict[int, list[Any]] = {}
+
     async def open_popup(name: str, n: int, to: str, identity: bool) -> None:
         from host_app.logic import aio
 
@@ -155,6 +172,8 @@ def run(data_dir: Path, base: str, other_site: str) -> dict[str, Any]:
         opener = b.page
         assert await load(engine, b, f"{base}/opener?to={to}")
         before = b.downloads.mark()
+        # input reaches a page once it has been painted
+        assert await until(engine, lambda: painted(opener), 10)
         view = b.view
         assert view is not None
         assert view.focusProxy() is not None
@@ -171,7 +190,15 @@ def run(data_dir: Path, base: str, other_site: str) -> dict[str, Any]:
                 break
         popup = b.page
         assert popup is not None
-        assert await until(engine, lambda: popup.title().startswith("["), 15), (name, popup.title())
+        if not await until(engine, lambda: popup.title().startswith("["), 15):
+            # what the popup holds, for the failure's message
+            seen: aio.Future[Any] = aio.Future()
+            popup.runJavaScript(
+                "JSON.stringify([document.readyState, location.href, starts])", seen.set_result
+            )
+            raise AssertionError(
+                (name, popup.title(), await aio.within(engine.loop, seen, 5.0, "no answer"))
+            )
         got: dict[str, Any] = {"worker": json.loads(popup.title())}
         # one navigation that started one load: the hop through the scheme is not a second
         # navigation (an action would then wait for a download that never comes)
@@ -195,7 +222,7 @@ def run(data_dir: Path, base: str, other_site: str) -> dict[str, Any]:
     async def scenario() -> None:
         await open_popup("native", 1, "/popup", identity=False)
         await open_popup("same_site_1", 2, "/popup", identity=True)
-        await open_popup("same_site_2", 3, "/popup", identity=True)
+        await open_popup("same_site_2", 3, "/popup%23part", identity=True)  # with a fragment
         await open_popup("cross_site", 4, f"{other_site}/popup", identity=True)
         await open_popup("native_cross", 5, f"{other_site}/popup", identity=False)
 
