@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import msgspec
 import pytest
 
 from tests.httpserver import reply, serving
 
 from .inengine import child_result, configure, load, run_child, run_scenario, start_engine, until
-from .test_e2e_identity import SEED_A, german
+from .test_e2e_identity import SEED_A, SEED_B, german
 
 pytestmark = pytest.mark.e2e
 
@@ -71,13 +72,17 @@ def workers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 IDENTITY = ["Win32", 12, "Europe/Berlin"]
+OTHER = ["MacIntel", 8, "America/New_York"]
 
 
 def test_an_attached_shared_worker_answers_with_the_identity(workers: dict[str, Any]) -> None:
     first = workers["first_start"]
     assert first["now"] == IDENTITY
-    # the first statement of a first start races the attach (recorded, not asserted)
-    assert first["first"] in (IDENTITY, workers["native"]["first"])
+    # the first statement of a first start races the attach (recorded, not asserted): the
+    # identity, or the engine's own platform and cores (the zone is the renderer's, overridden
+    # for the session's pages already)
+    native = workers["native"]["first"]
+    assert first["first"][:2] in (IDENTITY[:2], native[:2])
 
 
 def test_a_restarted_shared_worker_reads_the_identity_from_its_first_statement(
@@ -85,6 +90,14 @@ def test_a_restarted_shared_worker_reads_the_identity_from_its_first_statement(
 ) -> None:
     for got in workers["restarts"]:
         assert got == {"first": IDENTITY, "now": IDENTITY}
+
+
+def test_each_session_attaches_only_its_own_shared_workers(workers: dict[str, Any]) -> None:
+    """Two fingerprinted sessions run a shared worker of the same URL: each worker reads its
+    own session's identity (a session's devtools page sees every session's workers reported,
+    and attaches those of its own browser context only)."""
+    assert workers["other"]["now"] == OTHER
+    assert workers["first_start"]["now"] == IDENTITY
 
 
 def test_another_sessions_shared_worker_of_the_same_url_stays_native(
@@ -123,19 +136,26 @@ def run(data_dir: Path, base: str) -> dict[str, Any]:
         ch = channel(sid)
         return [s for s, info in ch.sessions.items() if info.type == "shared_worker"]
 
+    def preluded(sid: str) -> bool:
+        return any(s in channel(sid).preluded for s in shared_sessions(sid))
+
     def ended(sid: str, session: str) -> bool:
         return session in channel(sid).ended
 
     async def scenario() -> None:
         native = configure(engine, 1)
         fp = configure(engine, 2, identity=german(SEED_A))
-        for sid in (native, fp):
+        other_fp = msgspec.structs.replace(
+            german(SEED_B), platform="MacIntel", hardware_concurrency=8, timezone=OTHER[2]
+        )
+        other = configure(engine, 3, identity=other_fp)
+        for sid in (native, fp, other):
             assert await load(engine, engine.browser(sid), f"{base}/page")
         # attached and given the prelude (the answer to its evaluation came back)
-        assert await until(
-            engine, lambda: any(s in channel(fp).preluded for s in shared_sessions(fp)), 10
-        ), channel(fp).sessions
+        for sid in (fp, other):
+            assert await until(engine, partial(preluded, sid), 10), channel(sid).sessions
         out["first_start"] = await ask(fp)
+        out["other"] = await ask(other)
         out["native"] = await ask(native)
         out["restarts"] = []
         for _ in range(2):
