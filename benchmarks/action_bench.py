@@ -9,7 +9,9 @@ body, the nearest Playwright equivalent of svc's step. Playwright drives Debian'
 (/usr/bin/chromium, headless, --no-sandbox).
 
 The select alternates between the 2nd and the 19th of 20 options, so a selection that walked the
-options one key at a time shows its cost.
+options one key at a time shows its cost. The far click presses a button 60,000 px down, which
+scrolls the page back to the top: svc wheels to it as a person would, Playwright scrolls it into
+view at once.
 """
 
 from __future__ import annotations
@@ -39,10 +41,15 @@ PAGE = (
     "<button id=h onmouseenter=\"document.getElementById('out').textContent='hover '+Date.now()\""
     ">Hover me</button>"
     + "".join(f"<p>Paragraph {i} of some ordinary text on the page.</p>" for i in range(30))
-    + "</main></body></html>"
+    # a button 60,000 px down, which scrolls the page back to the top when pressed: each
+    # step must bring it into view again (a link far down a long manual page)
+    + "<div style='height:60000px'>long text</div>"
+    "<button id=far onclick=\"document.getElementById('out').textContent='far '+Date.now();"
+    'window.scrollTo(0, 0)">Far away</button>'
+    "</main></body></html>"
 ).encode()
 
-KINDS = ("click", "type", "select", "hover")
+KINDS = ("click", "type", "select", "hover", "far click")
 
 
 def _refs(obs: dict[str, Any]) -> dict[str, str]:
@@ -56,6 +63,8 @@ def _svc_action(kind: str, refs: dict[str, str], i: int) -> dict[str, Any]:
         return {"action": "type", "ref": refs["Text"], "text": "hello"}
     if kind == "select":
         return {"action": "select", "ref": refs["Choice"], "value": "v18" if i % 2 else "v1"}
+    if kind == "far click":
+        return {"action": "click", "ref": refs["Far away"]}
     return {"action": "hover", "ref": refs["Hover me"]}
 
 
@@ -102,6 +111,8 @@ async def _pw(url: str) -> dict[str, dict[str, list[float]]]:
                 await page.locator("#t").press_sequentially("hello")
             elif kind == "select":
                 await page.locator("#s").select_option("v18" if i % 2 else "v1")
+            elif kind == "far click":
+                await page.locator("#far").click()
             else:
                 await page.mouse.move(0, 0)  # leave it, so each hover enters again
                 await page.locator("#h").hover()

@@ -40,6 +40,7 @@ from .logic.actionability import (
     arrow_keys,
     blocker,
     not_actionable,
+    wheel_burst,
     wheel_into,
 )
 from .progress import Renderer, input_done, next_frame, tick
@@ -47,6 +48,7 @@ from .progress import Renderer, input_done, next_frame, tick
 MAX_SCROLL_STEPS = 40
 MAX_DISTANCE_STEPS = 2000  # ~2,000,000 px: more than any page Chromium lays out
 SCROLL_SETTLE = 0.12
+WHEEL_GAP = 0.004  # between the wheel events of one run (a free-spinning wheel's rate)
 
 
 @dataclass(slots=True)
@@ -329,12 +331,14 @@ def wheel_point(x: float, y: float, area: Box) -> tuple[float, float]:
 
 async def reachable(target: Target, scroll: bool) -> ElementInfo:
     """The element's bounds once its center is in its scrollport (bounded wheel scrolling: each
-    event moves at most ~1,000 px, and the number of events is bounded by the distance to the
-    target when it was first seen, plus MAX_SCROLL_STEPS for pages that move meanwhile)."""
+    event moves at most ~1,000 px; reads that brought the target no nearer are bounded by
+    MAX_SCROLL_STEPS, for pages that move meanwhile or a scroller that cannot go further, and
+    all events by MAX_DISTANCE_STEPS). A bound on the events from the first distance alone
+    failed a button 61,000 px down: the engine scrolled ~600 px per event there, not 1,000."""
     what = target.what
-    steps, budget = 0, MAX_SCROLL_STEPS
-    while steps <= budget:
-        steps += 1
+    events = stuck = 0
+    nearest = float("inf")
+    while stuck <= MAX_SCROLL_STEPS and events <= MAX_DISTANCE_STEPS:
         info = await element_info(target)
         if not info.visible or info.w <= 0 or info.h <= 0:
             raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is not rendered")
@@ -349,9 +353,11 @@ async def reachable(target: Target, scroll: bool) -> ElementInfo:
         ax, ay, aw, ah = area
         dy = gy - (ay + ah / 2)
         dx = gx - (ax + aw / 2) if not ax <= gx < ax + aw else 0
-        if steps == 1:
-            # A target far down a long page needs more events than a near one.
-            budget += min(MAX_DISTANCE_STEPS, int(max(abs(dy), abs(dx)) // 1000))
+        distance = max(abs(dy), abs(dx))
+        if distance < nearest - 1:
+            nearest = distance
+        else:
+            stuck += 1
         # Chromium scrolls ~100 CSS px per 120 units of wheel angle; bounded per event
         wy = -max(-1200, min(1200, round(dy * 1.2))) if abs(dy) >= 1 else 0
         wx = -max(-1200, min(1200, round(dx * 1.2))) if abs(dx) >= 1 else 0
@@ -361,7 +367,12 @@ async def reachable(target: Target, scroll: bool) -> ElementInfo:
         # sidebar's scrollport was taken as in view and "covered"); a scroller at its end hands
         # the rest on to the page
         px, py = wheel_point(gx, gy, area)
-        target.wheel(px, py, wx, wy)
+        run = wheel_burst(distance)
+        for i in range(run):
+            if i:
+                await aio.sleep(target.page.loop, WHEEL_GAP)
+            target.wheel(px, py, wx, wy)
+        events += run
         await aio.sleep(target.page.loop, SCROLL_SETTLE)
     raise _err(
         ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element could not be scrolled into view"

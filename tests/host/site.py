@@ -62,6 +62,11 @@ document.getElementById('late').appendChild(s);},400)</script>
 <script>Notification.requestPermission().then(function(p){document.title='perm '+p;
 if(p==='granted'){new Notification('Hello',{body:'from the fixture',tag:'t1'});}});</script>
 </body></html>""",
+    # a button ~61,000 px down: the engine scrolls ~600 px per wheel event there
+    "/very-far": """<!doctype html><html><head><title>Very far</title></head><body>"""
+    + "".join(f"<p>Paragraph {i} of some ordinary text on the page.</p>" for i in range(30))
+    + """<div style='height:60000px'>long text</div>
+<button id=far type=button onclick="document.title='far clicked'">far</button></body></html>""",
     "/tall": """<!doctype html><html><head><title>Tall</title></head><body>
 <div style='height:20000px'>very tall</div></body></html>""",
     "/challenge": """<!doctype html><html><head><title>Just a moment...</title></head><body>

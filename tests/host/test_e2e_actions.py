@@ -145,6 +145,19 @@ def test_click_scrolls_to_offscreen_target(host: HostApp, site: Site, session: s
     assert "<title>far clicked</title>" in html
 
 
+def test_click_reaches_a_target_sixty_thousand_pixels_down(
+    host: HostApp, site: Site, session: str
+) -> None:
+    """The wheel is bounded by reads that bring the target no nearer, not by a count from its
+    first distance: at ~600 px per event the old bound ran out short of this button."""
+    _open(host, site, session, "/very-far")
+    _perform(host, session, [{"action": "click", "selector": "#far"}])
+    html = Path(
+        host.ok("POST", "/v1/capture", {"session_id": session, "wait": 0})["capture"]["output_path"]
+    ).read_text()
+    assert "<title>far clicked</title>" in html
+
+
 def test_wait_for_presence_and_timeouts(host: HostApp, site: Site, session: str) -> None:
     _open(host, site, session)
     _perform(host, session, [{"action": "wait-for", "selector": "#late > #appeared", "timeout": 5}])

@@ -83,3 +83,17 @@ def test_wheel_into_brings_a_row_into_the_client_area() -> None:
 def test_a_running_geometry_animation_is_moving_even_with_equal_boxes() -> None:
     still = Sample(BOX, True, True)
     assert blocker(Sample(BOX, True, True, None, True), still) == MOVING
+
+
+def test_a_far_target_is_wheeled_to_in_runs_that_stop_short_of_it() -> None:
+    from host_app.logic.actionability import BURST_MAX, WHEEL_PX, wheel_burst
+
+    assert wheel_burst(0) == 1
+    assert wheel_burst(900) == 1
+    assert wheel_burst(-2500) == 1  # near: one checked step at a time
+    assert wheel_burst(3500) == 2
+    assert wheel_burst(-5200) == 4
+    # a run never reaches the target: the last ~1,000 px are single, checked steps
+    for distance in range(0, 40_000, 250):
+        assert wheel_burst(distance) * WHEEL_PX <= max(WHEEL_PX, distance - WHEEL_PX)
+    assert wheel_burst(1_000_000) == BURST_MAX
