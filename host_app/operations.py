@@ -137,7 +137,9 @@ async def navigate(
     if how == "url":
         assert url is not None
         target = normalize_url(url) or url
-        if old.href and "#" in target and same_document(old.href, target) and target != old.href:
+        # a URL with a fragment that differs from the page's at most by its fragment, the
+        # page's own URL included, is a move within the document: the engine loads nothing
+        if old.href and "#" in target and same_document(old.href, target):
             r = Readiness(
                 "same-document", old=old, previous_status=previous, target=target, strict=strict
             )

@@ -107,6 +107,15 @@ def test_fragment_and_history_moves_keep_the_document(
     )
     assert data["page"]["url"] == site.url("/table#t")
     assert data["capture"]["target_http_status"] == 200
+    # the URL it is on already, fragment and all: the engine scrolls to the fragment and
+    # loads nothing (this waited for a load until the deadline, TIMEOUT)
+    data = host.ok(
+        "POST",
+        "/v1/navigate",
+        {"url": site.url("/table#t"), "session_id": session, "wait": 0, "timeout": 10},
+    )
+    assert data["page"]["url"] == site.url("/table#t")
+    assert data["capture"]["target_http_status"] == 200
 
 
 def test_slow_page_times_out(host: HostApp, site: Site, session: str) -> None:
