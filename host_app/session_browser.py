@@ -163,6 +163,16 @@ KINDS: dict[QWebEngineUrlRequestInfo.ResourceType, str] = {
 }
 
 
+def _asset_url(url: QUrl) -> QUrl | None:
+    """The asset scheme's URL for an http(s) URL (None for any other scheme)."""
+    scheme = ASSET_SCHEMES.get(url.scheme().lower())
+    if scheme is None:
+        return None
+    target = QUrl(url)
+    target.setScheme(scheme)
+    return target
+
+
 class Interceptor(QWebEngineUrlRequestInterceptor):
     """Translates each request into a `policy.Request` and applies the policy's verdict; runs
     on the UI thread for every request of the profile, so it only reads and translates."""
@@ -225,11 +235,9 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
         until its workers would get the session's identity (`SessionAssets.hold_first_load`)."""
         assert self.assets is not None
         qurl = info.requestUrl()
-        scheme = ASSET_SCHEMES.get(qurl.scheme().lower())
-        if scheme is None or bytes(info.requestMethod().data()).upper() != b"GET":
+        target = _asset_url(qurl)
+        if target is None or bytes(info.requestMethod().data()).upper() != b"GET":
             return
-        target = QUrl(qurl)
-        target.setScheme(scheme)
         held = qurl.adjusted(QUrl.UrlFormattingOption.RemoveFragment).toString()
         if self.assets.first_load(held, target.toString()):
             info.redirect(target)
@@ -263,10 +271,8 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
             back.setScheme(ORIGINAL_SCHEMES[qurl.scheme().lower()])
             info.redirect(back)
             return
-        original = ORIGINAL_SCHEMES.get(qurl.scheme().lower())
-        if original is None:
-            target = QUrl(qurl)
-            target.setScheme(ASSET_SCHEMES[qurl.scheme().lower()])
+        target = _asset_url(qurl)
+        if target is not None:
             # the headers as the engine made them for the real URL: after the redirect to the
             # scheme the engine trims the Referer to the origin (a cross-origin redirect)
             self.assets.remember_headers(

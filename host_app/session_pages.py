@@ -222,10 +222,9 @@ class SessionPages(Generic[P]):
         if request is None:
             return
         url = request.requestedUrl().toString()
+        first_load = url not in ("", "about:blank")
         outcome = self.stack.request(
-            opener,
-            user_gesture=request.isUserInitiated(),
-            first_load=url not in ("", "about:blank"),
+            opener, user_gesture=request.isUserInitiated(), first_load=first_load
         )
         if isinstance(outcome, Blocked):
             # not adopted: the page's window.open got a window that is closed at once
@@ -240,7 +239,7 @@ class SessionPages(Generic[P]):
         try:
             slot = self._make(outcome.page)
             request.openIn(slot.page)
-            self.owner.page_live(slot.page, url if url not in ("", "about:blank") else None)
+            self.owner.page_live(slot.page, url if first_load else None)
         except Exception:
             self.stack.close(outcome.page)  # the stack must not name a page that is not there
             if slot is not None:

@@ -70,6 +70,8 @@ _HOOK = r"""(() => {
   let context = null, next = 1e9;
   const ask = (what, m) => { m.id = next++; ours.set(m.id, what); send(m); };
   const shared = (text) => {
+    // only answers to its own questions and reports of new targets concern it
+    if (!ours.size && !text.includes('"Target.targetCreated"')) return;
     let m;
     try { m = JSON.parse(text); } catch (e) { return; }
     if (m.id !== undefined && ours.has(m.id)) {

@@ -163,6 +163,22 @@ def log_data(data_dir: Path, n: int, category: str) -> list[dict[str, Any]]:
     return [r["data"] for r in records if r["category"] == category]
 
 
+def scenario_result(
+    app: QApplication,
+    engine: Engine,
+    scenario: Coroutine[Any, Any, None],
+    out: dict[str, Any],
+    limit_ms: int = 100_000,
+) -> dict[str, Any]:
+    """Run scenario (`run_scenario`), shut the engine down, and return `out` with the
+    exception the scenario raised, if any, as `out["error"]` (for `child_result`'s reader)."""
+    exc = run_scenario(app, scenario, limit_ms)
+    engine.shutdown()
+    if exc is not None:
+        out["error"] = repr(exc)
+    return out
+
+
 def run_scenario(
     app: QApplication, scenario: Coroutine[Any, Any, None], limit_ms: int | None = None
 ) -> BaseException | None:

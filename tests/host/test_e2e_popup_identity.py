@@ -21,7 +21,7 @@ import pytest
 
 from tests.httpserver import reply, serving
 
-from .inengine import child_result, configure, load, run_child, run_scenario, start_engine, until
+from .inengine import child_result, configure, load, run_child, scenario_result, start_engine, until
 from .test_e2e_identity import SEED_A, german
 
 pytestmark = pytest.mark.e2e
@@ -226,11 +226,7 @@ def run(data_dir: Path, base: str, other_site: str) -> dict[str, Any]:
         await open_popup("cross_site", 4, f"{other_site}/popup", identity=True)
         await open_popup("native_cross", 5, f"{other_site}/popup", identity=False)
 
-    exc = run_scenario(app, scenario(), limit_ms=100_000)
-    engine.shutdown()
-    if exc is not None:
-        out["error"] = repr(exc)
-    return out
+    return scenario_result(app, engine, scenario(), out)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ import pytest
 
 from tests.httpserver import reply, serving
 
-from .inengine import child_result, configure, load, run_child, run_scenario, start_engine, until
+from .inengine import child_result, configure, load, run_child, scenario_result, start_engine, until
 from .test_e2e_identity import SEED_A, SEED_B, german
 
 pytestmark = pytest.mark.e2e
@@ -166,11 +166,7 @@ def run(data_dir: Path, base: str) -> dict[str, Any]:
             assert await load(engine, engine.browser(fp), f"{base}/page")
             out["restarts"].append(await ask(fp))
 
-    exc = run_scenario(app, scenario(), limit_ms=100_000)
-    engine.shutdown()
-    if exc is not None:
-        out["error"] = repr(exc)
-    return out
+    return scenario_result(app, engine, scenario(), out)
 
 
 if __name__ == "__main__":
