@@ -86,6 +86,7 @@ class _Slot(Generic[P]):
     page: P
     pending: set[aio.Future[Any]] = field(default_factory=set)
     renderer_gone: bool = False  # since its last load started: the engine's "error 0" follows
+    loading: str = ""  # the URL of the load under way, as the engine announced its start
 
 
 class SessionPages(Generic[P]):
@@ -183,8 +184,8 @@ class SessionPages(Generic[P]):
             return
         how = RENDERER_ENDS.get(status, "abnormally")
         # before its commit a load's URL is only the requested one (url() is still the old,
-        # or empty for a new page)
-        url = slot.page.requestedUrl().toString() or slot.page.url().toString()
+        # or empty for a new page); requestedUrl() was seen empty too, once in ~1,500 runs
+        url = slot.page.requestedUrl().toString() or slot.loading or slot.page.url().toString()
         slot.renderer_gone = True
         self._document_going(page_id)
         message = f"{RENDERER_GONE} ({how}, exit code {code})"
@@ -204,6 +205,7 @@ class SessionPages(Generic[P]):
         if status == QWebEngineLoadingInfo.LoadStatus.LoadStartedStatus:
             if slot is not None:
                 slot.renderer_gone = False
+                slot.loading = info.url().toString()
             return
         if slot is not None and slot.renderer_gone:
             self.stack.load_finished(page_id)  # the failure said so already, with its cause

@@ -118,7 +118,8 @@ class Readiness:
     def load_failed(self, message: str, url: str) -> Outcome:
         """A main-frame load failed below HTTP (connection, DNS, TLS), or the page's renderer
         ended under it (the engine failed, not the site: retryable, another load gets a new
-        renderer)."""
+        renderer). `url` is empty when the engine had not told it yet: the one asked for."""
+        url = url or self.target or ""
         if message.startswith(RENDERER_GONE):
             return Failed(
                 ApiError.of(

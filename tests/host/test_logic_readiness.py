@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from host_app.logic.readiness import (
     CHALLENGE_WAIT,
+    RENDERER_GONE,
     Failed,
     Probe,
     Readiness,
@@ -147,3 +148,14 @@ def test_an_unread_serialization_is_told_apart_from_an_empty_page() -> None:
     assert not html_is_unread(skeleton, len(skeleton))  # the page really is empty
     assert not html_is_unread(skeleton, len(skeleton) + 30)  # doctype and such
     assert not html_is_unread("<html><head></head><body><p>x</p></body></html>", 5_000)
+
+
+def test_a_renderer_that_ends_before_the_engine_names_the_url_blames_the_target() -> None:
+    """Seen once under load in CI: the renderer ended while Qt's requested URL was still
+    empty; the error named no URL."""
+    r = Readiness("url", old=OLD, previous_status=200, target="http://a/x")
+    out = r.load_failed(f"{RENDERER_GONE} (crashed, exit code 11)", "")
+    assert isinstance(out, Failed)
+    assert out.error.id == "BROWSER_UNAVAILABLE"
+    assert out.error.details == {"url": "http://a/x", "reason": "renderer_gone"}
+    assert "while loading http://a/x;" in out.error.message
