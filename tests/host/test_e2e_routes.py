@@ -1,8 +1,8 @@
 """Routes that cannot leak and per-proxy trust, on the real engine (issue 14 points 3 and 4).
 
-The agent does not push route changes nor send `trust` yet, so an in-process Engine in a child
-process gets the settings directly (QtWebEngine must be imported before the QApplication
-exists). Local servers stand in for everything: two logging relays play the sessions' loopback
+An in-process Engine in a child process gets the settings directly (QtWebEngine must be imported
+before the QApplication exists), so each case can time a change against the page's requests; the
+same changes through the agent's API (PATCH pushes them) are in test_e2e_identity_api.py. Local servers stand in for everything: two logging relays play the sessions' loopback
 listeners (CONNECT and absolute-form HTTP), an HTTP origin tells relayed requests from direct
 ones (each relay adds its name in a header), and HTTPS origins serve chains issued by a local CA
 (a proxy that re-signs certificates, as provider Y does). One engine start for the module."""
