@@ -7,7 +7,8 @@ STAMP := $(VENV)/.installed
 # Debian packages that tests or benchmarks need; installed only when missing.
 # xvfb, xdotool: the host app's real-window tests (a virtual screen, its keys and clicks);
 # libxcb-icccm4/libxcb-keysyms1: Qt's xcb platform plugin;
-# nodejs (with npm/npx): the MCP Inspector CLI run of tests/clients; python3-doc: the Python
+# nodejs (with npm/npx): the MCP Inspector CLI run of tests/clients and the fingerprinting
+# libraries (npm pack) of tests/host/test_e2e_detectors.py; python3-doc: the Python
 # documentation's HTML, a corpus of real pages for the host tests (tests/host/test_e2e_corpus.py);
 # chromium: the browser whose pages of other origins try to drive the agent
 # (tests/agent/test_browser_origins.py), and the benchmarks' Playwright baseline (Debian's

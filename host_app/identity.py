@@ -12,7 +12,7 @@ from __future__ import annotations
 from bridge_protocol.identity import FingerprintProfile
 
 from .logic.identity import EngineIdentity, engine_identity
-from .qt import QWebEngineClientHints, QWebEngineProfile, QWebEngineScript
+from .qt import QWebEngineClientHints, QWebEngineProfile, QWebEngineScript, QWebEngineSettings
 
 SCRIPT_NAME = "svc-identity"
 
@@ -23,6 +23,7 @@ def apply_identity(profile: QWebEngineProfile, fp: FingerprintProfile | None) ->
         for old in scripts.find(SCRIPT_NAME):
             scripts.remove(old)
     hints = profile.clientHints()
+    settings = profile.settings()
     if fp is None:
         # an empty string does not bring the engine's own value back; the default profile,
         # which the app never changes, still has it
@@ -32,14 +33,34 @@ def apply_identity(profile: QWebEngineProfile, fp: FingerprintProfile | None) ->
             profile.setHttpAcceptLanguage(native.httpAcceptLanguage())
         if hints is not None:
             hints.resetAll()
+        if settings is not None:
+            _plugins(settings, None)
         return
     ident = engine_identity(fp)
     profile.setHttpUserAgent(ident.user_agent)
     profile.setHttpAcceptLanguage(ident.accept_language)
     if hints is not None:
         _hints(hints, ident)
+    if settings is not None:
+        _plugins(settings, ident.pdf_plugins)
     if scripts is not None:
         scripts.insert(_script(ident))
+
+
+_ATTR = QWebEngineSettings.WebAttribute
+
+
+def _plugins(settings: QWebEngineSettings, listed: bool | None) -> None:
+    """With the engine's plugins on, `navigator.plugins`/`mimeTypes` list the PDF viewer as a
+    desktop Chrome does; the viewer itself stays off, so a PDF is still a download, as in every
+    session (measured: plugins on and the viewer off still hands a PDF to downloadRequested).
+    None: the engine's defaults (plugins off, empty lists), for the native identity."""
+    if listed is None:
+        settings.resetAttribute(_ATTR.PluginsEnabled)
+        settings.resetAttribute(_ATTR.PdfViewerEnabled)
+        return
+    settings.setAttribute(_ATTR.PluginsEnabled, listed)
+    settings.setAttribute(_ATTR.PdfViewerEnabled, False)
 
 
 def _hints(hints: QWebEngineClientHints, ident: EngineIdentity) -> None:

@@ -113,6 +113,14 @@ class EngineIdentity:
     def script(self) -> str:
         return SCRIPT_TEMPLATE.replace("/*CONFIG*/", json.dumps(self.page, sort_keys=True))
 
+    @property
+    def pdf_plugins(self) -> bool:
+        """Whether `navigator.plugins` lists the five PDF viewer entries every desktop browser
+        lists (Chrome, Edge, Firefox, Safari alike; `navigator.pdfViewerEnabled` true). A phone
+        lists none. An empty list on a desktop Chrome is the best known sign of a headless
+        Chrome (FingerprintJS's BotD flags it)."""
+        return not self.hints.mobile
+
 
 def accept_language(locale: str) -> str:
     """`de-DE` -> `de-DE,de;q=0.9`, as Chrome sends for one preferred language."""

@@ -12,6 +12,12 @@ NOTES = b"first line\nsecond line\n"
 REPORT = b"item,price\napple,1\n"
 BROKEN_SIZE = 200_000
 SLOW_STALL = 8.0  # seconds a slow download sends nothing
+# a one-page PDF, served inline: the engine's PDF viewer is off, so a browser downloads it
+MANUAL = (
+    b"%PDF-1.1\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]"
+    b"/Count 1>>endobj 3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 100 100]>>endobj\n"
+    b"trailer<</Root 1 0 R>>\n%%EOF\n"
+)
 
 PAGE = """<!doctype html><html><head><title>Downloads</title></head><body>
 <p><a id=notes href="/files/notes.txt" download>Notes</a></p>
@@ -19,11 +25,13 @@ PAGE = """<!doctype html><html><head><title>Downloads</title></head><body>
 <p><a id=evil href="/evil">Evil</a></p>
 <p><a id=broken href="/broken" download>Broken</a></p>
 <p><a id=slow href="/slow" download>Slow</a></p>
+<p><a id=manual href="/files/manual.pdf">Manual</a></p>
 </body></html>"""
 
 ROUTES: dict[str, Callable[[], Reply]] = {
     "/downloads": lambda: html(PAGE),
     "/files/notes.txt": lambda: Reply(NOTES, "text/plain"),
+    "/files/manual.pdf": lambda: Reply(MANUAL, "application/pdf"),
     "/report": lambda: Reply(
         REPORT, "text/csv", {"Content-Disposition": 'attachment; filename="../../report.csv"'}
     ),

@@ -20,6 +20,8 @@ function basics(w) {
   const n = w.navigator, s = w.screen;
   return { ua: n.userAgent, platform: n.platform, languages: n.languages, language: n.language,
     cores: n.hardwareConcurrency, memory: n.deviceMemory, touch: n.maxTouchPoints,
+    plugins: [n.plugins.length, n.mimeTypes.length, n.pdfViewerEnabled,
+      Array.from(n.plugins).map((p) => p.name).join(', ')],
     brands: n.userAgentData ? n.userAgentData.brands.map((b) => b.brand + '/' + b.version) : null,
     uaPlatform: n.userAgentData ? n.userAgentData.platform : null,
     tz: w.Intl.DateTimeFormat().resolvedOptions().timeZone,

@@ -15,7 +15,7 @@ import pytest
 
 from tests.host.obs_pages import observation_of
 
-from .download_pages import NOTES, REPORT, ROUTES, SLOW_STALL
+from .download_pages import MANUAL, NOTES, REPORT, ROUTES, SLOW_STALL
 from .hostproc import HostApp
 from .routes import Routes
 
@@ -84,6 +84,24 @@ def test_a_download_link_saves_the_file_and_reports_it(
     assert first["data"]["output_path"] == str(saved)
     assert (first["data"]["state"], first["data"]["session_id"]) == ("completed", session)
     assert second["data"]["file_name"] == "notes (1).txt"
+
+
+def test_a_pdf_opened_by_a_link_is_a_download_in_a_fingerprinted_session(
+    host: HostApp, files: Routes, session: str
+) -> None:
+    """The session's fingerprint turns the engine's plugins on (navigator.plugins lists a
+    desktop browser's PDF viewer, docs/decisions.md "Plugins"); the viewer stays off, so a PDF a
+    link opens is saved as in a native session, not rendered."""
+    obs = navigate(host, session, files.url("/downloads"))
+    after = click(host, obs, "Manual")
+    [d] = downloads(after)
+    assert (d["state"], d["file_name"], d["mime_type"]) == (
+        "completed",
+        "manual.pdf",
+        "application/pdf",
+    )
+    assert Path(d["output_path"]).read_bytes() == MANUAL
+    assert after["url"] == files.url("/downloads")
 
 
 def test_an_attachment_is_saved_under_its_own_name_inside_the_folder(

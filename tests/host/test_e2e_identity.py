@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from bridge_protocol.identity import FingerprintProfile, Screen
@@ -52,6 +53,19 @@ def german(seed: str) -> FingerprintProfile:
         storage_quota_bytes=100 * 1024**3,
         canvas_noise_mode="seeded",
         audio_noise_mode="seeded",
+    )
+
+
+def phone() -> FingerprintProfile:
+    return msgspec.structs.replace(
+        german("0a0b0c0d"),
+        platform="Linux armv81",
+        user_agent=(
+            "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) "
+            "Chrome/140.0.0.0 Mobile Safari/537.36"
+        ),
+        max_touch_points=5,
+        screen=Screen(width=412, height=915, available_height=915, device_scale_factor=2.625),
     )
 
 
@@ -245,6 +259,25 @@ def test_overrides_look_native(reports: dict[str, Any]) -> None:
         assert c["dateIsCtor"] is True
 
 
+PDF_VIEWERS = "PDF Viewer, Chrome PDF Viewer, Chromium PDF Viewer, Microsoft Edge PDF Viewer, "
+PDF_VIEWERS += "WebKit built-in PDF"
+
+
+def test_plugins_are_a_desktop_browsers_and_a_phones(reports: dict[str, Any]) -> None:
+    """Found with FingerprintJS's BotD (MIT, npm): every session was "headless_chrome" because
+    navigator.plugins was empty, which no desktop Chrome shows. A fingerprinted desktop session
+    lists the PDF viewer's five entries as every desktop browser does (while a PDF stays a
+    download: test_e2e_downloads); a phone lists none; the native identity is the engine's."""
+    rep = reports["reports"]
+    for where in ("main", "frame", "made"):
+        assert rep["seedA"][where]["plugins"] == [5, 2, True, PDF_VIEWERS], where
+        assert rep["phone"][where]["plugins"] == [0, 0, False, ""], where
+        assert rep["native"][where]["plugins"] == [0, 0, False, ""], where
+    assert rep["phone"]["main"]["touch"] == 5
+    assert rep["native_then_seedA"]["main"]["plugins"][:3] == [5, 2, True]
+    assert rep["seedA_then_native"]["main"]["plugins"][:3] == [0, 0, False]
+
+
 def test_an_identity_change_reaches_the_next_document(reports: dict[str, Any]) -> None:
     changed = reports["reports"]["native_then_seedA"]["main"]
     assert changed["ua"] == WIN_UA
@@ -272,6 +305,7 @@ def run(data_dir: Path, url: str) -> dict[str, Any]:
         "Session1": None,
         "Session2": german(SEED_A),
         "Session3": german(SEED_B),
+        "Session4": phone(),
     }
 
     def apply(sid: str, fp: FingerprintProfile | None) -> None:
@@ -281,7 +315,12 @@ def run(data_dir: Path, url: str) -> dict[str, Any]:
         apply(sid, fp)
     # (report name, session, identity to apply before loading or NATIVE-to-keep)
     rounds: list[list[tuple[str, str, Any]]] = [
-        [("native", "Session1", ...), ("seedA", "Session2", ...), ("seedB", "Session3", ...)],
+        [
+            ("native", "Session1", ...),
+            ("seedA", "Session2", ...),
+            ("seedB", "Session3", ...),
+            ("phone", "Session4", ...),
+        ],
         [
             ("native_then_seedA", "Session1", german(SEED_A)),
             ("seedA_reload", "Session2", ...),
