@@ -23,13 +23,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from bridge_protocol.identity import FingerprintProfile
 
 from .logic import aio
 from .logic.identity import engine_identity
-from .logic.worker_cdp import Answered, CdpFailed, Output, Ready, Send, WorkerChannel
+from .logic.worker_cdp import Answered, CdpFailed, Output, Ready, Send, Size, WorkerChannel
 from .qt import (
     QObject,
     QTimer,
@@ -119,14 +119,27 @@ Log = Callable[[str, str], None]  # (category, message) into the session's log
 Failed = Callable[[str, Exception], None]  # (handler, exception): the session's slot_failed
 
 
-def _identity(fp: FingerprintProfile | None) -> tuple[str | None, str]:
-    """(the worker prelude, the zone to override) of a fingerprint; (None, "") for native."""
+class _Identity(NamedTuple):
+    """What a page's channel overrides: the worker prelude, the zone, the screen's size."""
+
+    prelude: str | None = None
+    zone: str = ""
+    screen: Size | None = None
+
+    def channel(self) -> WorkerChannel:
+        return WorkerChannel(self.prelude, self.zone, screen=self.screen)
+
+
+def _identity(fp: FingerprintProfile | None) -> _Identity:
+    """A fingerprint's overrides; none for the native identity."""
     if fp is None:
-        return None, ""
+        return _Identity()
     ident = engine_identity(fp)
     # the page script is the workers' prelude too: on a worker's global scope it installs what
     # exists there (WorkerNavigator, Intl, Date, StorageManager, OffscreenCanvas)
-    return ident.script(), str(ident.page["timezone"])
+    return _Identity(
+        ident.script(), str(ident.page["timezone"]), (fp.screen.width, fp.screen.height)
+    )
 
 
 class _BlockInspectorApp(QWebEngineUrlRequestInterceptor):
@@ -189,8 +202,8 @@ class PageWorkers:
         self._log = log
         self._failed = failed
         self.shared = shared
-        self._prelude, self._zone = _identity(fp)
-        self.channel = WorkerChannel(self._prelude, self._zone)
+        self._identity = _identity(fp)
+        self.channel = self._identity.channel()
         self._waiting: list[Callable[[], None]] = []
         self._calls: dict[int, aio.Future[bool]] = {}  # requests of others (memory.py)
         self._started = time.monotonic()
@@ -225,8 +238,8 @@ class PageWorkers:
         return fut
 
     def set_identity(self, fp: FingerprintProfile | None) -> None:
-        self._prelude, self._zone = _identity(fp)
-        self._send(self.channel.set_identity(self._prelude, self._zone))
+        self._identity = i = _identity(fp)
+        self._send(self.channel.set_identity(i.prelude, i.zone, screen=i.screen))
 
     def close(self) -> None:
         """Before the page goes: the devtools page is detached and deleted at once, so it never
@@ -256,7 +269,7 @@ class PageWorkers:
                 return
             # a new frontend document (the first, or after a reattach) starts a new conversation
             self._abandon()
-            self.channel = WorkerChannel(self._prelude, self._zone)
+            self.channel = self._identity.channel()
             self.dt.runJavaScript(hook(self.shared), MAIN, self._hooked)
 
         self._guard("loaded", run)

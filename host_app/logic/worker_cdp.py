@@ -18,8 +18,10 @@ The conversation:
   `Debugger.disable`. When it ends, its session stays (`Inspector.targetCrashed`); its next
   start waits for the debugger (`Inspector.targetReloadedAfterCrash`): the prelude and
   `Runtime.runIfWaitingForDebugger`.
+- The page's screen (`Emulation.setDeviceMetricsOverride`, screen size only): the
+  `device-width`/`device-height` media queries agree with the identity's `screen.*`.
 - `set_identity()`: the next workers take the new prelude, the zone is overridden again (an
-  empty zone clears the override).
+  empty zone clears the override), and so is the screen (none: cleared).
 
 Errors the backend answers are returned as `CdpFailed` for the log and change nothing else;
 messages that are not understood are ignored (the backend sends events nobody asked for).
@@ -57,11 +59,25 @@ class TimezoneOverride(msgspec.Struct, rename="camel"):
     timezone_id: str
 
 
+class MetricsOverride(msgspec.Struct, rename="camel"):
+    """The screen the renderer reports (`screen.*` and the `device-width`/`device-height`
+    media queries). The zeros keep the view's own size and scale and `mobile` its desktop
+    layout: nothing is laid out, painted or hit differently (measured: scrollbars, a click's
+    coordinates and a grab are unchanged)."""
+
+    screen_width: int
+    screen_height: int
+    width: int = 0
+    height: int = 0
+    device_scale_factor: float = 0
+    mobile: bool = False
+
+
 class NoParams(msgspec.Struct):
     pass
 
 
-Params = SetAutoAttach | Evaluate | TimezoneOverride | NoParams
+Params = SetAutoAttach | Evaluate | TimezoneOverride | MetricsOverride | NoParams
 
 
 class Command(msgspec.Struct, omit_defaults=True, rename={"session_id": "sessionId"}):
@@ -168,13 +184,18 @@ class _Sent:
     answered: bool = False  # the caller waits for an `Answered`
 
 
+Size = tuple[int, int]
+
+
 class WorkerChannel:
     """One page's conversation. `prelude` is the worker script of the session's identity (None:
-    workers are released untouched); `timezone` the zone to override ("" for none)."""
+    workers are released untouched); `timezone` the zone to override ("" for none); `screen`
+    the screen's (width, height) to report (None: the real one)."""
 
-    def __init__(self, prelude: str | None, timezone: str) -> None:
+    def __init__(self, prelude: str | None, timezone: str, *, screen: Size | None = None) -> None:
         self.prelude = prelude
         self.timezone = timezone
+        self.screen = screen
         self.ready = False
         self.sessions: dict[str, TargetInfo] = {}  # attached targets by session id
         self.preluded: set[str] = set()  # sessions whose prelude ran without an error
@@ -186,16 +207,27 @@ class WorkerChannel:
         out: list[Output] = [self._command("Target.setAutoAttach", SetAutoAttach())]
         if self.timezone:
             out.append(self._command("Emulation.setTimezoneOverride", self._zone()))
+        if self.screen is not None:
+            out.append(self._command("Emulation.setDeviceMetricsOverride", self._metrics()))
         return out
 
-    def set_identity(self, prelude: str | None, timezone: str) -> list[Output]:
-        """A new identity: for the workers attached from now on, and the zone at once."""
-        changed = timezone != self.timezone
+    def set_identity(
+        self, prelude: str | None, timezone: str, *, screen: Size | None = None
+    ) -> list[Output]:
+        """A new identity: for the workers attached from now on, the zone and screen at once."""
+        zone_changed = timezone != self.timezone
+        screen_changed = screen != self.screen
         self.prelude = prelude
         self.timezone = timezone
-        if not changed:
-            return []
-        return [self._command("Emulation.setTimezoneOverride", self._zone())]
+        self.screen = screen
+        out: list[Output] = []
+        if zone_changed:
+            out.append(self._command("Emulation.setTimezoneOverride", self._zone()))
+        if screen_changed and self.screen is None:
+            out.append(self._command("Emulation.clearDeviceMetricsOverride", NoParams()))
+        elif screen_changed:
+            out.append(self._command("Emulation.setDeviceMetricsOverride", self._metrics()))
+        return out
 
     def request(self, method: str) -> tuple[int, Send]:
         """A command of the page's own (no parameters), whose answer comes as `Answered(id)`:
@@ -242,6 +274,10 @@ class WorkerChannel:
 
     def _zone(self) -> TimezoneOverride:
         return TimezoneOverride(self.timezone)
+
+    def _metrics(self) -> MetricsOverride:
+        assert self.screen is not None
+        return MetricsOverride(*self.screen)
 
     def _command(
         self, method: str, params: Params, session_id: str = PAGE_SESSION, *, answered: bool = False

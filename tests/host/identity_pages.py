@@ -31,6 +31,8 @@ function basics(w) {
     localHour: new w.Date(Date.UTC(2024, 6, 15, 10)).getHours(),
     dateText: new w.Date(Date.UTC(2024, 6, 15, 10)).toString(),
     screen: [s.width, s.height, s.availWidth, s.availHeight, s.colorDepth, w.devicePixelRatio],
+    deviceMedia: [w.matchMedia('(device-width: ' + s.width + 'px)').matches,
+      w.matchMedia('(device-height: ' + s.height + 'px)').matches],
     outer: [w.outerWidth, w.outerHeight, w.innerWidth, w.innerHeight] };
 }
 function canvasProbe(w) {

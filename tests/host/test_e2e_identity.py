@@ -125,6 +125,9 @@ def test_a_custom_profile_reaches_http_frames_and_workers(reports: dict[str, Any
         ), where
         assert (v["cores"], v["memory"], v["touch"]) == (12, 8, 0), where
         assert v["screen"] == [2560, 1440, 2560, 1400, 24, 1.25], where
+        # CSS sees the same screen (the view keeps its own size)
+        assert v["deviceMedia"] == [True, True], where
+        assert v["outer"][2] < 2560, where
         assert v["uaPlatform"] == "Windows", where
         assert sorted(v["brands"]) == ["Chromium/140", "Google Chrome/140", "Not=A?Brand/24"]
         outer_w, outer_h, inner_w, inner_h = v["outer"]
@@ -291,6 +294,9 @@ def test_an_identity_change_reaches_the_next_document(reports: dict[str, Any]) -
     assert back["tz"] == "UTC"
     assert back["languages"] == reports["reports"]["native"]["main"]["languages"]
     assert back["headers"]["user-agent"] == back["ua"]
+    for rep in (changed, back, reports["reports"]["native"]["main"]):
+        assert rep["deviceMedia"] == [True, True]  # the screen override set and cleared
+    assert back["screen"][:2] == reports["reports"]["native"]["main"]["screen"][:2]
     assert reports["seconds"] < 60
 
 

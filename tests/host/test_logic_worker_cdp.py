@@ -239,3 +239,27 @@ def test_a_native_session_releases_a_restarted_or_paused_worker_untouched() -> N
         ("Debugger.resume", "W1"),
         ("Debugger.disable", "W1"),
     ]
+
+
+def test_the_screen_the_page_reports_follows_the_identity() -> None:
+    """The device-width/height media queries agree with `screen.*` (the identity script's):
+    the screen's size only, the view's own size, scale and desktop layout kept."""
+    ch = WorkerChannel("P", "", screen=(2560, 1440))
+    out = ch.start()
+    assert calls(out) == [("Target.setAutoAttach", ""), ("Emulation.setDeviceMetricsOverride", "")]
+    assert sent(out)[1]["params"] == {
+        "screenWidth": 2560,
+        "screenHeight": 1440,
+        "width": 0,
+        "height": 0,
+        "deviceScaleFactor": 0,
+        "mobile": False,
+    }
+    assert ch.receive(answer(1)) == [Ready(ok=True)]
+    assert ch.set_identity("P", "", screen=(2560, 1440)) == []  # the same screen: nothing
+    out = ch.set_identity("P", "", screen=(1366, 768))
+    assert [(m["method"], m["params"]["screenWidth"]) for m in sent(out)] == [
+        ("Emulation.setDeviceMetricsOverride", 1366)
+    ]
+    out = ch.set_identity(None, "")  # native: the real screen again
+    assert calls(out) == [("Emulation.clearDeviceMetricsOverride", "")]
