@@ -60,6 +60,25 @@ function describe(obj, name) {
     configurable: d.configurable, text: Function.prototype.toString.call(f), name: f.name,
     length: f.length, hasPrototype: Object.prototype.hasOwnProperty.call(f, 'prototype') };
 }
+// what lie detectors (CreepJS's "lies") try on a replaced function: each answer, error class and
+// message included, must be a native function's
+function tamper(w, f) {
+  const err = (run) => { try { return 'ok ' + String(run()); }
+    catch (e) { return e.constructor.name + ': ' + e.message; } };
+  const proto = Object.getPrototypeOf(f);
+  const restore = () => Object.setPrototypeOf(f, proto);
+  return [
+    err(() => new f()).replace(/^TypeError: .* is not a constructor$/, 'not a constructor'),
+    err(() => { try { return Reflect.setPrototypeOf(f, Object.create(f)); } finally { restore(); } }),
+    err(() => { try { return Object.setPrototypeOf(f, Object.create(f)); } finally { restore(); } }),
+    err(() => { try { Object.setPrototypeOf(f, null); return f + ''; } finally { restore(); } }),
+    err(() => Object.create(f).toString()),
+    err(() => ({}) instanceof f),
+    err(() => { const p = new Proxy(f, {});
+      try { return Object.setPrototypeOf(p, Object.create(p)) + ''; } finally { restore(); } }),
+    Reflect.ownKeys(f).join(','), 'prototype' in f, Object.getPrototypeOf(f) === w.Function.prototype,
+  ];
+}
 function checks(w) {
   const ts = w.Function.prototype.toString;
   let illegal = null;
@@ -79,6 +98,9 @@ function checks(w) {
     date: ts.call(w.Date), dtf: ts.call(w.Intl.DateTimeFormat),
     toStringOfToString: ts.call(ts), illegal,
     dateIsCtor: w.Date.prototype.constructor === w.Date,
+    tamper: [tamper(w, Object.getOwnPropertyDescriptor(w.Navigator.prototype, 'platform').get),
+      tamper(w, w.HTMLCanvasElement.prototype.toDataURL), tamper(w, w.Function.prototype.toString)],
+    tamperNative: tamper(w, Object.getOwnPropertyDescriptor(w.Navigator.prototype, 'vendor').get),
   };
 }
 function webgl(w) {

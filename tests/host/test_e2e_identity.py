@@ -260,6 +260,11 @@ def test_overrides_look_native(reports: dict[str, Any]) -> None:
         assert c["toStringOfToString"] == "function toString() { [native code] }"
         assert c["illegal"] == "TypeError"
         assert c["dateIsCtor"] is True
+        # the prototype-chain tricks answer as for the untouched `vendor` getter
+        expected = c["tamperNative"]
+        assert expected[1:3] == ["ok false", "TypeError: Cyclic __proto__ value"], expected
+        for got in c["tamper"]:
+            assert got == expected, (key, got)
 
 
 PDF_VIEWERS = "PDF Viewer, Chrome PDF Viewer, Chromium PDF Viewer, Microsoft Edge PDF Viewer, "
