@@ -59,14 +59,20 @@ class TimezoneOverride(msgspec.Struct, rename="camel"):
     timezone_id: str
 
 
+class Orientation(msgspec.Struct, rename="camel"):
+    type: str  # landscapePrimary, portraitPrimary
+    angle: int = 0
+
+
 class MetricsOverride(msgspec.Struct, rename="camel"):
-    """The screen the renderer reports (`screen.*` and the `device-width`/`device-height`
-    media queries). The zeros keep the view's own size and scale and `mobile` its desktop
-    layout: nothing is laid out, painted or hit differently (measured: scrollbars, a click's
-    coordinates and a grab are unchanged)."""
+    """The screen the renderer reports (`screen.*`, `screen.orientation` and the
+    `device-width`/`device-height` media queries). The zeros keep the view's own size and scale
+    and `mobile` its desktop layout: nothing is laid out, painted or hit differently (measured:
+    scrollbars, a click's coordinates and a grab are unchanged)."""
 
     screen_width: int
     screen_height: int
+    screen_orientation: Orientation
     width: int = 0
     height: int = 0
     device_scale_factor: float = 0
@@ -277,7 +283,10 @@ class WorkerChannel:
 
     def _metrics(self) -> MetricsOverride:
         assert self.screen is not None
-        return MetricsOverride(*self.screen)
+        w, h = self.screen
+        # without it the real screen's orientation stays (a square offscreen one: portrait)
+        turn = Orientation("landscapePrimary" if w >= h else "portraitPrimary")
+        return MetricsOverride(w, h, turn)
 
     def _command(
         self, method: str, params: Params, session_id: str = PAGE_SESSION, *, answered: bool = False

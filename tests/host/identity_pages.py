@@ -33,6 +33,7 @@ function basics(w) {
     screen: [s.width, s.height, s.availWidth, s.availHeight, s.colorDepth, w.devicePixelRatio],
     deviceMedia: [w.matchMedia('(device-width: ' + s.width + 'px)').matches,
       w.matchMedia('(device-height: ' + s.height + 'px)').matches],
+    orientation: s.orientation ? [s.orientation.type, s.orientation.angle] : null,
     outer: [w.outerWidth, w.outerHeight, w.innerWidth, w.innerHeight] };
 }
 function canvasProbe(w) {

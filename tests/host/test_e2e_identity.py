@@ -127,6 +127,7 @@ def test_a_custom_profile_reaches_http_frames_and_workers(reports: dict[str, Any
         assert v["screen"] == [2560, 1440, 2560, 1400, 24, 1.25], where
         # CSS sees the same screen (the view keeps its own size)
         assert v["deviceMedia"] == [True, True], where
+        assert v["orientation"] == ["landscape-primary", 0], where
         assert v["outer"][2] < 2560, where
         assert v["uaPlatform"] == "Windows", where
         assert sorted(v["brands"]) == ["Chromium/140", "Google Chrome/140", "Not=A?Brand/24"]
@@ -282,6 +283,7 @@ def test_plugins_are_a_desktop_browsers_and_a_phones(reports: dict[str, Any]) ->
         assert rep["phone"][where]["plugins"] == [0, 0, False, ""], where
         assert rep["native"][where]["plugins"] == [0, 0, False, ""], where
     assert rep["phone"]["main"]["touch"] == 5
+    assert rep["phone"]["main"]["orientation"] == ["portrait-primary", 0]
     assert rep["native_then_seedA"]["main"]["plugins"][:3] == [5, 2, True]
     assert rep["seedA_then_native"]["main"]["plugins"][:3] == [0, 0, False]
 

@@ -250,6 +250,7 @@ def test_the_screen_the_page_reports_follows_the_identity() -> None:
     assert sent(out)[1]["params"] == {
         "screenWidth": 2560,
         "screenHeight": 1440,
+        "screenOrientation": {"type": "landscapePrimary", "angle": 0},
         "width": 0,
         "height": 0,
         "deviceScaleFactor": 0,
@@ -257,9 +258,10 @@ def test_the_screen_the_page_reports_follows_the_identity() -> None:
     }
     assert ch.receive(answer(1)) == [Ready(ok=True)]
     assert ch.set_identity("P", "", screen=(2560, 1440)) == []  # the same screen: nothing
-    out = ch.set_identity("P", "", screen=(1366, 768))
-    assert [(m["method"], m["params"]["screenWidth"]) for m in sent(out)] == [
-        ("Emulation.setDeviceMetricsOverride", 1366)
-    ]
+    out = ch.set_identity("P", "", screen=(412, 915))  # a phone's
+    [override] = sent(out)
+    assert override["method"] == "Emulation.setDeviceMetricsOverride"
+    assert override["params"]["screenWidth"] == 412
+    assert override["params"]["screenOrientation"] == {"type": "portraitPrimary", "angle": 0}
     out = ch.set_identity(None, "")  # native: the real screen again
     assert calls(out) == [("Emulation.clearDeviceMetricsOverride", "")]
