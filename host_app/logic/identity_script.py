@@ -441,6 +441,85 @@ function install(win) {
     } }).getParameter);
   }
 
+  // --- window.chrome --------------------------------------------------------------------------
+  // A Chromium browser's pages have chrome.loadTimes, chrome.csi and chrome.app (Chrome's own
+  // renderer adds them; QtWebEngine's chrome object is empty, a classic sign of an embedded or
+  // headless engine). Shapes, values and errors are a real Chromium's (Debian's, measured).
+  if (C.userAgentData && win.document && win.Performance) installChrome();
+  function installChrome() {
+    let chrome = win.chrome;
+    if (typeof chrome !== 'object' || chrome === null) {
+      chrome = {};
+      defineProperty(win, 'chrome', { value: chrome, writable: true, enumerable: true,
+        configurable: true });
+    }
+    const PP = win.Performance.prototype, perf = win.performance;
+    const entries = uncurry(PP.getEntriesByType), now = uncurry(PP.now);
+    const originOf = getDesc(PP, 'timeOrigin').get;
+    const anonymous = (f) => {
+      defineProperty(f, 'name', { value: '', configurable: true });
+      wmSet(natives, f, 'function () { [native code] }');
+      return f;
+    };
+    const nav = () => entries(perf, 'navigation')[0] || {};
+    const exact = () => apply(originOf, perf, []);
+    const origin = () => floor(exact());  // navigation start, in whole ms as Chrome reports it
+    const at = (ms) => (ms ? floor(exact() + ms) / 1000 : 0);  // seconds, 0 for not yet
+    const kind = () => ({ reload: 'Reload', back_forward: 'BackForward' })[nav().type] || 'Other';
+    chrome.loadTimes = anonymous(function () {
+      const n = nav(), hop = n.nextHopProtocol || '';
+      const paint = entries(perf, 'paint')[0];
+      const alpn = win.location.protocol === 'https:' && hop !== '' && hop !== 'http/1.0';
+      return { requestTime: origin() / 1000, startLoadTime: origin() / 1000,
+        commitLoadTime: at(n.responseStart), finishDocumentLoadTime: at(n.domContentLoadedEventEnd),
+        finishLoadTime: at(n.loadEventEnd), firstPaintTime: paint ? at(paint.startTime) : 0,
+        firstPaintAfterLoadTime: 0, navigationType: kind(),
+        wasFetchedViaSpdy: hop === 'h2' || hop === 'h3', wasNpnNegotiated: alpn,
+        npnNegotiatedProtocol: alpn ? hop : 'unknown', wasAlternateProtocolAvailable: false,
+        connectionInfo: hop || 'unknown' };
+    });
+    chrome.csi = anonymous(function () {
+      const n = nav(), o = exact();
+      const dcl = n.domContentLoadedEventEnd;
+      return { startE: floor(o), onloadT: dcl ? floor(o + dcl) : 0,
+        pageT: now(perf) + (o - floor(o)),
+        tran: ({ Reload: 16, BackForward: 6 })[kind()] || 15 };
+    });
+    const TypeErr = win.TypeError, later = win.setTimeout;
+    // the extension bindings' answer to arguments that match no signature
+    const invocation = (name, params) => new TypeErr(
+      'Error in invocation of app.' + name + '(' + params + '): ');
+    const named = (f) => {
+      wmSet(natives, f, 'function ' + f.name + '() { [native code] }');
+      return f;
+    };
+    const app = { isInstalled: false };
+    app.getDetails = named({ getDetails() {
+      if (arguments.length) throw invocation('getDetails', '');
+      return null;
+    } }.getDetails);
+    app.getIsInstalled = named({ getIsInstalled() {
+      if (arguments.length) throw invocation('getIsInstalled', '');
+      return false;
+    } }.getIsInstalled);
+    app.installState = named({ installState() {
+      const callback = arguments[0];
+      if (arguments.length > 1 || (callback !== undefined && typeof callback !== 'function')) {
+        throw invocation('installState', 'optional function callback');
+      }
+      if (callback) apply(later, win, [() => callback('not_installed'), 0]);
+    } }.installState);
+    app.runningState = named({ runningState() {
+      if (arguments.length) throw invocation('runningState', '');
+      return 'cannot_run';
+    } }.runningState);
+    app.InstallState = { DISABLED: 'disabled', INSTALLED: 'installed',
+      NOT_INSTALLED: 'not_installed' };
+    app.RunningState = { CANNOT_RUN: 'cannot_run', READY_TO_RUN: 'ready_to_run',
+      RUNNING: 'running' };
+    chrome.app = app;
+  }
+
   // --- frames created by script -------------------------------------------------------------
   for (const name of ['HTMLIFrameElement', 'HTMLFrameElement']) {
     const proto = win[name] && win[name].prototype;

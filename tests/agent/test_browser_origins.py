@@ -10,8 +10,6 @@ them changes anything; each is refused and logged. The clients' own requests kee
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -19,13 +17,12 @@ from typing import Any
 
 import pytest
 
+from tests.chromium import run_chromium
 from tests.httpserver import serving
 
 from .agentproc import AgentProcess
 
 pytestmark = pytest.mark.e2e
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 ATTACK = """<!doctype html><title>attack</title>
 <iframe name="sink1"></iframe><iframe name="sink2"></iframe>
@@ -75,33 +72,6 @@ def attacker(agent: AgentProcess) -> Iterator[int]:
         yield int(base.rsplit(":", 1)[1])
 
 
-def run_chromium(url: str, profile: Path) -> str:
-    """Load `url` in headless Chromium until its scripts and requests are done; the DOM."""
-    proc = subprocess.run(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            "--host-resolver-rules=MAP evil.example 127.0.0.1",
-            "--virtual-time-budget=5000",
-            "--dump-dom",
-            url,
-        ],
-        check=False,
-        capture_output=True,
-        timeout=60,
-        start_new_session=True,
-    )
-    return proc.stdout.decode(errors="replace")
-
-
 def refusals(agent: AgentProcess) -> list[dict[str, Any]]:
     path = agent.data_dir / "Logs" / "global.ndjson"
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -115,7 +85,11 @@ def test_pages_of_other_origins_change_nothing(
     sid = agent.ok("POST", "/v1/sessions", {"name": f"victim-{origin}"})["session"]["id"]
     before = {s["id"] for s in agent.ok("GET", "/v1/sessions")["sessions"]}
     seen = len(refusals(agent))
-    dom = run_chromium(f"http://{origin}:{attacker}/attack.html?s={sid}", tmp_path / "chromium")
+    dom = run_chromium(
+        f"http://{origin}:{attacker}/attack.html?s={sid}",
+        tmp_path / "chromium",
+        "--host-resolver-rules=MAP evil.example 127.0.0.1",
+    )
     assert "<title>tried</title>" in dom, dom[:2000]
     # nothing was created, paused or pinged
     after = agent.ok("GET", "/v1/sessions")["sessions"]

@@ -2,7 +2,8 @@
 sessions (issue 14 point 1: "undetectable by the usual checks"): FingerprintJS 5.2.0 and its
 bot detector BotD 2.0.0 (both MIT, from npm, pinned; `npm pack` fetches them as the MCP test's
 npx does). What a site using them would conclude about a session is what is asserted: not a
-bot, the profile's values, a visitor id that is stable for a session and changes with the seed."""
+bot, the profile's values, a visitor id that is stable for a session and changes with the seed.
+And Debian's Chromium as the oracle of what a Chromium page's `window.chrome` looks like."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from ..chromium import run_chromium
 from ..httpserver import reply, serving
 from .hostproc import HostApp
 from .test_e2e_identity_api import FINGERPRINT
@@ -55,6 +57,52 @@ const done = document.createElement('p'); done.id = 'done'; document.body.append
 </script></body></html>"""
 
 
+# What a page can learn of window.chrome without timing: shapes, texts, errors, value types and
+# the values that do not depend on the clock, and how the clock values relate.
+CHROME_PAGE = """<!doctype html><html><head><title>chrome</title></head><body><pre id="out"></pre>
+<script>
+function shape() {
+  const d = (o, k) => { const x = Object.getOwnPropertyDescriptor(o, k);
+    return x ? [x.writable, x.enumerable, x.configurable, typeof x.value, typeof x.get].join() : null; };
+  const ctor = (f) => { try { new f(); return 'constructs'; } catch (e) { return e.constructor.name; } };
+  const fn = (f) => [Function.prototype.toString.call(f), f.name, f.length, Reflect.ownKeys(f).join(),
+    ctor(f)];
+  const err = (run) => { try { const v = run(); return v === undefined ? 'undefined' : JSON.stringify(v); }
+    catch (e) { return e.constructor.name + ': ' + e.message; } };
+  const c = window.chrome, app = c.app, lt = c.loadTimes(), csi = c.csi();
+  return {
+    chrome: d(window, 'chrome'), keys: Object.keys(c), loadTimes: fn(c.loadTimes), csi: fn(c.csi),
+    prototype: [Reflect.ownKeys(c.loadTimes.prototype).join(), d(c.loadTimes, 'prototype')],
+    ltKeys: Object.keys(lt).map((k) => k + ':' + typeof lt[k] + ':' + d(lt, k)),
+    csiKeys: Object.keys(csi).map((k) => k + ':' + typeof csi[k] + ':' + d(csi, k)),
+    ltFixed: [lt.navigationType, lt.wasFetchedViaSpdy, lt.wasNpnNegotiated, lt.npnNegotiatedProtocol,
+      lt.wasAlternateProtocolAvailable, lt.connectionInfo, lt.firstPaintAfterLoadTime, csi.tran],
+    clock: [lt.requestTime === lt.startLoadTime, Math.abs(csi.startE - lt.requestTime * 1000) < 1,
+      lt.commitLoadTime >= lt.requestTime, lt.finishDocumentLoadTime >= lt.commitLoadTime,
+      lt.finishLoadTime >= lt.finishDocumentLoadTime,
+      Math.abs(csi.onloadT - lt.finishDocumentLoadTime * 1000) < 1, csi.pageT > 0],
+    newLoadTimes: err(() => Object.keys(new c.loadTimes()).length),
+    appKeys: Reflect.ownKeys(app).map((k) => k + ':' + d(app, k)),
+    appFns: ['getDetails', 'getIsInstalled', 'installState', 'runningState'].map((k) => fn(app[k])),
+    appCalls: [err(() => app.getDetails()), err(() => app.getDetails(1)),
+      err(() => app.getDetails.call(null)), err(() => app.getIsInstalled()),
+      err(() => app.getIsInstalled(1)), err(() => app.runningState()),
+      err(() => app.runningState(1)), err(() => app.installState()), err(() => app.installState(1)),
+      err(() => app.installState(() => {}, 2))],
+    states: [app.isInstalled, app.InstallState, app.RunningState, Object.isFrozen(app.InstallState)],
+  };
+}
+addEventListener('load', () => setTimeout(() => {
+  const out = shape();
+  chrome.app.installState((state) => {
+    out.installed = state;
+    document.getElementById('out').textContent = JSON.stringify(out);
+    const done = document.createElement('p'); done.id = 'done'; document.body.append(done);
+  });
+}, 50));
+</script></body></html>"""
+
+
 @pytest.fixture(scope="module")
 def scripts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     # `make test` installs nodejs; a missing npm is a setup failure, not a reason to skip
@@ -85,6 +133,8 @@ def site(scripts: dict[str, bytes]) -> Iterator[str]:
             name = self.path.lstrip("/")
             if name in scripts:
                 reply(self, scripts[name], "text/javascript")
+            elif name == "chrome":
+                reply(self, CHROME_PAGE.encode(), "text/html; charset=utf-8")
             else:
                 reply(self, PAGE.encode(), "text/html; charset=utf-8")
 
@@ -108,20 +158,24 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostApp]:
         host.stop()
 
 
-def detect(app: HostApp, sid: str, site: str) -> dict[str, Any]:
+def report_of(html_text: str) -> dict[str, Any]:
+    found = re.search(r'<pre id="out">(.*?)</pre>', html_text, re.S)
+    assert found is not None, html_text[:500]
+    out: dict[str, Any] = json.loads(html.unescape(found.group(1)))
+    return out
+
+
+def detect(app: HostApp, sid: str, site: str, path: str = "/page") -> dict[str, Any]:
     body = {
         "session_id": sid,
-        "url": f"{site}/page",
+        "url": f"{site}{path}",
         "actions": [{"action": "wait-for", "selector": "#done", "timeout": 30}],
         "wait": 0,
         "timeout": 60,
     }
     events = {e["event"]: e for e in app.stream("/v1/captures", body)}
     assert "capture.completed" in events, events
-    text = Path(events["capture.completed"]["data"]["output_path"]).read_text("utf-8")
-    found = re.search(r'<pre id="out">(.*?)</pre>', text, re.S)
-    assert found is not None, text[:500]
-    out: dict[str, Any] = json.loads(html.unescape(found.group(1)))
+    out = report_of(Path(events["capture.completed"]["data"]["output_path"]).read_text("utf-8"))
     assert "error" not in out, out
     return out
 
@@ -168,3 +222,17 @@ def test_fingerprintjs_reads_the_profile_and_ties_its_visitor_id_to_the_seed(
     )
     for s in (sid, other, native):
         app.ok("DELETE", f"/v1/sessions/{s}")
+
+
+def test_window_chrome_is_a_chromiums(app: HostApp, site: str, tmp_path: Path) -> None:
+    """QtWebEngine's window.chrome is empty, where every Chromium page has loadTimes, csi and
+    app (what stealth plugins fake and detectors check the shape of). A fingerprinted session's
+    answers what Debian's Chromium answers, property by property (its timings aside)."""
+    real = report_of(run_chromium(f"{site}/chrome", tmp_path / "chromium"))
+    assert real["keys"] == ["loadTimes", "csi", "app"], real
+    sid = app.new_session(profile="Berlin")
+    seen = detect(app, sid, site, "/chrome")
+    for key, value in real.items():
+        assert seen[key] == value, key
+    assert seen["installed"] == "not_installed"
+    app.ok("DELETE", f"/v1/sessions/{sid}")
