@@ -31,6 +31,7 @@ from .logic import aio
 from .logic.identity import engine_identity
 from .logic.worker_cdp import Answered, CdpFailed, Output, Ready, Send, Size, WorkerChannel
 from .qt import (
+    QEvent,
     QObject,
     QTimer,
     QWebEnginePage,
@@ -38,6 +39,7 @@ from .qt import (
     QWebEngineScript,
     QWebEngineUrlRequestInfo,
     QWebEngineUrlRequestInterceptor,
+    QWebEngineView,
     sip,
 )
 
@@ -126,8 +128,21 @@ class _Identity(NamedTuple):
     zone: str = ""
     screen: Size | None = None
 
-    def channel(self) -> WorkerChannel:
-        return WorkerChannel(self.prelude, self.zone, screen=self.screen)
+    def channel(self, viewport: Size | None) -> WorkerChannel:
+        return WorkerChannel(self.prelude, self.zone, screen=self.screen, viewport=viewport)
+
+
+class _Resizes(QObject):
+    """Calls `resized` after each resize of the widget it filters (the page's view)."""
+
+    def __init__(self, resized: Callable[[], None]) -> None:
+        super().__init__()
+        self._resized = resized
+
+    def eventFilter(self, watched: QObject | None, event: QEvent | None) -> bool:
+        if event is not None and event.type() == QEvent.Type.Resize:
+            self._resized()
+        return False
 
 
 def _identity(fp: FingerprintProfile | None) -> _Identity:
@@ -203,7 +218,12 @@ class PageWorkers:
         self._failed = failed
         self.shared = shared
         self._identity = _identity(fp)
-        self.channel = self._identity.channel()
+        # the viewport is pinned to the view's size (WorkerChannel.set_viewport): followed here
+        self._view = QWebEngineView.forPage(page)
+        self._resizes = _Resizes(lambda: self._guard("resized", self._resized))
+        if self._view is not None:
+            self._view.installEventFilter(self._resizes)
+        self.channel = self._identity.channel(self._viewport())
         self._waiting: list[Callable[[], None]] = []
         self._calls: dict[int, aio.Future[bool]] = {}  # requests of others (memory.py)
         self._started = time.monotonic()
@@ -250,6 +270,8 @@ class PageWorkers:
         self.closed = True
         self._waiting = []  # a load waiting on a page that goes never runs
         self._abandon()
+        if self._view is not None and not sip.isdeleted(self._view):
+            self._view.removeEventFilter(self._resizes)
         if not sip.isdeleted(self.page):
             self.page.setDevToolsPage(None)
         if not sip.isdeleted(self.dt):
@@ -269,7 +291,7 @@ class PageWorkers:
                 return
             # a new frontend document (the first, or after a reattach) starts a new conversation
             self._abandon()
-            self.channel = self._identity.channel()
+            self.channel = self._identity.channel(self._viewport())
             self.dt.runJavaScript(hook(self.shared), MAIN, self._hooked)
 
         self._guard("loaded", run)
@@ -285,6 +307,17 @@ class PageWorkers:
             self._send(self.channel.start())
 
         self._guard("hooked", run)
+
+    def _viewport(self) -> Size | None:
+        view = self._view
+        if view is None or sip.isdeleted(view):
+            return None
+        return view.width(), view.height()
+
+    def _resized(self) -> None:
+        viewport = self._viewport()
+        if viewport is not None and not self.closed:
+            self._send(self.channel.set_viewport(viewport))
 
     def _received(self, text: str) -> None:
         self._guard("received", lambda: self._send(self.channel.receive(text)))

@@ -66,9 +66,10 @@ class Orientation(msgspec.Struct, rename="camel"):
 
 class MetricsOverride(msgspec.Struct, rename="camel"):
     """The screen the renderer reports (`screen.*`, `screen.orientation` and the
-    `device-width`/`device-height` media queries). The zeros keep the view's own size and scale
-    and `mobile` its desktop layout: nothing is laid out, painted or hit differently (measured:
-    scrollbars, a click's coordinates and a grab are unchanged)."""
+    `device-width`/`device-height` media queries), and the viewport pinned to the view's own
+    size (0: not pinned). The scale (0) and `mobile` stay the engine's: nothing is laid out,
+    painted or hit differently (measured: scrollbars, a click's coordinates and a grab are
+    unchanged)."""
 
     screen_width: int
     screen_height: int
@@ -196,12 +197,22 @@ Size = tuple[int, int]
 class WorkerChannel:
     """One page's conversation. `prelude` is the worker script of the session's identity (None:
     workers are released untouched); `timezone` the zone to override ("" for none); `screen`
-    the screen's (width, height) to report (None: the real one)."""
+    the screen's (width, height) to report (None: the real one); `viewport` the view's size,
+    which the override pins (see `set_viewport`)."""
 
-    def __init__(self, prelude: str | None, timezone: str, *, screen: Size | None = None) -> None:
+    def __init__(
+        self,
+        prelude: str | None,
+        timezone: str,
+        *,
+        screen: Size | None = None,
+        viewport: Size | None = None,
+    ) -> None:
         self.prelude = prelude
         self.timezone = timezone
         self.screen = screen
+        self.viewport = viewport
+        self.started = False
         self.ready = False
         self.sessions: dict[str, TargetInfo] = {}  # attached targets by session id
         self.preluded: set[str] = set()  # sessions whose prelude ran without an error
@@ -210,6 +221,7 @@ class WorkerChannel:
         self._sent: dict[int, _Sent] = {}
 
     def start(self) -> list[Output]:
+        self.started = True
         out: list[Output] = [self._command("Target.setAutoAttach", SetAutoAttach())]
         if self.timezone:
             out.append(self._command("Emulation.setTimezoneOverride", self._zone()))
@@ -234,6 +246,17 @@ class WorkerChannel:
         elif screen_changed:
             out.append(self._command("Emulation.setDeviceMetricsOverride", self._metrics()))
         return out
+
+    def set_viewport(self, viewport: Size) -> list[Output]:
+        """The view's new size. The override pins the viewport to it because QtWebEngine gives
+        the renderer of a cross-site navigation its size only after the commit: the new
+        document's first scripts read innerWidth/innerHeight 0 (measured, bare QtWebEngine
+        6.11 too), and pinned they read the view's. Sent at once when the size changes."""
+        changed = viewport != self.viewport
+        self.viewport = viewport
+        if not changed or not self.started or self.screen is None:
+            return []
+        return [self._command("Emulation.setDeviceMetricsOverride", self._metrics())]
 
     def request(self, method: str) -> tuple[int, Send]:
         """A command of the page's own (no parameters), whose answer comes as `Answered(id)`:
@@ -286,7 +309,8 @@ class WorkerChannel:
         w, h = self.screen
         # without it the real screen's orientation stays (a square offscreen one: portrait)
         turn = Orientation("landscapePrimary" if w >= h else "portraitPrimary")
-        return MetricsOverride(w, h, turn)
+        vw, vh = self.viewport or (0, 0)
+        return MetricsOverride(w, h, turn, width=vw, height=vh)
 
     def _command(
         self, method: str, params: Params, session_id: str = PAGE_SESSION, *, answered: bool = False

@@ -42,6 +42,13 @@ document.getElementById('out').textContent = JSON.stringify({
 });
 </script></body></html>"""
 
+# what a document's first script reads of its window, at the very start of its parse
+SIZE = """<!doctype html><html><head><title>size</title><script>
+const first = [innerWidth, innerHeight, outerWidth, document.documentElement.clientWidth];
+</script></head><body><pre id="out"></pre><script>
+document.getElementById('out').textContent = JSON.stringify({first: first, later: [innerWidth,
+  innerHeight]});
+</script></body></html>"""
 # a page whose script keeps fetching: what a held route must stop
 BUSY = """<!doctype html><html><head><title>busy</title></head><body><p>busy</p><script>
 setInterval(function () { fetch('/tick?' + Date.now()).catch(function () {}); }, 100);
@@ -112,9 +119,8 @@ def site() -> Iterator[tuple[str, Pages]]:
                 pages.headers[path] = {k.lower(): v for k, v in self.headers.items()}
                 if path == "/tick":
                     pages.ticks += 1
-            body = {"/report": REPORT, "/busy": BUSY, "/opener": OPENER, "/popup": POPUP}.get(
-                path, "ok"
-            ).encode()
+            routes = {"/report": REPORT, "/busy": BUSY, "/opener": OPENER, "/popup": POPUP}
+            body = (routes | {"/size": SIZE}).get(path, "ok").encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
@@ -208,6 +214,25 @@ def test_a_popups_first_workers_read_the_fingerprint(app: HostApp, site: tuple[s
             break
         time.sleep(0.1)
     assert "worker Win32 4" in texts, texts
+    app.ok("DELETE", f"/v1/sessions/{sid}")
+
+
+def test_a_cross_site_documents_first_script_reads_the_views_size(
+    app: HostApp, site: tuple[str, Pages]
+) -> None:
+    """QtWebEngine gives the renderer of a cross-site navigation its size only after the commit:
+    the new document's first scripts read innerWidth and innerHeight 0 (bare QtWebEngine 6.11
+    too), which a page laying itself out at load, or a bot check, takes at its word. A
+    fingerprinted session's viewport is pinned to its view (docs/decisions.md "Screen in
+    CSS")."""
+    base, _ = site
+    other_site = base.replace("127.0.0.1", "localhost")
+    sid = app.new_session()
+    for url in (f"{base}/size", f"{other_site}/size", f"{base}/size?again", f"{other_site}/size"):
+        seen = report(app, sid, url)
+        width, height, outer, client = seen["first"]
+        assert [width, height] == seen["later"], url
+        assert width > 0 and height > 0 and outer >= width and 0 < client <= width, (url, seen)
     app.ok("DELETE", f"/v1/sessions/{sid}")
 
 

@@ -265,3 +265,20 @@ def test_the_screen_the_page_reports_follows_the_identity() -> None:
     assert override["params"]["screenOrientation"] == {"type": "portraitPrimary", "angle": 0}
     out = ch.set_identity(None, "")  # native: the real screen again
     assert calls(out) == [("Emulation.clearDeviceMetricsOverride", "")]
+
+
+def test_the_viewport_is_pinned_to_the_views_size() -> None:
+    """QtWebEngine sizes a cross-site navigation's renderer only after its commit (its first
+    scripts read innerWidth 0): the override pins the viewport to the view, and follows it."""
+    ch = WorkerChannel("P", "", screen=(2560, 1440), viewport=(1920, 947))
+    assert ch.set_viewport((1920, 947)) == []  # nothing is sent before the channel starts
+    out = ch.start()
+    assert (sent(out)[1]["params"]["width"], sent(out)[1]["params"]["height"]) == (1920, 947)
+    assert ch.set_viewport((1920, 947)) == []  # unchanged
+    [resized] = sent(ch.set_viewport((1920, 5000)))  # a full-page grab's resize
+    assert resized["method"] == "Emulation.setDeviceMetricsOverride"
+    assert (resized["params"]["width"], resized["params"]["height"]) == (1920, 5000)
+    assert resized["params"]["screenWidth"] == 2560
+    native = WorkerChannel(None, "", viewport=(800, 600))
+    native.start()
+    assert native.set_viewport((1024, 768)) == []  # no fingerprint: nothing is overridden
