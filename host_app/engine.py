@@ -43,6 +43,7 @@ from .qt import (
     QApplication,
     QCoreApplication,
     QObject,
+    QPointingDevice,
     Qt,
     QTimer,
     QWidget,
@@ -145,6 +146,11 @@ class Engine:
         self.log = log
         self.settings = settings
         self.headless = headless
+        # The offscreen platform declares no input device, so pages read `(pointer: none)` with
+        # `(hover: hover)`, which no desktop shows. svc drives pages with a mouse: Qt's core
+        # pointer, declared here, gives them a desktop's `(pointer: fine)` (measured; a display
+        # with its own devices keeps them)
+        QPointingDevice.primaryPointingDevice()
         # the app-wide half of adblock, read by every session's interceptor at each request
         self.filters = Filters(enabled=settings.adblock_enabled)
         self.loop = QtLoop()

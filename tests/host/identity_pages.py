@@ -34,6 +34,8 @@ function basics(w) {
     deviceMedia: [w.matchMedia('(device-width: ' + s.width + 'px)').matches,
       w.matchMedia('(device-height: ' + s.height + 'px)').matches],
     orientation: s.orientation ? [s.orientation.type, s.orientation.angle] : null,
+    pointer: [w.matchMedia('(pointer: fine)').matches, w.matchMedia('(any-pointer: fine)').matches,
+      w.matchMedia('(hover: hover)').matches],
     outer: [w.outerWidth, w.outerHeight, w.innerWidth, w.innerHeight] };
 }
 function canvasProbe(w) {

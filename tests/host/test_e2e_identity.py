@@ -272,6 +272,14 @@ PDF_VIEWERS = "PDF Viewer, Chrome PDF Viewer, Chromium PDF Viewer, Microsoft Edg
 PDF_VIEWERS += "WebKit built-in PDF"
 
 
+def test_pages_see_a_mouse(reports: dict[str, Any]) -> None:
+    """The offscreen platform declared no pointing device: `(pointer: none)` beside
+    `(hover: hover)`, a combination no desktop shows. The engine declares Qt's core pointer."""
+    for name in ("native", "seedA"):
+        for where in ("main", "frame", "made"):
+            assert reports["reports"][name][where]["pointer"] == [True, True, True], (name, where)
+
+
 def test_plugins_are_a_desktop_browsers_and_a_phones(reports: dict[str, Any]) -> None:
     """Found with FingerprintJS's BotD (MIT, npm): every session was "headless_chrome" because
     navigator.plugins was empty, which no desktop Chrome shows. A fingerprinted desktop session
