@@ -18,10 +18,11 @@ The conversation:
   `Debugger.disable`. When it ends, its session stays (`Inspector.targetCrashed`); its next
   start waits for the debugger (`Inspector.targetReloadedAfterCrash`): the prelude and
   `Runtime.runIfWaitingForDebugger`.
-- The page's screen (`Emulation.setDeviceMetricsOverride`, screen size only): the
-  `device-width`/`device-height` media queries agree with the identity's `screen.*`.
+- The page's screen and viewport (`Emulation.setDeviceMetricsOverride`: the screen's size and
+  orientation, the viewport pinned to the view's size, `set_viewport`) and its user agent with
+  its client hints (`Emulation.setUserAgentOverride`, which QtWebEngine leaves out of a popup).
 - `set_identity()`: the next workers take the new prelude, the zone is overridden again (an
-  empty zone clears the override), and so is the screen (none: cleared).
+  empty zone clears the override), and so are the screen and the user agent (none: cleared).
 
 Errors the backend answers are returned as `CdpFailed` for the log and change nothing else;
 messages that are not understood are ignored (the backend sends events nobody asked for).
