@@ -255,5 +255,17 @@ def engine_identity(fp: FingerprintProfile) -> EngineIdentity:
         },
         "connection": {"effectiveType": effective, "downlink": downlink, "rtt": rtt},
         "userAgentData": hints.enabled,
+        # for the workers the engine gives its own brands (service and shared workers)
+        "uaData": {
+            "brands": [[b, v.split(".", 1)[0]] for b, v in hints.brands],
+            "fullVersionList": [[b, v] for b, v in hints.brands],
+            "uaFullVersion": hints.full_version,
+            "platform": hints.platform,
+            "platformVersion": hints.platform_version,
+            "architecture": hints.arch,
+            "bitness": hints.bitness,
+            "model": hints.model,
+            "mobile": hints.mobile,
+        },
     }
     return EngineIdentity(fp.user_agent, accept_language(fp.locale), hints, page)

@@ -128,6 +128,33 @@ function install(win) {
     });
   }
 
+  // --- client hints in service and shared workers --------------------------------------------
+  // The engine gives those its browser-wide brands (its own, not the profile's client hints):
+  // there they read the page's values (a dedicated worker's are its page's already).
+  const UAD = win.NavigatorUAData && win.NavigatorUAData.prototype;
+  if (UAD && C.userAgentData && !win.document && !win.DedicatedWorkerGlobalScope) {
+    const U = C.uaData, settle = win.Promise.prototype.then;
+    const list = (pairs) => pairs.map(([brand, version]) => ({ brand, version }));
+    const brands = win.Object.freeze(list(U.brands));
+    constGetter(UAD, 'brands', brands);
+    constGetter(UAD, 'platform', U.platform);
+    constGetter(UAD, 'mobile', U.mobile);
+    const HIGH = { architecture: U.architecture, bitness: U.bitness, model: U.model,
+      platformVersion: U.platformVersion, uaFullVersion: U.uaFullVersion, wow64: false };
+    const fix = (r) => {
+      r.brands = list(U.brands); r.mobile = U.mobile; r.platform = U.platform;
+      for (const k in HIGH) if (k in r) r[k] = HIGH[k];
+      if ('fullVersionList' in r) r.fullVersionList = list(U.fullVersionList);
+      return r;
+    };
+    patchMethod(UAD, 'getHighEntropyValues', (orig) => ({ getHighEntropyValues(hints) {
+      return apply(settle, apply(orig, this, arguments), [fix]);
+    } }).getHighEntropyValues);
+    patchMethod(UAD, 'toJSON', (orig) => ({ toJSON() {
+      return fix(apply(orig, this, arguments));
+    } }).toJSON);
+  }
+
   // --- storage quota ------------------------------------------------------------------------
   const then = win.Promise.prototype.then;
   const estimate = (proto) => patchMethod(proto, 'estimate', (orig) => ({

@@ -144,6 +144,9 @@ async function probe() {
   const d = Object.getOwnPropertyDescriptor(WorkerNavigator.prototype, 'hardwareConcurrency');
   return { ua: n.userAgent, languages: n.languages, platform: n.platform,
     brands: n.userAgentData ? n.userAgentData.brands.map((b) => b.brand + '/' + b.version) : null,
+    uaPlatform: n.userAgentData ? n.userAgentData.platform : null,
+    high: n.userAgentData ? await n.userAgentData.getHighEntropyValues(
+      ['platformVersion', 'fullVersionList']) : null,
     tz: Intl.DateTimeFormat().resolvedOptions().timeZone, cores: n.hardwareConcurrency,
     memory: n.deviceMemory,
     offsetJan: new Date(2024, 0, 15, 12).getTimezoneOffset(),

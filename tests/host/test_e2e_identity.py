@@ -272,6 +272,22 @@ PDF_VIEWERS = "PDF Viewer, Chrome PDF Viewer, Chromium PDF Viewer, Microsoft Edg
 PDF_VIEWERS += "WebKit built-in PDF"
 
 
+def test_every_worker_has_the_pages_client_hints(reports: dict[str, Any]) -> None:
+    """The engine gave service workers its own brands (no "Google Chrome") where the page and
+    its dedicated workers had the profile's."""
+    for name in ("seedA", "phone"):
+        rep = reports["reports"][name]
+        main = rep["main"]
+        workers = workers_of(rep)
+        for where, w in workers.items():
+            assert w["brands"] == main["brands"], (name, where)
+            assert w["uaPlatform"] == main["uaPlatform"], (name, where)
+            assert w["high"] == workers["dedicated"]["high"], (name, where)
+        assert "Google Chrome/140" in main["brands"]
+        full = {b["brand"]: b["version"] for b in workers["service"]["high"]["fullVersionList"]}
+        assert full["Google Chrome"] == "140.0.7339.225"
+
+
 def test_pages_see_a_mouse(reports: dict[str, Any]) -> None:
     """The offscreen platform declared no pointing device: `(pointer: none)` beside
     `(hover: hover)`, a combination no desktop shows. The engine declares Qt's core pointer."""
