@@ -19,10 +19,9 @@ The conversation:
   start waits for the debugger (`Inspector.targetReloadedAfterCrash`): the prelude and
   `Runtime.runIfWaitingForDebugger`.
 - The page's screen and viewport (`Emulation.setDeviceMetricsOverride`: the screen's size and
-  orientation, the viewport pinned to the view's size, `set_viewport`) and its user agent with
-  its client hints (`Emulation.setUserAgentOverride`, which QtWebEngine leaves out of a popup).
+  orientation, the viewport pinned to the view's size, `set_viewport`).
 - `set_identity()`: the next workers take the new prelude, the zone is overridden again (an
-  empty zone clears the override), and so are the screen and the user agent (none: cleared).
+  empty zone clears the override), and so is the screen (none: cleared).
 
 Errors the backend answers are returned as `CdpFailed` for the log and change nothing else;
 messages that are not understood are ignored (the backend sends events nobody asked for).
@@ -33,8 +32,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import msgspec
-
-from .identity import EngineIdentity
 
 # targets that run the prelude; any other attached target (an out-of-process iframe) is only
 # released, its documents get the page script from the profile
@@ -83,69 +80,11 @@ class MetricsOverride(msgspec.Struct, rename="camel"):
     mobile: bool = False
 
 
-class Brand(msgspec.Struct):
-    brand: str
-    version: str
-
-
-class UserAgentMetadata(msgspec.Struct, rename="camel"):
-    """What `navigator.userAgentData` and the Sec-CH-UA headers say."""
-
-    brands: list[Brand]
-    full_version_list: list[Brand]
-    full_version: str
-    platform: str
-    platform_version: str
-    architecture: str
-    model: str
-    mobile: bool
-    bitness: str
-    wow64: bool = False
-
-
-class UserAgentOverride(msgspec.Struct, rename="camel", omit_defaults=True):
-    """The page's user agent and client hints. A popup needs it: QtWebEngine gives the web
-    contents a page opens the profile's user agent without its client hints, so a fingerprinted
-    popup's `navigator.userAgentData` had no brands and no platform (measured: a link with
-    target=_blank, with rel=opener, window.open). No metadata (a brand without client hints):
-    none are sent; an empty `user_agent` clears the override."""
-
-    user_agent: str
-    accept_language: str = ""
-    platform: str = ""
-    user_agent_metadata: UserAgentMetadata | None = None
-
-
-def user_agent_override(ident: EngineIdentity, platform: str) -> UserAgentOverride:
-    """The override of an identity: its user agent, language and client hints (none for a brand
-    without them), `platform` being `navigator.platform`."""
-    h = ident.hints
-    meta = None
-    if h.enabled:
-        meta = UserAgentMetadata(
-            brands=[Brand(b, v.split(".", 1)[0]) for b, v in h.brands],
-            full_version_list=[Brand(b, v) for b, v in h.brands],
-            full_version=h.full_version,
-            platform=h.platform,
-            platform_version=h.platform_version,
-            architecture=h.arch,
-            model=h.model,
-            mobile=h.mobile,
-            bitness=h.bitness,
-        )
-    # the engine weights the list itself (`de-DE,de` -> `de-DE,de;q=0.9`) and gives it to
-    # navigator.languages as it stands: without weights
-    languages = ",".join(part.split(";", 1)[0] for part in ident.accept_language.split(","))
-    return UserAgentOverride(ident.user_agent, languages, platform, meta)
-
-
 class NoParams(msgspec.Struct):
     pass
 
 
-Params = (
-    SetAutoAttach | Evaluate | TimezoneOverride | MetricsOverride | UserAgentOverride | NoParams
-)
+Params = SetAutoAttach | Evaluate | TimezoneOverride | MetricsOverride | NoParams
 
 
 class Command(msgspec.Struct, omit_defaults=True, rename={"session_id": "sessionId"}):
@@ -268,12 +207,10 @@ class WorkerChannel:
         *,
         screen: Size | None = None,
         viewport: Size | None = None,
-        user_agent: UserAgentOverride | None = None,
     ) -> None:
         self.prelude = prelude
         self.timezone = timezone
         self.screen = screen
-        self.user_agent = user_agent
         self.viewport = viewport
         self.started = False
         self.ready = False
@@ -290,32 +227,18 @@ class WorkerChannel:
             out.append(self._command("Emulation.setTimezoneOverride", self._zone()))
         if self.screen is not None:
             out.append(self._command("Emulation.setDeviceMetricsOverride", self._metrics()))
-        if self.user_agent is not None:
-            out.append(self._command("Emulation.setUserAgentOverride", self.user_agent))
         return out
 
     def set_identity(
-        self,
-        prelude: str | None,
-        timezone: str,
-        *,
-        screen: Size | None = None,
-        user_agent: UserAgentOverride | None = None,
+        self, prelude: str | None, timezone: str, *, screen: Size | None = None
     ) -> list[Output]:
-        """A new identity: for the workers attached from now on; the zone, screen and user
-        agent at once."""
+        """A new identity: for the workers attached from now on, the zone and screen at once."""
         zone_changed = timezone != self.timezone
         screen_changed = screen != self.screen
-        agent_changed = user_agent != self.user_agent
         self.prelude = prelude
         self.timezone = timezone
         self.screen = screen
-        self.user_agent = user_agent
         out: list[Output] = []
-        if agent_changed:
-            cleared = UserAgentOverride("")
-            override = user_agent if user_agent is not None else cleared
-            out.append(self._command("Emulation.setUserAgentOverride", override))
         if zone_changed:
             out.append(self._command("Emulation.setTimezoneOverride", self._zone()))
         if screen_changed and self.screen is None:
