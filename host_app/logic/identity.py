@@ -224,6 +224,20 @@ def network(profile: str) -> tuple[str, float, int]:
     return NETWORK.get(profile.strip().lower(), NETWORK["broadband"])
 
 
+def page_brand_order(brands: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
+    """The order a page reads the profile's brands in: QtWebEngine 6.11 lists them product
+    first, then Chromium, then the GREASE brand, whatever order they were given in (measured
+    with a Chrome and a Chromium fingerprint, stable across runs)."""
+
+    def rank(item: tuple[str, str]) -> int:
+        name = item[0]
+        if name == "Chromium":
+            return 1
+        return 2 if name.startswith("Not") and name.endswith("Brand") else 0
+
+    return sorted(brands, key=rank)
+
+
 def engine_identity(fp: FingerprintProfile) -> EngineIdentity:
     hints = client_hints(fp)
     vendor, renderer = graphics(fp.graphics_profile, hints.platform)
@@ -257,8 +271,8 @@ def engine_identity(fp: FingerprintProfile) -> EngineIdentity:
         "userAgentData": hints.enabled,
         # for the workers the engine gives its own brands (service and shared workers)
         "uaData": {
-            "brands": [[b, v.split(".", 1)[0]] for b, v in hints.brands],
-            "fullVersionList": [[b, v] for b, v in hints.brands],
+            "brands": [[b, v.split(".", 1)[0]] for b, v in page_brand_order(hints.brands)],
+            "fullVersionList": [[b, v] for b, v in page_brand_order(hints.brands)],
             "uaFullVersion": hints.full_version,
             "platform": hints.platform,
             "platformVersion": hints.platform_version,

@@ -97,3 +97,14 @@ def test_device_memory_is_rounded_like_chrome() -> None:
 def test_browsers_without_client_hints() -> None:
     assert not ident.engine_identity(profile(browser_brand="Firefox")).hints.enabled
     assert ident.engine_identity(profile(browser_brand="Firefox")).page["userAgentData"] is False
+
+
+def test_workers_list_the_brands_in_the_order_the_page_reads_them() -> None:
+    """QtWebEngine 6.11 gives a page the profile's brands product first, then Chromium, then
+    GREASE (measured); a service worker's patched list follows it."""
+    from host_app.logic.identity import brand_list, page_brand_order
+
+    chrome = page_brand_order(brand_list("Google Chrome", "140.0.7339.225"))
+    assert [b for b, _ in chrome] == ["Google Chrome", "Chromium", "Not=A?Brand"]
+    chromium = page_brand_order(brand_list("Chromium", "140.0.7339.225"))
+    assert [b for b, _ in chromium] == ["Chromium", "Not=A?Brand"]
