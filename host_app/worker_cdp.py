@@ -29,7 +29,17 @@ from bridge_protocol.identity import FingerprintProfile
 
 from .logic import aio
 from .logic.identity import engine_identity
-from .logic.worker_cdp import Answered, CdpFailed, Output, Ready, Send, Size, WorkerChannel
+from .logic.worker_cdp import (
+    Answered,
+    CdpFailed,
+    Output,
+    Ready,
+    Send,
+    Size,
+    UserAgentOverride,
+    WorkerChannel,
+    user_agent_override,
+)
 from .qt import (
     QEvent,
     QObject,
@@ -122,14 +132,22 @@ Failed = Callable[[str, Exception], None]  # (handler, exception): the session's
 
 
 class _Identity(NamedTuple):
-    """What a page's channel overrides: the worker prelude, the zone, the screen's size."""
+    """What a page's channel overrides: the worker prelude, the zone, the screen's size, the
+    user agent and its client hints."""
 
     prelude: str | None = None
     zone: str = ""
     screen: Size | None = None
+    user_agent: UserAgentOverride | None = None
 
     def channel(self, viewport: Size | None) -> WorkerChannel:
-        return WorkerChannel(self.prelude, self.zone, screen=self.screen, viewport=viewport)
+        return WorkerChannel(
+            self.prelude,
+            self.zone,
+            screen=self.screen,
+            viewport=viewport,
+            user_agent=self.user_agent,
+        )
 
 
 class _Resizes(QObject):
@@ -153,7 +171,10 @@ def _identity(fp: FingerprintProfile | None) -> _Identity:
     # the page script is the workers' prelude too: on a worker's global scope it installs what
     # exists there (WorkerNavigator, Intl, Date, StorageManager, OffscreenCanvas)
     return _Identity(
-        ident.script(), str(ident.page["timezone"]), (fp.screen.width, fp.screen.height)
+        ident.script(),
+        str(ident.page["timezone"]),
+        (fp.screen.width, fp.screen.height),
+        user_agent_override(ident, fp.platform),
     )
 
 
@@ -259,7 +280,9 @@ class PageWorkers:
 
     def set_identity(self, fp: FingerprintProfile | None) -> None:
         self._identity = i = _identity(fp)
-        self._send(self.channel.set_identity(i.prelude, i.zone, screen=i.screen))
+        self._send(
+            self.channel.set_identity(i.prelude, i.zone, screen=i.screen, user_agent=i.user_agent)
+        )
 
     def close(self) -> None:
         """Before the page goes: the devtools page is detached and deleted at once, so it never

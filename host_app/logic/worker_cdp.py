@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import msgspec
 
+from .identity import EngineIdentity, page_brand_order
+
 # targets that run the prelude; any other attached target (an out-of-process iframe) is only
 # released, its documents get the page script from the profile
 SHARED_WORKER = "shared_worker"
@@ -80,11 +82,71 @@ class MetricsOverride(msgspec.Struct, rename="camel"):
     mobile: bool = False
 
 
+class Brand(msgspec.Struct):
+    brand: str
+    version: str
+
+
+class UserAgentMetadata(msgspec.Struct, rename="camel"):
+    """What `navigator.userAgentData` and the Sec-CH-UA headers say."""
+
+    brands: list[Brand]
+    full_version_list: list[Brand]
+    full_version: str
+    platform: str
+    platform_version: str
+    architecture: str
+    model: str
+    mobile: bool
+    bitness: str
+    wow64: bool = False
+
+
+class UserAgentOverride(msgspec.Struct, rename="camel", omit_defaults=True):
+    """The page's user agent and client hints. A popup needs it: QtWebEngine gives the web
+    contents a page opens the profile's user agent without its client hints, so a fingerprinted
+    popup's `navigator.userAgentData` had no brands and no platform (measured: a link with
+    target=_blank, with rel=opener, window.open). No metadata (a brand without client hints):
+    none are sent; an empty `user_agent` clears the override."""
+
+    user_agent: str
+    accept_language: str = ""
+    platform: str = ""
+    user_agent_metadata: UserAgentMetadata | None = None
+
+
+def user_agent_override(ident: EngineIdentity, platform: str) -> UserAgentOverride:
+    """The override of an identity: its user agent and client hints (none for a brand without
+    them), `platform` being `navigator.platform`. The brands go in the order the profile's own
+    requests carry them (`page_brand_order`): the engine writes the override's on the wire after
+    the interceptor has seen the profile's, and the asset fetch sends what the interceptor saw.
+    No language: with one the engine moves Accept-Language up the header order (measured), and
+    the profile's already reaches every page."""
+    h = ident.hints
+    meta = None
+    if h.enabled:
+        brands = page_brand_order(h.brands)
+        meta = UserAgentMetadata(
+            brands=[Brand(b, v.split(".", 1)[0]) for b, v in brands],
+            full_version_list=[Brand(b, v) for b, v in brands],
+            full_version=h.full_version,
+            platform=h.platform,
+            platform_version=h.platform_version,
+            architecture=h.arch,
+            model=h.model,
+            mobile=h.mobile,
+            bitness=h.bitness,
+        )
+    return UserAgentOverride(ident.user_agent, platform=platform, user_agent_metadata=meta)
+
+
 class NoParams(msgspec.Struct):
     pass
 
 
-Params = SetAutoAttach | Evaluate | TimezoneOverride | MetricsOverride | NoParams
+Params = (
+    SetAutoAttach | Evaluate | TimezoneOverride | MetricsOverride | UserAgentOverride | NoParams
+)
 
 
 class Command(msgspec.Struct, omit_defaults=True, rename={"session_id": "sessionId"}):
@@ -207,10 +269,12 @@ class WorkerChannel:
         *,
         screen: Size | None = None,
         viewport: Size | None = None,
+        user_agent: UserAgentOverride | None = None,
     ) -> None:
         self.prelude = prelude
         self.timezone = timezone
         self.screen = screen
+        self.user_agent = user_agent
         self.viewport = viewport
         self.started = False
         self.ready = False
@@ -227,18 +291,32 @@ class WorkerChannel:
             out.append(self._command("Emulation.setTimezoneOverride", self._zone()))
         if self.screen is not None:
             out.append(self._command("Emulation.setDeviceMetricsOverride", self._metrics()))
+        if self.user_agent is not None:
+            out.append(self._command("Emulation.setUserAgentOverride", self.user_agent))
         return out
 
     def set_identity(
-        self, prelude: str | None, timezone: str, *, screen: Size | None = None
+        self,
+        prelude: str | None,
+        timezone: str,
+        *,
+        screen: Size | None = None,
+        user_agent: UserAgentOverride | None = None,
     ) -> list[Output]:
-        """A new identity: for the workers attached from now on, the zone and screen at once."""
+        """A new identity: for the workers attached from now on; the zone, screen and user
+        agent at once."""
         zone_changed = timezone != self.timezone
         screen_changed = screen != self.screen
+        agent_changed = user_agent != self.user_agent
         self.prelude = prelude
         self.timezone = timezone
         self.screen = screen
+        self.user_agent = user_agent
         out: list[Output] = []
+        if agent_changed:
+            cleared = UserAgentOverride("")
+            override = user_agent if user_agent is not None else cleared
+            out.append(self._command("Emulation.setUserAgentOverride", override))
         if zone_changed:
             out.append(self._command("Emulation.setTimezoneOverride", self._zone()))
         if screen_changed and self.screen is None:

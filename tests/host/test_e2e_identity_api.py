@@ -61,7 +61,11 @@ OPENER = """<!doctype html><html><head><title>opener</title></head><body>
 # (a worker this early in a popup fails now and then in QtWebEngine 6.11.2, svc or not: a failed
 # one is started once more, test_e2e_popup_identity.py)
 POPUP = """<!doctype html><html><head><title>popup</title></head><body><pre id="out">waiting</pre>
+<p id="uad"></p>
 <script>
+const u = navigator.userAgentData;
+document.getElementById('uad').textContent = 'client hints ' +
+  u.brands.map((b) => b.brand).sort().join(', ') + ' on ' + u.platform;
 let starts = 0;
 function start() {
   starts += 1;
@@ -190,8 +194,8 @@ def test_a_profile_fingerprint_reaches_the_page_and_its_requests(
 def test_a_popups_first_workers_read_the_fingerprint(app: HostApp, site: tuple[str, Pages]) -> None:
     """A link with target=_blank clicked through the API: the popup's first document runs its
     worker with the session's identity (the app holds that document until the popup's
-    channel to its workers is up)."""
-    base, _pages = site
+    channel to its workers is up), and its client hints are the session's."""
+    base, pages = site
     app.ok("POST", "/v1/profiles", {"name": "Popup desk", "fingerprint_profile": FINGERPRINT})
     sid = app.new_session(profile="Popup desk")
     data = app.ok(
@@ -214,6 +218,13 @@ def test_a_popups_first_workers_read_the_fingerprint(app: HostApp, site: tuple[s
             break
         time.sleep(0.1)
     assert "worker Win32 4" in texts, texts
+    # the popup's client hints are the session's (QtWebEngine gave a popup none: no brands)
+    assert "client hints Chromium, Google Chrome, Not=A?Brand on Windows" in texts, texts
+    with pages.lock:
+        opener, popup = pages.headers["/opener"], pages.headers["/popup"]
+    for name in ("user-agent", "sec-ch-ua", "sec-ch-ua-platform", "sec-ch-ua-mobile"):
+        assert popup.get(name) == opener.get(name), name
+    assert popup["sec-ch-ua-platform"] == '"Windows"'
     app.ok("DELETE", f"/v1/sessions/{sid}")
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
+
 from host_app.logic.worker_cdp import Answered, CdpFailed, Ready, Send, WorkerChannel, WorkerHeld
 
 AUTO = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
@@ -282,3 +284,48 @@ def test_the_viewport_is_pinned_to_the_views_size() -> None:
     native = WorkerChannel(None, "", viewport=(800, 600))
     native.start()
     assert native.set_viewport((1024, 768)) == []  # no fingerprint: nothing is overridden
+
+
+def test_the_user_agent_and_its_client_hints_are_the_pages() -> None:
+    """QtWebEngine gives a popup's web contents the profile's user agent without its client
+    hints (no brands, no platform): each page's channel sets both."""
+    from bridge_protocol.identity import FingerprintProfile, Screen
+    from host_app.logic.identity import engine_identity
+    from host_app.logic.worker_cdp import user_agent_override
+
+    fp = FingerprintProfile(
+        schema_version=1, seed="0123456789abcdef", platform="Win32",
+        browser_brand="Google Chrome", browser_version="140.0.7339.225",
+        user_agent="Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/140.0.0.0 Safari/537.36",
+        locale="de-DE", timezone="Europe/Berlin", network_profile="broadband",
+        hardware_concurrency=8, device_memory_gib=8, max_touch_points=0,
+        screen=Screen(width=1920, height=1080, available_height=1040, device_scale_factor=1),
+        graphics_profile="intel-windows", storage_quota_bytes=1, canvas_noise_mode="off",
+        audio_noise_mode="off",
+    )  # fmt: skip
+    override = user_agent_override(engine_identity(fp), fp.platform)
+    ch = WorkerChannel("P", "", user_agent=override)
+    [_, set_ua] = sent(ch.start())
+    assert set_ua["method"] == "Emulation.setUserAgentOverride"
+    params = set_ua["params"]
+    assert (params["userAgent"], params["platform"]) == (fp.user_agent, "Win32")
+    assert "acceptLanguage" not in params  # the engine would move Accept-Language up
+    meta = params["userAgentMetadata"]
+    # in the order the profile's own requests carry them (QtWebEngine's)
+    assert [b["brand"] for b in meta["brands"]] == ["Google Chrome", "Chromium", "Not=A?Brand"]
+    assert {b["brand"]: b["version"] for b in meta["brands"]}["Google Chrome"] == "140"
+    assert {b["brand"]: b["version"] for b in meta["fullVersionList"]}["Google Chrome"] == (
+        "140.0.7339.225"
+    )
+    assert (meta["platform"], meta["platformVersion"], meta["mobile"]) == (
+        "Windows",
+        "10.0.0",
+        False,
+    )
+    assert ch.set_identity("P", "", user_agent=override) == []  # unchanged
+    [cleared] = sent(ch.set_identity(None, ""))
+    assert cleared == {**cleared, "method": "Emulation.setUserAgentOverride"}
+    assert cleared["params"] == {"userAgent": ""}  # native again: the override is cleared
+    firefox = msgspec.structs.replace(fp, browser_brand="Firefox")
+    no_hints = user_agent_override(engine_identity(firefox), fp.platform)
+    assert no_hints.user_agent_metadata is None  # a brand without client hints sends none
