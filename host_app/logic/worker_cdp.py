@@ -286,13 +286,16 @@ class WorkerChannel:
 
     def start(self) -> list[Output]:
         self.started = True
-        out: list[Output] = [self._command("Target.setAutoAttach", SetAutoAttach())]
+        out: list[Output] = []
+        if self.user_agent is not None:
+            # before the auto-attach, whose answer releases a held popup's first request: the
+            # backend handles a session's commands in order, so that document gets it
+            out.append(self._command("Emulation.setUserAgentOverride", self.user_agent))
+        out.append(self._command("Target.setAutoAttach", SetAutoAttach()))
         if self.timezone:
             out.append(self._command("Emulation.setTimezoneOverride", self._zone()))
         if self.screen is not None:
             out.append(self._command("Emulation.setDeviceMetricsOverride", self._metrics()))
-        if self.user_agent is not None:
-            out.append(self._command("Emulation.setUserAgentOverride", self.user_agent))
         return out
 
     def set_identity(

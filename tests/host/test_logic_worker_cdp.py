@@ -305,8 +305,12 @@ def test_the_user_agent_and_its_client_hints_are_the_pages() -> None:
     )  # fmt: skip
     override = user_agent_override(engine_identity(fp), fp.platform)
     ch = WorkerChannel("P", "", user_agent=override)
-    [_, set_ua] = sent(ch.start())
-    assert set_ua["method"] == "Emulation.setUserAgentOverride"
+    [set_ua, auto] = sent(ch.start())
+    # first: the auto-attach's answer releases a held popup, which must have it by then
+    assert (set_ua["method"], auto["method"]) == (
+        "Emulation.setUserAgentOverride",
+        "Target.setAutoAttach",
+    )
     params = set_ua["params"]
     assert (params["userAgent"], params["platform"]) == (fp.user_agent, "Win32")
     assert "acceptLanguage" not in params  # the engine would move Accept-Language up
