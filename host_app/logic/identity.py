@@ -238,8 +238,16 @@ def page_brand_order(brands: tuple[tuple[str, str], ...]) -> list[tuple[str, str
     return sorted(brands, key=rank)
 
 
+def page_brand_lists(hints: ClientHints) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(brand, major version) and (brand, full version), in the order a page reads them: what
+    the workers' prelude and the pages' user-agent override both answer."""
+    ordered = page_brand_order(hints.brands)
+    return [(b, v.split(".", 1)[0]) for b, v in ordered], ordered
+
+
 def engine_identity(fp: FingerprintProfile) -> EngineIdentity:
     hints = client_hints(fp)
+    majors, fulls = page_brand_lists(hints)
     vendor, renderer = graphics(fp.graphics_profile, hints.platform)
     effective, downlink, rtt = network(fp.network_profile)
     screen = fp.screen
@@ -271,8 +279,8 @@ def engine_identity(fp: FingerprintProfile) -> EngineIdentity:
         "userAgentData": hints.enabled,
         # for the workers the engine gives its own brands (service and shared workers)
         "uaData": {
-            "brands": [[b, v.split(".", 1)[0]] for b, v in page_brand_order(hints.brands)],
-            "fullVersionList": [[b, v] for b, v in page_brand_order(hints.brands)],
+            "brands": [list(pair) for pair in majors],
+            "fullVersionList": [list(pair) for pair in fulls],
             "uaFullVersion": hints.full_version,
             "platform": hints.platform,
             "platformVersion": hints.platform_version,

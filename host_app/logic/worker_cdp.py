@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from .identity import EngineIdentity, page_brand_order
+from .identity import EngineIdentity, page_brand_lists
 
 # targets that run the prelude; any other attached target (an out-of-process iframe) is only
 # released, its documents get the page script from the profile
@@ -118,17 +118,17 @@ class UserAgentOverride(msgspec.Struct, rename="camel", omit_defaults=True):
 def user_agent_override(ident: EngineIdentity, platform: str) -> UserAgentOverride:
     """The override of an identity: its user agent and client hints (none for a brand without
     them), `platform` being `navigator.platform`. The brands go in the order the profile's own
-    requests carry them (`page_brand_order`): the engine writes the override's on the wire after
-    the interceptor has seen the profile's, and the asset fetch sends what the interceptor saw.
+    requests carry them (`identity.page_brand_lists`): the engine writes the override's on the
+    wire after the interceptor has seen the profile's, and the asset fetch sends what it saw.
     No language: with one the engine moves Accept-Language up the header order (measured), and
     the profile's already reaches every page."""
     h = ident.hints
     meta = None
     if h.enabled:
-        brands = page_brand_order(h.brands)
+        majors, fulls = page_brand_lists(h)
         meta = UserAgentMetadata(
-            brands=[Brand(b, v.split(".", 1)[0]) for b, v in brands],
-            full_version_list=[Brand(b, v) for b, v in brands],
+            brands=[Brand(b, v) for b, v in majors],
+            full_version_list=[Brand(b, v) for b, v in fulls],
             full_version=h.full_version,
             platform=h.platform,
             platform_version=h.platform_version,
