@@ -128,11 +128,20 @@ function install(win) {
     });
   }
 
-  // --- client hints in service and shared workers --------------------------------------------
-  // The engine gives those its browser-wide brands (its own, not the profile's client hints):
-  // there they read the page's values (a dedicated worker's are its page's already).
+  // --- client hints where the engine gives other ones -----------------------------------------
+  // Service and shared workers get the engine's browser-wide brands (its own, not the profile's
+  // client hints): there they read the page's values. A document (and its dedicated workers)
+  // has the profile's, except a popup's first document when the channel's user-agent override
+  // reached its renderer after the document took its hints: none at all (no brands, no
+  // platform); there too the page's values are answered.
   const UAD = win.NavigatorUAData && win.NavigatorUAData.prototype;
-  if (UAD && C.userAgentData && !win.document && !win.DedicatedWorkerGlobalScope) {
+  const engineHints = () => {
+    const uad = NP && getDesc(NP, 'userAgentData'), own = UAD && getDesc(UAD, 'brands');
+    const data = uad && uad.get && apply(uad.get, win.navigator, []);
+    return data && own && own.get ? apply(own.get, data, []).length > 0 : true;
+  };
+  const sharedScope = !win.document && !win.DedicatedWorkerGlobalScope;
+  if (UAD && C.userAgentData && (sharedScope || !engineHints())) {
     const U = C.uaData, settle = win.Promise.prototype.then;
     const list = (pairs) => pairs.map(([brand, version]) => ({ brand, version }));
     const brands = win.Object.freeze(list(U.brands));

@@ -288,8 +288,8 @@ class WorkerChannel:
         self.started = True
         out: list[Output] = []
         if self.user_agent is not None:
-            # before the auto-attach, whose answer releases a held popup's first request: the
-            # backend handles a session's commands in order, so that document gets it
+            # (a popup's first document gets it too late: the page script answers its hints,
+            # docs/decisions.md "Popups' client hints")
             out.append(self._command("Emulation.setUserAgentOverride", self.user_agent))
         out.append(self._command("Target.setAutoAttach", SetAutoAttach()))
         if self.timezone:

@@ -306,7 +306,7 @@ def test_the_user_agent_and_its_client_hints_are_the_pages() -> None:
     override = user_agent_override(engine_identity(fp), fp.platform)
     ch = WorkerChannel("P", "", user_agent=override)
     [set_ua, auto] = sent(ch.start())
-    # first: the auto-attach's answer releases a held popup, which must have it by then
+    # first, before the auto-attach, whose answer releases a held popup's first request
     assert (set_ua["method"], auto["method"]) == (
         "Emulation.setUserAgentOverride",
         "Target.setAutoAttach",
