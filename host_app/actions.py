@@ -9,6 +9,7 @@ actionability, the same keys and the same errors.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -162,6 +163,19 @@ class Pointer(Renderer, Protocol):
     def type_text(self, text: str) -> None: ...
 
 
+class Focused(enum.Enum):
+    """What focusing an element did."""
+
+    NO = "no"  # it cannot take focus
+    YES = "yes"
+    AT_END = "end"  # focused, and its caret put after its text (asked with `end`)
+
+
+def focused(answer: object) -> Focused:
+    """The focus scripts' answer; anything else (a document gone meanwhile) is NO."""
+    return next((f for f in Focused if f.value == answer), Focused.NO)
+
+
 class Target(Protocol):
     """The element an action is aimed at. `what` names the action and its target in messages
     ("click", "click e5"); `ids` names the target in error details."""
@@ -182,7 +196,11 @@ class Target(Protocol):
         """After `element` answered None: find the element again (False: it is gone)."""
         ...
 
-    async def focus(self) -> bool: ...
+    async def focus(self, *, end: bool = False) -> Focused:
+        """Focus the element; with `end`, its caret after its text where the control allows
+        (a text control's or a contenteditable's selection, set from the isolated world)."""
+        ...
+
     async def tag(self) -> str: ...
     def wheel(self, x: float, y: float, dx: int, dy: int) -> None:
         """A wheel event to bring the element into view."""
@@ -194,7 +212,7 @@ class DomPage(Pointer, Protocol):
 
     def snapshot(self) -> aio.Future[Snapshot]: ...
     def element(self, node: DomNode) -> aio.Future[ElementInfo | None]: ...
-    def focus(self, node: DomNode) -> aio.Future[bool]: ...
+    def focus(self, node: DomNode, end: bool = False) -> aio.Future[Focused]: ...
 
 
 @dataclass(slots=True)
@@ -218,8 +236,8 @@ class DomTarget:
         self.node = found
         return True
 
-    async def focus(self) -> bool:
-        return await self.page.focus(self.node)
+    async def focus(self, *, end: bool = False) -> Focused:
+        return await self.page.focus(self.node, end)
 
     async def tag(self) -> str:
         return self.node.tag
@@ -263,9 +281,14 @@ async def act(target: Target, action: TargetedAction, deadline: float) -> None:
         case RefHover(scroll=scroll):
             await hover(target, scroll=scroll, deadline=deadline)
         case Type(text=text) | RefType(text=text):
-            info = await focused_editable(target)
-            textarea = await target.tag() == "textarea"
-            await type_keys(target.page, text, end_ctrl=info.value is None or textarea)
+            info, focused = await focused_editable(target, end=True)
+            if focused is Focused.AT_END:
+                await type_keys(target.page, text)
+            else:
+                textarea = await target.tag() == "textarea"
+                await type_keys(
+                    target.page, text, end_key=True, ctrl=info.value is None or textarea
+                )
         case Clear() | RefClear():
             info = await element_info(target)
             if (info.multiple and info.rows is not None) or info.aria_options is not None:
@@ -275,7 +298,7 @@ async def act(target: Target, action: TargetedAction, deadline: float) -> None:
             await clear_keys(target.page)
         case Press(key=key) | RefPress(key=key):
             await element_info(target)
-            if not await target.focus():
+            if await target.focus() is Focused.NO:
                 raise _err(
                     ErrorId.ACTION_TARGET_NOT_FOUND,
                     f"{target.what}: the element cannot take focus",
@@ -414,7 +437,7 @@ async def actionable(target: Target, *, scroll: bool, deadline: float | None) ->
         await next_frame(target.page)
 
 
-async def focused_editable(target: Target) -> ElementInfo:
+async def focused_editable(target: Target, *, end: bool = False) -> tuple[ElementInfo, Focused]:
     what = target.what
     info = await element_info(target)
     if info.disabled:
@@ -423,9 +446,10 @@ async def focused_editable(target: Target) -> ElementInfo:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is read-only")
     if not info.editable:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is not editable")
-    if not await target.focus():
+    focused = await target.focus(end=end)
+    if focused is Focused.NO:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element cannot take focus")
-    return info
+    return info, focused
 
 
 # --- pointer and keys --------------------------------------------------------------------------
@@ -463,14 +487,17 @@ async def press_keys(page: Pointer, keys: list[str], *, ctrl: bool = False) -> N
     await input_done(page, before, keys=len(keys))
 
 
-async def type_keys(page: Pointer, text: str, *, end_ctrl: bool) -> None:
-    """Append: the caret goes to the end with a real key (ctrl+End in a multi-line control),
-    then the text is typed key by key."""
+async def type_keys(page: Pointer, text: str, *, end_key: bool = False, ctrl: bool = False) -> None:
+    """The text typed key by key at the caret. `end_key` first moves the caret to the end with a
+    real key (ctrl+End with `ctrl`: a multi-line control), for a control whose caret the focus
+    could not place (an email or a number input has no selection API)."""
     before = await tick(page)
-    page.key("End", ctrl=end_ctrl)
+    if end_key:
+        page.key("End", ctrl=ctrl)
     page.type_text(text)
     # QTest types one key per UTF-16 unit
-    await input_done(page, before, keys=1 + len(text.encode("utf-16-le")) // 2)
+    keys = len(text.encode("utf-16-le")) // 2 + end_key
+    await input_done(page, before, keys=keys)
 
 
 async def clear_keys(page: Pointer) -> None:
@@ -513,7 +540,7 @@ async def choose(target: Target, value: str) -> None:
         return
     if info.selected == chosen:
         return
-    if not await target.focus():
+    if await target.focus() is Focused.NO:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element cannot take focus")
     # Arrow keys on a focused, closed select move over enabled options and fire input/change.
     await press_keys(target.page, arrow_keys(enabled, info.selected, chosen))

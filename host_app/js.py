@@ -25,10 +25,14 @@ var p=el.parentElement;out.push([el.localName,a,p&&idx.has(p)?idx.get(p):-1]);
 if(el.localName==='a'&&el.hasAttribute('href')){var h=el.href;if(/^https?:/i.test(h))links.push([i,h]);}}
 return JSON.stringify({n:out,k:links});})()"""
 
-_FOCUS = """(function(i,tag){var el=document.getElementsByTagName('*')[i];
-if(!el||el.localName!==tag)return 'false';
+_FOCUS = (
+    "(function(i,tag,E){"
+    + observe_js.CARET_END
+    + """var el=document.getElementsByTagName('*')[i];
+if(!el||el.localName!==tag)return '"no"';
 if(document.activeElement!==el)el.focus({preventScroll:true});
-return JSON.stringify(document.activeElement===el);})"""
+return JSON.stringify(document.activeElement!==el?'no':E?caretEnd(el):'yes');})"""
+)
 
 DOC_SIZE = (
     "JSON.stringify([innerWidth,innerHeight,"
@@ -72,8 +76,9 @@ def element(index: int, tag: str) -> str:
     return observe_js.element_at(index, tag)
 
 
-def focus(index: int, tag: str) -> str:
-    return f"{_FOCUS}({index},{json.dumps(tag)})"
+def focus(index: int, tag: str, end: bool = False) -> str:
+    """Answers "no", "yes" or "end" (`observe_js.CARET_END`)."""
+    return f"{_FOCUS}({index},{json.dumps(tag)},{json.dumps(end)})"
 
 
 # The document as the isolated world serializes it: the fallback when toHtml() misses it.

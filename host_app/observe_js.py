@@ -419,15 +419,24 @@ var b=slotBox(el),cs=csOf(el),hit=null;if(P){var h=hitAt(P[0],P[1]);hit=h===el;}
 return JSON.stringify({x:b.x,y:b.y,w:b.w,h:b.h,vw:innerWidth,vh:innerHeight,vis:cs.visibility!=='hidden'&&cs.display!=='none',hit:hit});})"""
 )
 
+# After a focus, E asks for the caret after the element's text (`type` appends): a text control's
+# selection, or a contenteditable's, set from this world. Answers "end", or "yes" where that
+# cannot be done (an email or number input has no selection API: a key moves it there).
+CARET_END = r"""function caretEnd(el){
+try{if(el.selectionStart!=null){var n=el.value.length;el.setSelectionRange(n,n);return 'end';}}catch(e){}
+if(el.isContentEditable){var s=el.ownerDocument.getSelection();if(s){s.selectAllChildren(el);s.collapseToEnd();return 'end';}}
+return 'yes';}"""
+
 _FOCUS = (
-    "(function(N,F){"
+    "(function(N,F,E){"
     + _COMMON
+    + CARET_END
     + r"""
-var el=refGet(N);if(!el||!el.isConnected)return 'false';
+var el=refGet(N);if(!el||!el.isConnected)return '"no"';
 // F (an element in a frame): focus even when it is its document's active element (a frame's
 // body is by default), since that moves the page's focus into the frame
 if(F||deepActive()!==el)el.focus({preventScroll:true});
-return JSON.stringify(deepActive()===el);})"""
+return JSON.stringify(deepActive()!==el?'no':E?caretEnd(el):'yes');})"""
 )
 
 
@@ -455,5 +464,6 @@ def slot(number: int, point: tuple[float, float] | None = None) -> str:
     return f"{_SLOT}({number},{json.dumps(point)})"
 
 
-def focus(number: int, in_frame: bool = False) -> str:
-    return f"{_FOCUS}({number},{json.dumps(in_frame)})"
+def focus(number: int, in_frame: bool = False, end: bool = False) -> str:
+    """Answers "no", "yes" or "end" (`CARET_END`)."""
+    return f"{_FOCUS}({number},{json.dumps(in_frame)},{json.dumps(end)})"

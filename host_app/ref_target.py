@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from bridge_protocol import ErrorId, SvcError
 
 from . import frame_reads, observe_js
-from .actions import SCROLL_SETTLE, ElementInfo
+from .actions import SCROLL_SETTLE, ElementInfo, Focused, focused
 from .logic import aio
 from .logic import frames as fl
 
@@ -148,13 +148,15 @@ class RefTarget:
             v = await self.page.run_js_in((await self._chain(d))[-1][1], observe_js.element(local))
         return str(v.get("tag", "")) if isinstance(v, dict) else ""
 
-    async def focus(self) -> bool:
+    async def focus(self, *, end: bool = False) -> Focused:
         self.page.focus_view()
         d, local = self.kept.locate(self.number)
         if d == 0:
-            return bool(await self.page.run_js(observe_js.focus(local)))
-        chain = await self._chain(d)
-        return bool(await self.page.run_js_in(chain[-1][1], observe_js.focus(local, True)))
+            v = await self.page.run_js(observe_js.focus(local, end=end))
+        else:
+            chain = await self._chain(d)
+            v = await self.page.run_js_in(chain[-1][1], observe_js.focus(local, True, end))
+        return focused(v)
 
     def wheel(self, x: float, y: float, dx: int, dy: int) -> None:
         outer = self._outer

@@ -811,12 +811,12 @@ class SessionBrowser:
     def element(self, node: DomNode) -> aio.Future[actions.ElementInfo | None]:
         return _spawn(self._element(node))
 
-    async def _focus(self, node: DomNode) -> bool:
+    async def _focus(self, node: DomNode, end: bool) -> actions.Focused:
         self._focus_view()
-        return bool(await self.run_js(js.focus(node.index, node.tag)))
+        return actions.focused(await self.run_js(js.focus(node.index, node.tag, end)))
 
-    def focus(self, node: DomNode) -> aio.Future[bool]:
-        return _spawn(self._focus(node))
+    def focus(self, node: DomNode, end: bool = False) -> aio.Future[actions.Focused]:
+        return _spawn(self._focus(node, end))
 
     def _target(self) -> QWidget:
         view = self.view

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from bridge_protocol.selectors import DomNode, build_tree
 from host_app import js, observe_js
-from host_app.actions import ElementInfo, Snapshot
+from host_app.actions import ElementInfo, Focused, Snapshot
 from host_app.logic import aio
 from host_app.logic.downloads import Mark
 from host_app.logic.frames import HostFrame
@@ -159,9 +159,8 @@ class FakePage:
             n = int(code[len(observe_js._ELEMENT) + 1 : -1])
             return done(self.elements[n].info() if n < len(self.elements) else None)
         if code.startswith(observe_js._FOCUS):
-            n = int(code[len(observe_js._FOCUS) + 1 :].split(",", maxsplit=1)[0])
-            self.focused = n
-            return done(True)
+            number, _, end = code[len(observe_js._FOCUS) + 1 : -1].split(",")
+            return done(self._focus(int(number), end == "true").value)
         if code.startswith(observe_js._OBSERVE):
             return done({"key": list(self.doc_key), "u": self.url, "vp": [0, 0, 800, 600]})
         if code == "JSON.stringify([innerWidth,innerHeight])":
@@ -235,9 +234,17 @@ class FakePage:
             return done(None)
         return done(ElementInfo.from_js(el.info()))
 
-    def focus(self, node: DomNode) -> aio.Future[bool]:
-        self.focused = node.index
-        return done(True)
+    def focus(self, node: DomNode, end: bool = False) -> aio.Future[Focused]:
+        return done(self._focus(node.index, end))
+
+    def _focus(self, index: int, end: bool) -> Focused:
+        """As the focus scripts: the caret goes to the end of an editable's text, but not of
+        an email or number input's (no selection API there)."""
+        self.focused = index
+        el = self.elements[index]
+        if end and el.editable and el.attrs.get("type") not in ("email", "number"):
+            return Focused.AT_END
+        return Focused.YES
 
     def load(self, url: str) -> None:
         self.url = url

@@ -67,6 +67,19 @@ if(p==='granted'){new Notification('Hello',{body:'from the fixture',tag:'t1'});}
     + "".join(f"<p>Paragraph {i} of some ordinary text on the page.</p>" for i in range(30))
     + """<div style='height:60000px'>long text</div>
 <button id=far type=button onclick="document.title='far clicked'">far</button></body></html>""",
+    # what keys the page saw, per control: the typing of an action is key-down, input, key-up
+    # per character (spec 1 "type")
+    "/keys": """<!doctype html><html><head><title>Keys</title></head><body>
+<input id=line value="Hello"><textarea id=area>first line
+second line</textarea><div id=rich contenteditable>Rich <b>text</b></div>
+<input id=mail type=email value="a@b"><pre id=log></pre><pre id=vals></pre>
+<script>const $ = (id) => document.getElementById(id);
+for (const id of ['line', 'area', 'rich', 'mail']) {
+  $(id).addEventListener('keydown', (e) => { $('log').textContent += id + ':' + e.key + ' '; });
+  $(id).addEventListener('input', () => {
+    $('vals').textContent = JSON.stringify([$('line').value, $('area').value, $('mail').value]);
+  });
+}</script></body></html>""",
     "/tall": """<!doctype html><html><head><title>Tall</title></head><body>
 <div style='height:20000px'>very tall</div></body></html>""",
     "/challenge": """<!doctype html><html><head><title>Just a moment...</title></head><body>

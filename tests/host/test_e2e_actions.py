@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,38 @@ def test_press_enter_submits(host: HostApp, site: Site, session: str) -> None:
         wait=0.5,
     )
     assert "name=zz" in data["page"]["url"]
+
+
+def test_type_appends_with_the_texts_keys_only(host: HostApp, site: Site, session: str) -> None:
+    """The caret goes after the control's text without a key the page would see (an End key
+    before the text was one); an email input, which has no selection API, still gets End."""
+    _open(host, site, session, "/keys")
+    _perform(
+        host,
+        session,
+        [
+            {"action": "type", "selector": "#line", "text": " you"},
+            {"action": "type", "selector": "#area", "text": "!"},
+            {"action": "type", "selector": "#rich", "text": "s"},
+            {"action": "type", "selector": "#mail", "text": "c"},
+        ],
+    )
+    capture = host.ok("POST", "/v1/capture", {"session_id": session, "wait": 0})
+    html = Path(capture["capture"]["output_path"]).read_text()
+    assert "Rich <b>texts</b>" in html, html
+    log = html.split('<pre id="log">')[1].split("</pre>")[0]
+    assert log.split() == [
+        "line:",
+        "line:y",
+        "line:o",
+        "line:u",
+        "area:!",
+        "rich:s",
+        "mail:End",
+        "mail:c",
+    ], log
+    values = json.loads(html.split('<pre id="vals">')[1].split("</pre>")[0].replace("&quot;", '"'))
+    assert values == ["Hello you", "first line\nsecond line!", "a@bc"]
 
 
 @pytest.mark.parametrize("selector", ["#ro", "#dis", "#plain"])
