@@ -1,7 +1,8 @@
 """Real fingerprinting and bot-detection libraries nobody here wrote, run in the real app's
-sessions (issue 14 point 1: "undetectable by the usual checks"): FingerprintJS 5.2.0 and its
-bot detector BotD 2.0.0 (both MIT, from npm, pinned; `npm pack` fetches them as the MCP test's
-npx does). What a site using them would conclude about a session is what is asserted: not a
+sessions (issue 14 point 1: "undetectable by the usual checks"): FingerprintJS 5.2.0, its
+bot detector BotD 2.0.0 and fpscanner 1.0.2 (a bot detector that also compares the main
+frame, an iframe and a worker) (all MIT, from npm, pinned; `npm pack` fetches them as the MCP
+test's npx does). What a site using them would conclude about a session is what is asserted: not a
 bot, the profile's values, a visitor id that is stable for a session and changes with the seed.
 And Debian's Chromium as the oracle of what a Chromium page's `window.chrome` looks like."""
 
@@ -30,7 +31,24 @@ pytestmark = pytest.mark.e2e
 PACKAGES = {
     "fp.js": ("@fingerprintjs/fingerprintjs@5.2.0", "package/dist/fp.umd.min.js"),
     "botd.js": ("@fingerprintjs/botd@2.0.0", "package/dist/botd.esm.js"),
+    "fpscanner.js": ("fpscanner@1.0.2", "package/dist/fpScanner.es.js"),
 }
+
+FPSCANNER_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>fpscanner</title>
+</head><body><pre id="out"></pre>
+<script type="module">
+import FingerprintScanner from '/fpscanner.js';
+const out = {};
+try {
+  const fp = await new FingerprintScanner().collectFingerprint({ encrypt: false });
+  out.bot = fp.fastBotDetection;
+  out.detected = Object.entries(fp.fastBotDetectionDetails).filter(([, d]) => d.detected)
+    .map(([name]) => name);
+  out.signals = fp.signals;
+} catch (e) { out.error = 'fpscanner: ' + e; }
+document.getElementById('out').textContent = JSON.stringify(out);
+const done = document.createElement('p'); done.id = 'done'; document.body.append(done);
+</script></body></html>"""
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>detectors</title></head><body>
 <pre id="out"></pre>
@@ -135,6 +153,8 @@ def site(scripts: dict[str, bytes]) -> Iterator[str]:
                 reply(self, scripts[name], "text/javascript")
             elif name == "chrome":
                 reply(self, CHROME_PAGE.encode(), "text/html; charset=utf-8")
+            elif name == "fpscanner":
+                reply(self, FPSCANNER_PAGE.encode(), "text/html; charset=utf-8")
             else:
                 reply(self, PAGE.encode(), "text/html; charset=utf-8")
 
@@ -147,7 +167,16 @@ def site(scripts: dict[str, bytes]) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostApp]:
-    host = HostApp(tmp_path_factory.mktemp("detectors"), env={"LANG": "en_US.UTF-8"}).start()
+    env = {
+        "LANG": "en_US.UTF-8",
+        # a desktop has a GPU: SwiftShader gives this GPU-less machine's engine WebGL, in pages
+        # and workers alike (without it, WebGL fails in a page and is null in a worker, which
+        # fpscanner reads as a mismatch in any Chromium without WebGL)
+        "QTWEBENGINE_CHROMIUM_FLAGS": (
+            "--no-sandbox --disable-gpu --use-gl=angle --use-angle=swiftshader-webgl"
+        ),
+    }
+    host = HostApp(tmp_path_factory.mktemp("detectors"), env=env).start()
     try:
         host.ok("POST", "/v1/profiles", {"name": "Native", "fingerprint_profile": None})
         host.ok("POST", "/v1/profiles", {"name": "Berlin", "fingerprint_profile": FINGERPRINT})
@@ -188,6 +217,36 @@ def test_botd_finds_no_bot_in_fingerprinted_sessions(app: HostApp, site: str) ->
         assert seen["bot"] == {"bot": False}, (fields, seen["detections"])
         assert seen["detections"] == [], fields
         app.ok("DELETE", f"/v1/sessions/{sid}")
+
+
+def test_fpscanner_finds_no_bot_and_every_context_agrees(app: HostApp, site: str) -> None:
+    """fpscanner's rules (automation markers, CDP, property descriptors, platform and GPU
+    consistency, languages, and the same reads in an iframe and a worker) on a fingerprinted
+    session: nothing detected, and the iframe and the worker say what the page says."""
+    sid = app.new_session(profile="Berlin")
+    seen = detect(app, sid, site, "/fpscanner")
+    assert (seen["bot"], seen["detected"]) == (False, [])
+    s = seen["signals"]
+    main = {
+        "userAgent": FINGERPRINT["user_agent"],
+        "platform": "Win32",
+        "memory": 4,
+        "cpuCount": 4,
+        "language": "de-DE",
+    }
+    for context in ("iframe", "webWorker"):
+        values = s["contexts"][context]
+        assert {k: values[k] for k in main} == main, context
+    assert s["contexts"]["iframe"]["webdriver"] is False
+    assert s["contexts"]["webWorker"]["renderer"] == s["graphics"]["webGL"]["renderer"]
+    assert s["locale"]["internationalization"]["timezone"] == "Europe/Berlin"
+    assert s["automation"]["cdp"] is False  # the workers' devtools channel is not seen
+    # a session of the Custom template takes the machine's zone: UTC here, which fpscanner
+    # counts against a browser (servers run UTC; a desktop rarely does)
+    default = app.new_session()
+    assert set(detect(app, default, site, "/fpscanner")["detected"]) <= {"hasUTCTimezone"}
+    for x in (sid, default):
+        app.ok("DELETE", f"/v1/sessions/{x}")
 
 
 def test_fingerprintjs_reads_the_profile_and_ties_its_visitor_id_to_the_seed(
