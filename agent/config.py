@@ -14,7 +14,7 @@ from proxy.geolocation import DEFAULT_TIMEOUT as DEFAULT_GEOLOCATION_TIMEOUT
 from proxy.geolocation import DEFAULT_URL as DEFAULT_GEOLOCATION_URL
 from proxy.geolocation import parse_url
 
-from .locales import preferred_language
+from .locales import local_timezone, preferred_language
 
 DEFAULT_PORT = 17319
 DEFAULT_PROXY_BASE_PORT = 17400
@@ -45,6 +45,8 @@ class AgentConfig:
     # The user's language (LANGUAGE/LC_ALL/LC_MESSAGES/LANG): the last fallback of a session's
     # automatic language (agent/locales.py).
     preferred_language: str | None = None
+    # The machine's time zone (TZ, else the system's): a direct session's automatic timezone.
+    local_timezone: str | None = None
 
     @property
     def store_path(self) -> Path:
@@ -72,6 +74,7 @@ class AgentConfig:
                 env, "SVC_GEOLOCATION_TIMEOUT", DEFAULT_GEOLOCATION_TIMEOUT, 60.0
             ),
             preferred_language=preferred_language(env),
+            local_timezone=local_timezone(env),
         )
 
 

@@ -26,7 +26,7 @@ from proxy import geolocation
 from .config import AgentConfig
 from .locales import language_for_country, zone_for_country
 from .logs import LogWriter
-from .profiles import TEMPLATE_LOCALE, Profiles
+from .profiles import TEMPLATE_LOCALE, TEMPLATE_TIMEZONE, Profiles
 from .proxies import Proxies
 from .records import SessionRecord
 from .store import Store
@@ -80,7 +80,7 @@ class SessionIdentity:
         fingerprint = self.fingerprint(session)
         if fingerprint is None:
             return None  # disabled controls stay native
-        timezone, language = await self._automatic(session)
+        timezone, language = await self._automatic(session, fingerprint)
         changes: dict[str, str] = {}
         if timezone is not None:
             changes["timezone"] = timezone
@@ -99,11 +99,17 @@ class SessionIdentity:
             return None
         return self._proxies.trust_of(session.proxy_alias)
 
-    async def _automatic(self, session: SessionRecord) -> tuple[str | None, str | None]:
+    async def _automatic(
+        self, session: SessionRecord, fingerprint: FingerprintProfile
+    ) -> tuple[str | None, str | None]:
         """(timezone, language) to apply; None keeps the fingerprint's value."""
         preferred = self._config.preferred_language
         if session.proxy_alias is None:
-            return None, preferred
+            # it leaves from this machine: the template's placeholder zone becomes the
+            # machine's, as its locale becomes the user's language (a custom zone stays); a
+            # proxied session never takes it, which would tell the proxy's sites where the user is
+            local = self._config.local_timezone
+            return (local if fingerprint.timezone == TEMPLATE_TIMEZONE else None), preferred
         shown = self._proxies.exit_of(session.proxy_alias)
         if shown is None:  # deleted since the session was read: nothing to say of the exit
             return None, preferred

@@ -1,4 +1,5 @@
-"""Country -> time zone and language, and the user's preferred language (spec 1 §4 Proxies,
+"""Country -> time zone and language, the user's preferred language and the machine's time zone
+(spec 1 §4 Proxies,
 "Automatic language/timezone"; docs/decisions.md "Exit locale").
 
 Time zones come from the IANA tz database's `zone.tab` (the copy `zoneinfo` reads: the system's
@@ -19,6 +20,8 @@ import re
 import zoneinfo
 from collections.abc import Mapping
 from pathlib import Path
+
+import tzlocal
 
 # Countries whose first `zone.tab` row is a small region (Newfoundland, Lord Howe Island,
 # Kaliningrad, Fernando de Noronha, Crimea): the zone of most of the population instead.
@@ -117,3 +120,33 @@ def _tag(raw: str) -> str | None:
         return None
     tag = name.replace("_", "-")
     return tag if _LOCALE_TAG.match(tag) else None
+
+
+# Names of UTC itself: the engine reads them all as "UTC", so does the session.
+_UTC_NAMES = frozenset(
+    {"UTC", "Etc/UTC", "Etc/UCT", "UCT", "Etc/Universal", "Universal", "Etc/Zulu", "Zulu"}
+)
+
+
+def local_timezone(env: Mapping[str, str]) -> str | None:
+    """The machine's time zone as an IANA name, as the engine of a native session takes it: TZ
+    when it names a zone (`Europe/Berlin`, `:Europe/Berlin`, a path into the zone database),
+    else the system's setting (tzlocal: /etc/localtime, /etc/timezone, timedatectl...). None
+    when neither names a zone the database knows (a POSIX rule such as `CET-1CEST`)."""
+    raw = env.get("TZ")
+    if raw:
+        name: str | None = raw.removeprefix(":")
+        if name is not None and "/zoneinfo/" in name:
+            name = name.split("/zoneinfo/", 1)[1]
+    else:
+        try:
+            name = tzlocal.get_localzone_name()
+        except Exception:  # tzlocal's own errors on a misconfigured system
+            name = None
+    if not name:
+        return None
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return None
+    return "UTC" if name in _UTC_NAMES else name

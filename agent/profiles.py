@@ -68,7 +68,7 @@ def compatibility_template(seed: str | None = None) -> dict[str, Any]:
         "browser_version": ENGINE_CHROMIUM_VERSION,
         "user_agent": _CHROME_UA,
         "locale": TEMPLATE_LOCALE,
-        "timezone": "UTC",
+        "timezone": TEMPLATE_TIMEZONE,
         "network_profile": "broadband",
         "hardware_concurrency": 8,
         "device_memory_gib": 8,
@@ -89,6 +89,8 @@ def compatibility_template(seed: str | None = None) -> dict[str, Any]:
 # The compatibility template's locale: a fingerprint with another one has a custom locale, which
 # automatic language never replaces (docs/decisions.md "Exit locale").
 TEMPLATE_LOCALE = "en-US"
+# Its timezone: a direct session takes the machine's instead (docs/decisions.md "Exit locale").
+TEMPLATE_TIMEZONE = "UTC"
 # metadata key prefix: the fingerprint of a deleted profile, kept for the sessions made from it.
 RETIRED_FINGERPRINT = "retired_fingerprint:"
 _fingerprint_decoder = msgspec.json.Decoder(FingerprintProfile)

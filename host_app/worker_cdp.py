@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 from bridge_protocol.identity import FingerprintProfile
 
 from .logic import aio
-from .logic.identity import engine_identity
+from .logic.identity import engine_identity, window_misfit
 from .logic.worker_cdp import (
     Answered,
     CdpFailed,
@@ -238,6 +238,8 @@ class PageWorkers:
         self._log = log
         self._failed = failed
         self.shared = shared
+        self._fp: FingerprintProfile | None = fp
+        self._misfit: str | None = None  # the last warning about the viewport and the screen
         self._identity = _identity(fp)
         # the viewport is pinned to the view's size (WorkerChannel.set_viewport): followed here
         self._view = QWebEngineView.forPage(page)
@@ -280,9 +282,11 @@ class PageWorkers:
 
     def set_identity(self, fp: FingerprintProfile | None) -> None:
         self._identity = i = _identity(fp)
+        self._fp = fp
         self._send(
             self.channel.set_identity(i.prelude, i.zone, screen=i.screen, user_agent=i.user_agent)
         )
+        self._check_fit(self._viewport())
 
     def close(self) -> None:
         """Before the page goes: the devtools page is detached and deleted at once, so it never
@@ -328,6 +332,7 @@ class PageWorkers:
                 self._release()
                 return
             self._send(self.channel.start())
+            self._check_fit(self._viewport())
 
         self._guard("hooked", run)
 
@@ -341,6 +346,15 @@ class PageWorkers:
         viewport = self._viewport()
         if viewport is not None and not self.closed:
             self._send(self.channel.set_viewport(viewport))
+            self._check_fit(viewport)
+
+    def _check_fit(self, viewport: Size | None) -> None:
+        """A warning in the session's log when the viewport stops fitting the fingerprint's
+        screen (once per change, not per resize event)."""
+        misfit = None if viewport is None or self._fp is None else window_misfit(viewport, self._fp)
+        if misfit is not None and misfit != self._misfit:
+            self._log("identity.screen", misfit)
+        self._misfit = misfit
 
     def _received(self, text: str) -> None:
         self._guard("received", lambda: self._send(self.channel.receive(text)))

@@ -245,6 +245,22 @@ def page_brand_lists(hints: ClientHints) -> tuple[list[tuple[str, str]], list[tu
     return [(b, v.split(".", 1)[0]) for b, v in ordered], ordered
 
 
+def window_misfit(viewport: tuple[int, int], fp: FingerprintProfile) -> str | None:
+    """Why a window with this viewport cannot be on the fingerprint's screen (None: it can).
+    The viewport is the Background Browser Size or the window's (spec 1), never the
+    fingerprint's: a page that compares `innerWidth`/`innerHeight` with `screen.width`/
+    `availHeight` sees a window larger than its screen."""
+    width, height = viewport
+    s = fp.screen
+    if width <= s.width and height <= s.available_height:
+        return None
+    return (
+        f"the viewport ({width} x {height}) does not fit the fingerprint's screen ({s.width} x "
+        f"{s.height}, {s.available_height} available): pages can see a window larger than its "
+        "screen; a Background Browser Size (or a window) within the screen avoids it"
+    )
+
+
 def engine_identity(fp: FingerprintProfile) -> EngineIdentity:
     hints = client_hints(fp)
     majors, fulls = page_brand_lists(hints)

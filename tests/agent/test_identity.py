@@ -24,8 +24,15 @@ from .fakebrowser import FakeBrowser, new_session
 from .test_proxies import certificate, new_alias
 
 USER, PASSWORD = "iduser", "id-secret-pw"
-# The user's language as the agent's environment says it (LANGUAGE/LC_ALL/LC_MESSAGES unset).
-LOCALE_ENV = {"LANG": "pt_BR.UTF-8", "LC_ALL": "", "LC_MESSAGES": "", "LANGUAGE": ""}
+# The user's language as the agent's environment says it (LANGUAGE/LC_ALL/LC_MESSAGES unset),
+# and the machine's time zone.
+LOCALE_ENV = {
+    "LANG": "pt_BR.UTF-8",
+    "LC_ALL": "",
+    "LC_MESSAGES": "",
+    "LANGUAGE": "",
+    "TZ": "America/Sao_Paulo",
+}
 PARIS = json.dumps({"country": "FR", "timezone": "Europe/Paris"}).encode()
 
 CUSTOM_FP: dict[str, Any] = {
@@ -150,9 +157,9 @@ def test_native_custom_and_saved_profiles(agent: AgentProcess, fake: FakeBrowser
         "Chrome/140.0.0.0 Safari/537.36",
         "Linux x86_64",
     )
-    # a direct session: the template's timezone, the user's language (the template's locale
-    # is not a custom one)
-    assert (template.timezone, template.locale) == ("UTC", "pt-BR")
+    # a direct session: the machine's timezone and the user's language (the template's zone
+    # and locale are placeholders, not custom ones)
+    assert (template.timezone, template.locale) == ("America/Sao_Paulo", "pt-BR")
     assert fake.settings[custom].trust is None
     assert identity_of(fake, templated) == msgspec.structs.replace(
         template,
@@ -307,7 +314,8 @@ def test_without_detection_the_provider_country_else_the_users_language(
     expected = {
         y: ("Europe/Paris", "fr-FR"),
         x: ("Asia/Tokyo", "ja-JP"),
-        plain: ("UTC", "pt-BR"),  # the template's timezone, the user's language
+        # the template's timezone (never the machine's through a proxy), the user's language
+        plain: ("UTC", "pt-BR"),
     }
     for alias, (timezone, locale) in expected.items():
         sid = new_session(agent, proxy_alias=alias)

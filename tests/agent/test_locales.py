@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from agent.locales import language_for_country, preferred_language, zone_for_country
+from agent.locales import (
+    language_for_country,
+    local_timezone,
+    preferred_language,
+    zone_for_country,
+)
 
 
 @pytest.mark.parametrize(
@@ -46,3 +51,27 @@ def test_language_for_country() -> None:
 )
 def test_preferred_language(env: dict[str, str], tag: str | None) -> None:
     assert preferred_language(env) == tag
+
+
+@pytest.mark.parametrize(
+    ("tz", "zone"),
+    [
+        ("Europe/Berlin", "Europe/Berlin"),
+        (":America/New_York", "America/New_York"),  # glibc's file form
+        ("/usr/share/zoneinfo/Asia/Tokyo", "Asia/Tokyo"),
+        ("Etc/UTC", "UTC"),  # every name of UTC is UTC, as the engine reads it
+        ("CET-1CEST,M3.5.0,M10.5.0/3", None),  # a POSIX rule names no zone
+        ("Nowhere/City", None),
+        ("../../etc/passwd", None),
+    ],
+)
+def test_local_timezone_from_tz(tz: str, zone: str | None) -> None:
+    assert local_timezone({"TZ": tz}) == zone
+
+
+def test_local_timezone_without_tz_is_the_systems() -> None:
+    """This machine's own setting (tzlocal): whatever it is, a name the database knows."""
+    import zoneinfo
+
+    zone = local_timezone({})
+    assert zone is None or zoneinfo.ZoneInfo(zone) is not None

@@ -147,7 +147,8 @@ def geo() -> Iterator[GeoService]:
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory, geo: GeoService) -> Iterator[HostApp]:
-    env = {"SVC_GEOLOCATION_URL": geo.url("/json"), "LANG": "en_US.UTF-8"}
+    # the machine's zone: a direct session of the Custom template takes it
+    env = {"SVC_GEOLOCATION_URL": geo.url("/json"), "LANG": "en_US.UTF-8", "TZ": "Asia/Tokyo"}
     host = HostApp(tmp_path_factory.mktemp("identity"), env=env).start()
     try:
         yield host
@@ -253,6 +254,51 @@ def test_a_cross_site_documents_first_script_reads_the_views_size(
         assert [width, height] == seen["later"], url
         assert min(width, height, client) > 0, (url, seen)
         assert client <= width <= outer, (url, seen)
+    app.ok("DELETE", f"/v1/sessions/{sid}")
+
+
+def test_a_screen_smaller_than_the_viewport_is_warned_of_in_the_sessions_log(
+    app: HostApp, site: tuple[str, Pages]
+) -> None:
+    """The viewport is the Background Browser Size (1920 x 947 here), never the fingerprint's:
+    a laptop's 1366 x 768 screen cannot hold it, which a page can see (docs/decisions.md
+    "Screen and window"). The session's log says so; a screen that holds it says nothing."""
+    base, _ = site
+    laptop = dict(
+        FINGERPRINT,
+        screen={"width": 1366, "height": 768, "available_height": 728, "device_scale_factor": 1},
+    )
+    app.ok("POST", "/v1/profiles", {"name": "Laptop", "fingerprint_profile": laptop})
+    small = app.new_session(profile="Laptop")
+    wide = app.new_session()
+    for sid in (small, wide):
+        seen = report(app, sid, f"{base}/report")
+    assert seen["screen"][0] >= 1920  # the Custom template's screen holds the default size
+
+    def warnings(sid: str) -> list[str]:
+        number = int(sid.removeprefix("Session"))
+        path = app.data_dir / "Logs" / "sessions" / f"{number}.ndjson"
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        return [r["message"] for r in records if r["category"] == "identity.screen"]
+
+    (warning,) = warnings(small)
+    assert "(1920 x 947)" in warning
+    assert "(1366 x 768, 728 available)" in warning
+    assert warnings(wide) == []
+    for sid in (small, wide):
+        app.ok("DELETE", f"/v1/sessions/{sid}")
+
+
+def test_a_direct_session_of_the_template_reads_the_machines_zone(
+    app: HostApp, site: tuple[str, Pages]
+) -> None:
+    """The template's UTC is a placeholder: a direct session leaves from this machine and
+    reads its zone, as a browser here would (UTC with a Tokyo address is what bot checks look
+    for); a custom zone stays (docs/decisions.md "Exit locale")."""
+    base, _ = site
+    sid = app.new_session()
+    seen = report(app, sid, f"{base}/report")
+    assert (seen["zone"], seen["offset"]) == ("Asia/Tokyo", -540)
     app.ok("DELETE", f"/v1/sessions/{sid}")
 
 

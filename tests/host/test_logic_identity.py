@@ -108,3 +108,19 @@ def test_workers_list_the_brands_in_the_order_the_page_reads_them() -> None:
     assert [b for b, _ in chrome] == ["Google Chrome", "Chromium", "Not=A?Brand"]
     chromium = page_brand_order(brand_list("Chromium", "140.0.7339.225"))
     assert [b for b, _ in chromium] == ["Chromium", "Not=A?Brand"]
+
+
+def test_a_viewport_that_does_not_fit_the_screen_is_named() -> None:
+    """The viewport is the Background Browser Size (or the window), never the fingerprint's: a
+    smaller screen makes a window larger than its screen, which the session's log warns of."""
+    assert ident.window_misfit((1920, 947), profile()) is None
+    assert ident.window_misfit((2560, 1400), profile()) is None  # exactly the available area
+    laptop = profile(
+        screen=Screen(width=1366, height=768, available_height=728, device_scale_factor=1)
+    )
+    misfit = ident.window_misfit((1920, 947), laptop)
+    assert misfit is not None
+    assert "1920 x 947" in misfit
+    assert "1366 x 768" in misfit
+    assert ident.window_misfit((1366, 643), laptop) is None  # the spec's 1366x643 preset
+    assert ident.window_misfit((1366, 729), laptop) is not None
