@@ -76,6 +76,7 @@ def _hints(hints: QWebEngineClientHints, ident: EngineIdentity) -> None:
     hints.setIsMobile(h.mobile)
     hints.setModel(h.model)
     hints.setIsWow64(False)
+    hints.setFormFactors(list(h.form_factors))
 
 
 def _script(ident: EngineIdentity) -> QWebEngineScript:

@@ -102,6 +102,11 @@ class ClientHints:
     mobile: bool
     model: str
 
+    @property
+    def form_factors(self) -> tuple[str, ...]:
+        """Chrome's `formFactors` hint: a phone's browser says Mobile, a desktop's Desktop."""
+        return ("Mobile",) if self.mobile else ("Desktop",)
+
 
 @dataclass(frozen=True)
 class EngineIdentity:
@@ -304,6 +309,7 @@ def engine_identity(fp: FingerprintProfile) -> EngineIdentity:
             "bitness": hints.bitness,
             "model": hints.model,
             "mobile": hints.mobile,
+            "formFactors": list(hints.form_factors),
         },
     }
     return EngineIdentity(fp.user_agent, accept_language(fp.locale), hints, page)

@@ -154,6 +154,7 @@ function install(win) {
       r.brands = list(U.brands); r.mobile = U.mobile; r.platform = U.platform;
       for (const k in HIGH) if (k in r) r[k] = HIGH[k];
       if ('fullVersionList' in r) r.fullVersionList = list(U.fullVersionList);
+      if ('formFactors' in r) r.formFactors = U.formFactors.slice();
       return r;
     };
     patchMethod(UAD, 'getHighEntropyValues', (orig) => ({ getHighEntropyValues(hints) {

@@ -100,6 +100,7 @@ class UserAgentMetadata(msgspec.Struct, rename="camel"):
     mobile: bool
     bitness: str
     wow64: bool = False
+    form_factors: list[str] = []
 
 
 class UserAgentOverride(msgspec.Struct, rename="camel", omit_defaults=True):
@@ -136,6 +137,7 @@ def user_agent_override(ident: EngineIdentity, platform: str) -> UserAgentOverri
             model=h.model,
             mobile=h.mobile,
             bitness=h.bitness,
+            form_factors=list(h.form_factors),
         )
     return UserAgentOverride(ident.user_agent, platform=platform, user_agent_metadata=meta)
 

@@ -146,7 +146,7 @@ async function probe() {
     brands: n.userAgentData ? n.userAgentData.brands.map((b) => b.brand + '/' + b.version) : null,
     uaPlatform: n.userAgentData ? n.userAgentData.platform : null,
     high: n.userAgentData ? await n.userAgentData.getHighEntropyValues(
-      ['platformVersion', 'fullVersionList']) : null,
+      ['platformVersion', 'fullVersionList', 'formFactors']) : null,
     tz: Intl.DateTimeFormat().resolvedOptions().timeZone, cores: n.hardwareConcurrency,
     memory: n.deviceMemory,
     offsetJan: new Date(2024, 0, 15, 12).getTimezoneOffset(),

@@ -286,6 +286,9 @@ def test_every_worker_has_the_pages_client_hints(reports: dict[str, Any]) -> Non
         assert "Google Chrome/140" in main["brands"]
         full = {b["brand"]: b["version"] for b in workers["service"]["high"]["fullVersionList"]}
         assert full["Google Chrome"] == "140.0.7339.225"
+        # Chrome's form factor: a phone's says Mobile (the engine said Desktop for any profile)
+        form = ["Mobile"] if name == "phone" else ["Desktop"]
+        assert workers["service"]["high"]["formFactors"] == form, name
 
 
 def test_pages_see_a_mouse(reports: dict[str, Any]) -> None:

@@ -61,11 +61,14 @@ OPENER = """<!doctype html><html><head><title>opener</title></head><body>
 # (a worker this early in a popup fails now and then in QtWebEngine 6.11.2, svc or not: a failed
 # one is started once more, test_e2e_popup_identity.py)
 POPUP = """<!doctype html><html><head><title>popup</title></head><body><pre id="out">waiting</pre>
-<p id="uad"></p>
+<p id="uad"></p><p id="form"></p>
 <script>
 const u = navigator.userAgentData;
 document.getElementById('uad').textContent = 'client hints ' +
   u.brands.map((b) => b.brand).sort().join(', ') + ' on ' + u.platform;
+u.getHighEntropyValues(['formFactors']).then((r) => {
+  document.getElementById('form').textContent = 'form factors ' + r.formFactors.join();
+});
 let starts = 0;
 function start() {
   starts += 1;
@@ -222,11 +225,14 @@ def test_a_popups_first_document_and_workers_read_the_fingerprint(
         while time.monotonic() < deadline:
             seen = observation_of(app.ok("POST", "/v1/observe", {"session_id": sid, "wait": 0}))
             texts = [c.get("t", "") for c in seen.get("content", [])]
-            if any(t.startswith("worker") for t in texts):
+            if any(t.startswith("worker") for t in texts) and any(
+                t.startswith("form factors") for t in texts
+            ):
                 break
             time.sleep(0.1)
         assert "worker Win32 4 Windows" in texts, (document, texts)
         assert hints in texts, (document, texts)
+        assert "form factors Desktop" in texts, (document, texts)
         with pages.lock:
             opener, popup = pages.headers["/opener"], pages.headers["/popup"]
         for name in ("user-agent", "sec-ch-ua", "sec-ch-ua-platform", "sec-ch-ua-mobile"):

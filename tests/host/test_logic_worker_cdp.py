@@ -326,6 +326,7 @@ def test_the_user_agent_and_its_client_hints_are_the_pages() -> None:
         "10.0.0",
         False,
     )
+    assert meta["formFactors"] == ["Desktop"]  # Chrome's own: a phone's would say Mobile
     assert ch.set_identity("P", "", user_agent=override) == []  # unchanged
     [cleared] = sent(ch.set_identity(None, ""))
     assert cleared == {**cleared, "method": "Emulation.setUserAgentOverride"}
