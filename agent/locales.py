@@ -134,10 +134,9 @@ def local_timezone(env: Mapping[str, str]) -> str | None:
     else the system's setting (tzlocal: /etc/localtime, /etc/timezone, timedatectl...). None
     when neither names a zone the database knows (a POSIX rule such as `CET-1CEST`)."""
     raw = env.get("TZ")
+    name: str | None
     if raw:
-        name: str | None = raw.removeprefix(":")
-        if name is not None and "/zoneinfo/" in name:
-            name = name.split("/zoneinfo/", 1)[1]
+        name = raw.removeprefix(":").rpartition("/zoneinfo/")[2]
     else:
         try:
             name = tzlocal.get_localzone_name()

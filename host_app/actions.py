@@ -281,8 +281,8 @@ async def act(target: Target, action: TargetedAction, deadline: float) -> None:
         case RefHover(scroll=scroll):
             await hover(target, scroll=scroll, deadline=deadline)
         case Type(text=text) | RefType(text=text):
-            info, focused = await focused_editable(target, end=True)
-            if focused is Focused.AT_END:
+            info, caret = await focused_editable(target, end=True)
+            if caret is Focused.AT_END:
                 await type_keys(target.page, text)
             else:
                 textarea = await target.tag() == "textarea"
@@ -446,10 +446,10 @@ async def focused_editable(target: Target, *, end: bool = False) -> tuple[Elemen
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is read-only")
     if not info.editable:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is not editable")
-    focused = await target.focus(end=end)
-    if focused is Focused.NO:
+    caret = await target.focus(end=end)
+    if caret is Focused.NO:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element cannot take focus")
-    return info, focused
+    return info, caret
 
 
 # --- pointer and keys --------------------------------------------------------------------------

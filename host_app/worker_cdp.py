@@ -346,11 +346,11 @@ class PageWorkers:
         viewport = self._viewport()
         if viewport is not None and not self.closed:
             self._send(self.channel.set_viewport(viewport))
-            self._check_fit(viewport)
 
     def _check_fit(self, viewport: Size | None) -> None:
-        """A warning in the session's log when the viewport stops fitting the fingerprint's
-        screen (once per change, not per resize event)."""
+        """A warning in the session's log when the viewport does not fit the fingerprint's
+        screen, at the channel's start and on an identity change (not on resizes: a full-page
+        screenshot makes the view as tall as the document for one grab)."""
         misfit = None if viewport is None or self._fp is None else window_misfit(viewport, self._fp)
         if misfit is not None and misfit != self._misfit:
             self._log("identity.screen", misfit)
