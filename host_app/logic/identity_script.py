@@ -267,9 +267,12 @@ function install(win) {
     const t = tv(this);
     return t !== t ? NaN : apply(N.getUTCFullYear, localAt(t), []) - 1900;
   } }).getYear);
+  // whole minutes, truncated as V8 does: a local mean time's seconds (Kathmandu +5:41:16 until
+  // 1920) count in the fields but not in the offset
+  const zoneMinutes = (t) => trunc(-offsetAt(t) / 60000) + 0;
   patchMethod(DP, 'getTimezoneOffset', () => ({ getTimezoneOffset() {
     const t = tv(this);
-    return t !== t ? NaN : -offsetAt(t) / 60000;
+    return t !== t ? NaN : zoneMinutes(t);
   } }).getTimezoneOffset);
   const SETTERS = { setMilliseconds: 'setUTCMilliseconds', setSeconds: 'setUTCSeconds',
     setMinutes: 'setUTCMinutes', setHours: 'setUTCHours', setDate: 'setUTCDate',
@@ -297,7 +300,7 @@ function install(win) {
       two(apply(N.getUTCDate, l, [])) + ' ' + ys;
   }
   function timeText(t) {
-    const off = offsetAt(t) / 60000, a = off < 0 ? -off : off;
+    const off = -zoneMinutes(t), a = off < 0 ? -off : off;
     const l = localAt(t);
     const p = parts(zoneName, t);
     let name = '';
