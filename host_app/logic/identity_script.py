@@ -221,13 +221,11 @@ function install(win) {
     month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
   const scratch = new WD(0);
   const at = (t) => { apply(N.setTime, scratch, [t]); return scratch; };
-  const cache = new Map(), cacheGet = uncurry(Map.prototype.get);
+  const cacheGet = uncurry(Map.prototype.get);
   const cacheSet = uncurry(Map.prototype.set), cacheClear = uncurry(Map.prototype.clear);
-  // ms to add to the instant t to get the zone's wall-clock time, from the zone's own rules.
-  function offsetAt(t) {
-    const key = floor(t / 60000);
-    const hit = cacheGet(cache, key);
-    if (hit !== undefined) return hit;
+  // ms to add to the instant t (to the second) to get the zone's wall-clock time, from the
+  // zone's own rules (Intl: some microseconds a call)
+  function rawOffset(t) {
     const p = parts(wall, t);
     const f = { year: 0, month: 1, day: 1, hour: 0, minute: 0, second: 0, era: 'AD' };
     for (let i = 0; i < p.length; i++) f[p[i].type] = p[i].value;
@@ -236,10 +234,47 @@ function install(win) {
     const d = at(0);
     apply(N.setUTCFullYear, d, [y, +f.month - 1, +f.day]);
     apply(N.setUTCHours, d, [+f.hour, +f.minute, +f.second, 0]);
-    const off = apply(N.getTime, d, []) - floor(t / 1000) * 1000;
-    if (cache.size > 4096) cacheClear(cache);
-    cacheSet(cache, key, off);
-    return off;
+    return apply(N.getTime, d, []) - floor(t / 1000) * 1000;
+  }
+  // A zone's offset changes at its transitions, never twice in one UTC day (the database has
+  // no such day): a day whose two ends have the same offset has it throughout, and a day whose
+  // ends differ has one transition, found to the second and kept. A page that reads many dates
+  // (a calendar, a chart's axis) costs one lookup per day it touches, not one per minute.
+  const DAY = 86400000, edges = new Map(), changes = new Map();
+  function edge(day) {
+    let o = cacheGet(edges, day);
+    if (o === undefined) {
+      if (edges.size > 8192) cacheClear(edges);
+      o = rawOffset(day * DAY);
+      cacheSet(edges, day, o);
+    }
+    return o;
+  }
+  function changeIn(day, before) {
+    let when = cacheGet(changes, day);
+    if (when === undefined) {
+      let lo = day * DAY, hi = lo + DAY;  // before at lo, another offset at hi
+      while (hi - lo > 1000) {
+        const mid = lo + floor((hi - lo) / 2000) * 1000;
+        if (rawOffset(mid) === before) lo = mid; else hi = mid;
+      }
+      if (changes.size > 1024) cacheClear(changes);
+      cacheSet(changes, day, hi);
+      when = hi;
+    }
+    return when;
+  }
+  let steadyDay = NaN, steadyOffset = 0;  // the last day read that has no change
+  function offsetAt(t) {
+    const day = floor(t / DAY);
+    if (day === steadyDay) return steadyOffset;
+    const before = edge(day), after = edge(day + 1);
+    if (before === after) {
+      steadyDay = day;
+      steadyOffset = before;
+      return before;
+    }
+    return t < changeIn(day, before) ? before : after;
   }
   // Wall-clock time in the zone -> instant. A time in a gap or a repeated hour takes the offset
   // from before the transition, as ECMAScript's LocalTime does.
@@ -299,12 +334,25 @@ function install(win) {
     return DAYS[apply(N.getUTCDay, l, [])] + ' ' + MONTHS[apply(N.getUTCMonth, l, [])] + ' ' +
       two(apply(N.getUTCDate, l, [])) + ' ' + ys;
   }
+  const names = new Map();
+  function nameAt(t) {
+    const day = floor(t / DAY), steady = edge(day) === edge(day + 1);
+    let name = steady ? cacheGet(names, day) : undefined;
+    if (name === undefined) {
+      const p = parts(zoneName, t);
+      name = '';
+      for (let i = 0; i < p.length; i++) if (p[i].type === 'timeZoneName') name = p[i].value;
+      if (steady) {
+        if (names.size > 4096) cacheClear(names);
+        cacheSet(names, day, name);
+      }
+    }
+    return name;
+  }
   function timeText(t) {
     const off = -zoneMinutes(t), a = off < 0 ? -off : off;
     const l = localAt(t);
-    const p = parts(zoneName, t);
-    let name = '';
-    for (let i = 0; i < p.length; i++) if (p[i].type === 'timeZoneName') name = p[i].value;
+    const name = nameAt(t);
     return two(apply(N.getUTCHours, l, [])) + ':' + two(apply(N.getUTCMinutes, l, [])) + ':' +
       two(apply(N.getUTCSeconds, l, [])) + ' GMT' + (off < 0 ? '-' : '+') + two(trunc(a / 60)) +
       two(a % 60) + ' (' + name + ')';
@@ -318,8 +366,25 @@ function install(win) {
       return t !== t ? 'Invalid Date' : text(t);
     } })[name]);
   }
-  for (const name of ['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString']) {
+  // Without arguments (the usual call) one formatter per method serves every date, as the
+  // engine keeps its own default one: these are the options the engine would add (ECMA-402
+  // ToDateTimeOptions), so the text is the same; with arguments a formatter per call, as native.
+  const DATE = { year: 'numeric', month: 'numeric', day: 'numeric' };
+  const TIME = { hour: 'numeric', minute: 'numeric', second: 'numeric' };
+  const LOCALE_TEXTS = { toLocaleString: [DATE, TIME], toLocaleDateString: [DATE],
+    toLocaleTimeString: [TIME] };
+  const formatOf = getDesc(DTF.prototype, 'format').get;
+  for (const name in LOCALE_TEXTS) {
+    const fields = { timeZone: TZ };
+    for (const group of LOCALE_TEXTS[name]) for (const k in group) fields[k] = group[k];
+    let format = null;
     patchMethod(DP, name, (orig) => ({ [name]() {
+      if (arguments[0] === undefined && arguments[1] === undefined) {
+        const t = tv(this);
+        if (t !== t) return 'Invalid Date';
+        if (format === null) format = apply(formatOf, new DTF(LOC, fields), []);
+        return format(t);
+      }
       const loc = arguments[0] === undefined ? LOC : arguments[0];
       return apply(orig, this, [loc, withZone(arguments[1])]);
     } })[name]);

@@ -19,7 +19,8 @@ from .test_logic_identity import profile
 
 pytestmark = pytest.mark.e2e
 
-# 2000 instants from 1900 to 2100, then local wall-clock times around every DST change of six
+# 2000 instants from 1900 to 2100 (the first 300 also as locale texts, with the engine's
+# defaults and with arguments), then local wall-clock times around every DST change of six
 # years (gaps and repeated hours included) through the constructor, a setter and Date.parse
 BATTERY = r"""
 const out = [];
@@ -31,6 +32,10 @@ for (let i = 0; i < 2000; i++) {
   const d = new Date(t);
   out.push([t, d.getFullYear(), d.getMonth(), d.getDate(), d.getDay(), d.getHours(),
     d.getMinutes(), d.getSeconds(), d.getTimezoneOffset(), d.toString()].join(' '));
+  if (i < 300) {
+    out.push(['locale', d.toLocaleString(), d.toLocaleDateString(), d.toLocaleTimeString(),
+      d.toLocaleString('de-DE', { timeZoneName: 'short' })].join(' | '));
+  }
 }
 const two = (n) => String(n).padStart(2, '0');
 for (let y = 2020; y < 2026; y++) for (let m = 0; m < 12; m++) {
