@@ -22,6 +22,7 @@ MODULES = [
     "benchmarks.soak_bench",
     "benchmarks.assets_bench",
     "benchmarks.first_capture_bench",
+    "benchmarks.dates_bench",
 ]
 
 
