@@ -286,7 +286,7 @@ class PageWorkers:
         self._send(
             self.channel.set_identity(i.prelude, i.zone, screen=i.screen, user_agent=i.user_agent)
         )
-        self._check_fit(self._viewport())
+        self._check_fit()
 
     def close(self) -> None:
         """Before the page goes: the devtools page is detached and deleted at once, so it never
@@ -332,7 +332,7 @@ class PageWorkers:
                 self._release()
                 return
             self._send(self.channel.start())
-            self._check_fit(self._viewport())
+            self._check_fit()
 
         self._guard("hooked", run)
 
@@ -347,10 +347,11 @@ class PageWorkers:
         if viewport is not None and not self.closed:
             self._send(self.channel.set_viewport(viewport))
 
-    def _check_fit(self, viewport: Size | None) -> None:
+    def _check_fit(self) -> None:
         """A warning in the session's log when the viewport does not fit the fingerprint's
         screen, at the channel's start and on an identity change (not on resizes: a full-page
         screenshot makes the view as tall as the document for one grab)."""
+        viewport = self._viewport()
         misfit = None if viewport is None or self._fp is None else window_misfit(viewport, self._fp)
         if misfit is not None and misfit != self._misfit:
             self._log("identity.screen", misfit)
