@@ -33,6 +33,40 @@ const reTest = uncurry(RegExp.prototype.test);
 const NATIVE_TS = Function.prototype.toString;
 const TS_TEXT = 'function toString() { [native code] }';
 const natives = new WeakMap();
+// Stack traces: an error thrown through a replacement lists the replacement's frames (this
+// script's), which a page reads in `error.stack` or its own Error.prepareStackTrace. `hide`
+// gives it the frames the native function would have: V8 formats a stack with the
+// Error.prepareStackTrace of the realm that made the error, and this script's frames are named
+// after it (its sourceURL).
+const E0 = Error, captureStack = Error.captureStackTrace;
+const hasOwn = uncurry(Object.prototype.hasOwnProperty);
+const arrayPush = uncurry(Array.prototype.push), arraySlice = uncurry(Array.prototype.slice);
+const arrayJoin = uncurry(Array.prototype.join), arrayConcat = uncurry(Array.prototype.concat);
+const strSplit = uncurry(String.prototype.split), strStarts = uncurry(String.prototype.startsWith);
+const strIncludes = uncurry(String.prototype.includes);
+let siteName = null, siteText = null, OURS = null;
+// f() with `hook` as E's Error.prepareStackTrace (and `limit` as its stackTraceLimit), both put
+// back as they were, without running a page's accessor
+function withStackHook(E, hook, limit, f) {
+  const d = getDesc(E, 'prepareStackTrace'), l = getDesc(E, 'stackTraceLimit');
+  defineProperty(E, 'prepareStackTrace', { value: hook, writable: true, configurable: true });
+  if (limit !== null && l) defineProperty(E, 'stackTraceLimit', { value: limit, writable: true,
+    enumerable: l.enumerable, configurable: true });
+  try { return f(); } finally {
+    if (d) defineProperty(E, 'prepareStackTrace', d); else delete E.prepareStackTrace;
+    if (limit !== null && l) defineProperty(E, 'stackTraceLimit', l);
+  }
+}
+try {
+  withStackHook(E0, (e, s) => {
+    const CS = getProto(s[0]);
+    siteName = uncurry(CS.getScriptNameOrSourceURL);
+    siteText = uncurry(CS.toString);
+    OURS = siteName(s[0]);
+    return '';
+  }, null, () => new E0().stack);
+} catch (e) { OURS = null; }
+const ours = (site) => siteName(site) === OURS;
 
 function mix(a, b) {
   let h = imul((a ^ b) >>> 0, 0x9e3779b1);
@@ -46,6 +80,66 @@ function install(win) {
   // Installed already (by this document's own run, or through a parent frame).
   if (apply(NATIVE_TS, FP.toString, []) !== TS_TEXT) return;
 
+  // The error `e` (thrown by a native function or a page's callback under a replacement) with
+  // the stack the page would see without the replacement: this script's frames left out, the
+  // native function's own frame (V8's built-ins have one) kept, as many frames as the page's
+  // Error.stackTraceLimit allows. Formatted now (natively at the page's first read of `stack`).
+  function hide(e) {
+    if (!OURS || e === null || (typeof e !== 'object' && typeof e !== 'function') ||
+        !hasOwn(e, 'stack')) {
+      return e;
+    }
+    try {
+      const WE = win.Error, ld = getDesc(WE, 'stackTraceLimit');
+      const pd = getDesc(WE, 'prepareStackTrace');
+      const limit = ld && ld.value;
+      if (typeof limit !== 'number' || !(limit > 0)) return e;
+      const pageHook = pd ? ('value' in pd ? pd.value : apply(pd.get, WE, [])) : undefined;
+      // the frames under the outermost replacement, for a stack the limit cut short
+      const under = withStackHook(E0, (x, st) => st, limit + 32, () => {
+        const o = {};
+        captureStack(o);
+        return o.stack;
+      });
+      let u = 0;
+      while (u < under.length && ours(under[u])) u++;
+      // frames: the error's own (at most `limit`); isOurs tells this script's apart
+      const kept = (frames, isOurs, text) => {
+        const out = [];
+        let i = 0;
+        if (frames.length < limit) {
+          for (; i < frames.length; i++) if (!isOurs(frames[i])) arrayPush(out, frames[i]);
+          return out;
+        }
+        while (i < frames.length && !isOurs(frames[i])) arrayPush(out, frames[i++]);
+        if (i === frames.length) return frames;
+        for (let j = u; j < under.length && out.length < limit; j++) {
+          if (!ours(under[j])) arrayPush(out, text(under[j]));
+        }
+        return out;
+      };
+      if (typeof pageHook === 'function') {
+        // the page's own formatter gets the call sites it would natively
+        // (V8 asks the realm that made the error: a frame's own window here)
+        const sites = (x, st) => (x === e ? kept(st, ours, (c) => c) : st);
+        withStackHook(WE, (x, st) => apply(pageHook, WE, [x, sites(x, st)]), null, () => e.stack);
+        return e;
+      }
+      // V8's own text (its first line keeps the message the error was made with), less the
+      // lines of this script's frames
+      const text = e.stack;
+      if (typeof text !== 'string') return e;
+      const lines = strSplit(text, '\n');
+      let f = 0;
+      while (f < lines.length && !strStarts(lines[f], '    at ')) f++;
+      const head = arraySlice(lines, 0, f), frames = arraySlice(lines, f);
+      const mark = OURS + ':';
+      const out = kept(frames, (l) => strIncludes(l, mark), (c) => '    at ' + siteText(c));
+      e.stack = arrayJoin(arrayConcat(head, out), '\n');
+    } catch (x) { /* the stack stays as the engine made it */ }
+    return e;
+  }
+
   function disguise(fake, orig) {
     setProto(fake, FP);
     defineProperty(fake, 'length', { value: orig.length, configurable: true });
@@ -57,7 +151,9 @@ function install(win) {
     const d = obj && getDesc(obj, name);
     if (!d || typeof d.get !== 'function') return;
     const orig = d.get;
-    const fake = getDesc({ get [name]() { return value(this, orig); } }, name).get;
+    const fake = getDesc({ get [name]() {
+      try { return value(this, orig); } catch (e) { throw hide(e); }
+    } }, name).get;
     d.get = disguise(fake, orig);
     defineProperty(obj, name, d);
   }
@@ -65,11 +161,20 @@ function install(win) {
   function constGetter(obj, name, v) {
     patchGetter(obj, name, (self, orig) => { apply(orig, self, []); return v; });
   }
-  function patchMethod(obj, name, make) {
+  // `retry(this)`: where the replacement throws, the native function's own error (message and
+  // frame) is the one a page would get; calling it again, on that receiver, gives it (and its
+  // result, if it has one).
+  function patchMethod(obj, name, make, retry) {
     const d = obj && getDesc(obj, name);
     if (!d || typeof d.value !== 'function') return;
-    const orig = d.value;
-    d.value = disguise(make(orig), orig);
+    const orig = d.value, impl = make(orig);
+    const fake = ({ [name]() {
+      try { return apply(impl, this, arguments); } catch (e) {
+        if (!retry) throw hide(e);
+      }
+      try { return apply(orig, retry(this), arguments); } catch (e) { throw hide(e); }
+    } })[name];
+    d.value = disguise(fake, orig);
     defineProperty(obj, name, d);
   }
   function wrapCtor(owner, name, fix) {
@@ -77,8 +182,12 @@ function install(win) {
     if (!d || typeof d.value !== 'function') return null;
     const T = d.value;
     const P = new win.Proxy(T, {
-      apply(target, self, args) { return apply(target, self, fix(args)); },
-      construct(target, args, nt) { return construct(target, fix(args), nt); },
+      apply(target, self, args) {
+        try { return apply(target, self, fix(args)); } catch (e) { throw hide(e); }
+      },
+      construct(target, args, nt) {
+        try { return construct(target, fix(args), nt); } catch (e) { throw hide(e); }
+      },
     });
     wmSet(natives, P, apply(NATIVE_TS, T, []));
     d.value = P;
@@ -169,7 +278,8 @@ function install(win) {
   const then = win.Promise.prototype.then;
   const estimate = (proto) => patchMethod(proto, 'estimate', (orig) => ({
     estimate() {
-      return apply(then, apply(orig, this, arguments), [(r) => { r.quota = C.quota; return r; }]);
+      return apply(then, apply(orig, this, arguments),
+        [(r) => { r.quota = C.quota; return r; }, (e) => { throw hide(e); }]);
     } }).estimate);
   if (win.StorageManager) {
     estimate(win.StorageManager.prototype);
@@ -189,9 +299,12 @@ function install(win) {
   const byLocale = (args) => [args[0] === undefined ? LOC : args[0], args[1]];
   const withZone = (o) => {
     if (o === undefined || o === null) return o === null ? o : { timeZone: TZ };
-    if (o.timeZone !== undefined) return o;
+    if (typeof o !== 'object' && typeof o !== 'function') return { timeZone: TZ };  // ToObject
+    // The zone is read where the engine reads it, in its order among the options (a page can
+    // log the reads), from the page's object first.
     const c = create(o);
-    defineProperty(c, 'timeZone', { value: TZ, enumerable: true });
+    const zone = () => { const z = o.timeZone; return z === undefined ? TZ : z; };
+    defineProperty(c, 'timeZone', { get: zone, enumerable: true });
     return c;
   };
   const DTF = wrapCtor(I, 'DateTimeFormat',
@@ -211,11 +324,18 @@ function install(win) {
   } }).localeCompare);
 
   const WD = win.Date, DP = WD.prototype, N = {};
+  // a Date method whose replacement throws (a receiver that is no Date, a Symbol) throws the
+  // native method's own error
+  // (`Date.parse()` runs on the Date proxy below: its native frame says `Date.parse`, not
+  // `Proxy.parse`, when it runs on Date itself)
+  let DateProxy = null;
+  const dateSelf = (self) => (self === DateProxy ? WD : self);
+  const patchDate = (obj, name, make) => patchMethod(obj, name, make, dateSelf);
   for (const k of Object.getOwnPropertyNames(DP)) {
     const d = getDesc(DP, k);
     if (typeof d.value === 'function') N[k] = d.value;
   }
-  const nParse = WD.parse;
+  const nParse = WD.parse, nUTC = WD.UTC;
   const parts = uncurry(DTF.prototype.formatToParts);
   const wall = new DTF('en-US', { timeZone: TZ, hourCycle: 'h23', era: 'short', year: 'numeric',
     month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
@@ -293,19 +413,19 @@ function install(win) {
     getSeconds: 'getUTCSeconds', getMilliseconds: 'getUTCMilliseconds' };
   for (const name in GETTERS) {
     const utc = N[GETTERS[name]];
-    patchMethod(DP, name, () => ({ [name]() {
+    patchDate(DP, name, () => ({ [name]() {
       const t = tv(this);
       return t !== t ? NaN : apply(utc, localAt(t), []);
     } })[name]);
   }
-  patchMethod(DP, 'getYear', () => ({ getYear() {
+  patchDate(DP, 'getYear', () => ({ getYear() {
     const t = tv(this);
     return t !== t ? NaN : apply(N.getUTCFullYear, localAt(t), []) - 1900;
   } }).getYear);
   // whole minutes, truncated as V8 does: a local mean time's seconds (Kathmandu +5:41:16 until
   // 1920) count in the fields but not in the offset
   const zoneMinutes = (t) => trunc(-offsetAt(t) / 60000) + 0;
-  patchMethod(DP, 'getTimezoneOffset', () => ({ getTimezoneOffset() {
+  patchDate(DP, 'getTimezoneOffset', () => ({ getTimezoneOffset() {
     const t = tv(this);
     return t !== t ? NaN : zoneMinutes(t);
   } }).getTimezoneOffset);
@@ -314,7 +434,7 @@ function install(win) {
     setMonth: 'setUTCMonth', setFullYear: 'setUTCFullYear' };
   for (const name in SETTERS) {
     const utc = N[SETTERS[name]];
-    patchMethod(DP, name, (orig) => ({ [name](...args) {
+    patchDate(DP, name, (orig) => ({ [name](...args) {
       const t = tv(this);
       if (t !== t && name !== 'setFullYear') return apply(orig, this, args);
       const w = apply(utc, at(t !== t ? 0 : t + offsetAt(t)), args);
@@ -361,7 +481,7 @@ function install(win) {
     toTimeString: timeText };
   for (const name in TEXTS) {
     const text = TEXTS[name];
-    patchMethod(DP, name, () => ({ [name]() {
+    patchDate(DP, name, () => ({ [name]() {
       const t = tv(this);
       return t !== t ? 'Invalid Date' : text(t);
     } })[name]);
@@ -378,7 +498,7 @@ function install(win) {
     const fields = { timeZone: TZ };
     for (const group of LOCALE_TEXTS[name]) for (const k in group) fields[k] = group[k];
     let format = null;
-    patchMethod(DP, name, (orig) => ({ [name]() {
+    patchDate(DP, name, (orig) => ({ [name]() {
       if (arguments[0] === undefined && arguments[1] === undefined) {
         const t = tv(this);
         if (t !== t) return 'Invalid Date';
@@ -401,19 +521,24 @@ function install(win) {
     const w = t - apply(N.getTimezoneOffset, d, []) * 60000;
     return toInstant(w);
   }
-  patchMethod(WD, 'parse', () => ({ parse(s) { return parseLocal('' + s); } }).parse);
+  patchDate(WD, 'parse', () => ({ parse(s) { return parseLocal('' + s); } }).parse);
+  patchDate(WD, 'UTC', (orig) => ({ UTC() {
+    return apply(orig, dateSelf(this), arguments);
+  } }).UTC);
   const toStringFake = DP.toString;
-  const DateProxy = new win.Proxy(WD, {
+  DateProxy = new win.Proxy(WD, {
     apply() { return apply(toStringFake, new WD(), []); },
     construct(target, args, nt) {
-      if (args.length >= 2) {
-        const u = apply(WD.UTC, WD, args);
-        return construct(target, [u !== u ? NaN : toInstant(u)], nt);
-      }
-      if (args.length === 1 && typeof args[0] === 'string') {
-        return construct(target, [parseLocal(args[0])], nt);
-      }
-      return construct(target, args, nt);
+      try {
+        if (args.length >= 2) {
+          const u = apply(nUTC, WD, args);
+          return construct(target, [u !== u ? NaN : toInstant(u)], nt);
+        }
+        if (args.length === 1 && typeof args[0] === 'string') {
+          return construct(target, [parseLocal(args[0])], nt);
+        }
+      } catch (e) { /* the native constructor's own error, below */ }
+      try { return construct(target, args, nt); } catch (e) { throw hide(e); }
     },
   });
   wmSet(natives, DateProxy, apply(NATIVE_TS, WD, []));
@@ -600,22 +725,22 @@ function install(win) {
     };
     const app = { isInstalled: false };
     app.getDetails = named({ getDetails() {
-      if (arguments.length) throw invocation('getDetails', '');
+      if (arguments.length) throw hide(invocation('getDetails', ''));
       return null;
     } }.getDetails);
     app.getIsInstalled = named({ getIsInstalled() {
-      if (arguments.length) throw invocation('getIsInstalled', '');
+      if (arguments.length) throw hide(invocation('getIsInstalled', ''));
       return false;
     } }.getIsInstalled);
     app.installState = named({ installState() {
       const callback = arguments[0];
       if (arguments.length > 1 || (callback !== undefined && typeof callback !== 'function')) {
-        throw invocation('installState', 'optional function callback');
+        throw hide(invocation('installState', 'optional function callback'));
       }
       if (callback) apply(later, win, [() => callback('not_installed'), 0]);
     } }.installState);
     app.runningState = named({ runningState() {
-      if (arguments.length) throw invocation('runningState', '');
+      if (arguments.length) throw hide(invocation('runningState', ''));
       return 'cannot_run';
     } }.runningState);
     app.InstallState = { DISABLED: 'disabled', INSTALLED: 'installed',
@@ -644,4 +769,5 @@ function install(win) {
 // a document's window, or a worker's global scope
 try { install(globalThis); } catch (e) { /* a partial identity beats a broken page */ }
 })(/*CONFIG*/);
+//# sourceURL=userscript:svc-identity
 """

@@ -82,6 +82,45 @@ function tamper(w, f) {
     Reflect.ownKeys(f).join(','), 'prototype' in f, Object.getPrototypeOf(f) === w.Function.prototype,
   ];
 }
+// the stack of an error thrown through a replaced function, as a page reads it: the lines of
+// `stack` (without places) and the call sites its own Error.prepareStackTrace gets
+const G = (o, k) => Object.getOwnPropertyDescriptor(o, k);
+function stackOf(run) {
+  try { run(); return 'no error'; }
+  catch (e) { return String(e.stack).replace(/(https?|blob):[^\s)]+/g, 'PAGE').replace(/:\d+:\d+/g, ''); }
+}
+function errorStacks(w) {
+  const E = w.Error, you = (f) => f(), cant = (f) => you(f), hide = (f) => cant(f);
+  const deep = (n, f) => (n === 0 ? f() : deep(n - 1, f));
+  const cases = {
+    platform: () => G(w.Navigator.prototype, 'platform').get.call({}),
+    toDataURL: () => w.HTMLCanvasElement.prototype.toDataURL.call({}),
+    toStringChain: () => hide(() => Object.create(G(w.Navigator.prototype, 'platform').get).toString()),
+    toStringOfObject: () => w.Function.prototype.toString.call({}),
+    getHours: () => w.Date.prototype.getHours.call({}),
+    setHours: () => w.Date.prototype.setHours.call({}, 1),
+    intl: () => new w.Intl.DateTimeFormat('!!'),
+    toLocale: () => new w.Date(0).toLocaleString('!!'),
+    dateValueOf: () => new w.Date({ valueOf() { throw new E('from the page'); } }),
+    parseSymbol: () => w.Date.parse(Symbol()),
+    zoneGetter: () => new w.Intl.DateTimeFormat('en', { get timeZone() { throw new E('zone'); } }),
+  };
+  const out = {};
+  for (const k in cases) out[k] = stackOf(cases[k]);
+  const limit = E.stackTraceLimit;
+  E.stackTraceLimit = 2;
+  out.limited = stackOf(() => deep(5, cases.getHours));
+  E.stackTraceLimit = limit;
+  E.prepareStackTrace = (e, sites) => sites.map((c) => [c.getTypeName(), c.getFunctionName(),
+    c.isNative(), (c.getFileName() || '').replace(/https?:.*/, 'PAGE')].join(' '));
+  out.sites = stackOf(() => hide(() => Object.create(w.Date.prototype.getHours).toString()));
+  out.sitesGetter = stackOf(cases.platform);
+  delete E.prepareStackTrace;
+  const order = [];
+  new w.Intl.DateTimeFormat('en', new Proxy({}, { get(t, k) { order.push(String(k)); } }));
+  out.optionOrder = order.join();
+  return out;
+}
 function checks(w) {
   const ts = w.Function.prototype.toString;
   let illegal = null;
@@ -104,6 +143,7 @@ function checks(w) {
     tamper: [tamper(w, Object.getOwnPropertyDescriptor(w.Navigator.prototype, 'platform').get),
       tamper(w, w.HTMLCanvasElement.prototype.toDataURL), tamper(w, w.Function.prototype.toString)],
     tamperNative: tamper(w, Object.getOwnPropertyDescriptor(w.Navigator.prototype, 'vendor').get),
+    stacks: errorStacks(w),
   };
 }
 function webgl(w) {
@@ -139,6 +179,14 @@ async function report(w) {
 # What a worker reports (a dedicated worker, the worker it starts, and the service worker),
 # asked through a MessageChannel port; FIRST, ORIGIN and NESTED_SRC come before it.
 WORKER_BODY = r"""
+function workerStacks() {
+  const stackOf = (run) => { try { run(); return 'no error'; } catch (e) {
+    return String(e.stack).replace(/(https?|blob):[^\s)]+/g, 'PAGE').replace(/:\d+:\d+/g, ''); } };
+  const G = (o, k) => Object.getOwnPropertyDescriptor(o, k);
+  return [stackOf(() => G(WorkerNavigator.prototype, 'platform').get.call({})),
+    stackOf(() => Date.prototype.getHours.call({})), stackOf(() => new Intl.DateTimeFormat('!!')),
+    stackOf(() => Object.create(Date.prototype.getHours).toString())];
+}
 async function probe() {
   const n = self.navigator;
   const d = Object.getOwnPropertyDescriptor(WorkerNavigator.prototype, 'hardwareConcurrency');
@@ -153,7 +201,7 @@ async function probe() {
     offsetJul: new Date(2024, 6, 15, 12).getTimezoneOffset(),
     quota: (await n.storage.estimate()).quota,
     coresGetter: Function.prototype.toString.call(d.get),
-    first: FIRST };
+    stacks: workerStacks(), first: FIRST };
 }
 self.onmessage = async (e) => {
   let out;

@@ -268,6 +268,33 @@ def test_overrides_look_native(reports: dict[str, Any]) -> None:
             assert got == expected, (key, got)
 
 
+def test_errors_through_replaced_functions_have_native_stacks(reports: dict[str, Any]) -> None:
+    """An error thrown through a replaced function (a wrong receiver, a bad locale, a page's own
+    callback) reads as the native one: the same lines in `stack` (the built-in's own frame
+    kept, none of the identity script's), the same call sites for the page's own
+    Error.prepareStackTrace, the same count under a small Error.stackTraceLimit, and the
+    options read in the engine's order. Lie detectors (CreepJS) read these."""
+    native, fp = reports["reports"]["native"], reports["reports"]["seedA"]
+    for key in ("checks", "madeChecks"):
+        expected, got = native[key]["stacks"], fp[key]["stacks"]
+        assert "svc-identity" not in json.dumps(got), key
+        for case, text in expected.items():
+            assert got[case] == text, (key, case)
+        # what the native run shows, so the comparison compares something
+        assert expected["platform"].startswith("TypeError: Illegal invocation\n    at "), expected
+        assert "at Object.getHours (<anonymous>)" in expected["getHours"], expected
+        assert (
+            "at Function.toString (<anonymous>)\n    at PAGE\n    at you "
+            in expected["toStringChain"]
+        )
+        assert "at new Date (<anonymous>)" in expected["dateValueOf"], expected
+        assert expected["limited"].count("\n    at ") == 2, expected
+    for where in ("dedicated", "nested", "service"):
+        ours, theirs = workers_of(fp)[where], workers_of(native)[where]
+        assert ours["stacks"] == theirs["stacks"], where
+        assert "Illegal invocation" in theirs["stacks"][0], where
+
+
 PDF_VIEWERS = "PDF Viewer, Chrome PDF Viewer, Chromium PDF Viewer, Microsoft Edge PDF Viewer, "
 PDF_VIEWERS += "WebKit built-in PDF"
 
