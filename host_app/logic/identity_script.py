@@ -556,10 +556,12 @@ function install(win) {
     // seed, the pixel's place on the canvas and its colour without those bits: at most 1 off,
     // the same drawing always reads the same, and noising twice changes nothing more (an
     // install layered over another through a parent frame stays within 1).
-    const noise = (data, x0, y0, w) => {
+    // (rows go down the canvas from y0; with `up`, as WebGL reads them, up from it)
+    const noise = (data, x0, y0, w, up) => {
+      const dy = up ? -1 : 1;
       for (let i = 0, n = data.length; i < n; i += 4) {
         if (data[i + 3] !== 255) continue;
-        const k = i >> 2, x = x0 + (k % w), y = y0 + floor(k / w);
+        const k = i >> 2, x = x0 + (k % w), y = y0 + dy * floor(k / w);
         const rgb = (data[i] | (data[i + 1] << 8) | (data[i + 2] << 16)) & 0xfefefe;
         const h = mix(K, mix(imul(y, 0x10001) ^ x, rgb));
         if ((h & 3) !== 0) continue;
@@ -577,8 +579,72 @@ function install(win) {
       noise(img.data, x, y, img.width);
       return img;
     } }).getImageData;
+    const OCV = win.OffscreenCanvas;
+    if (O2D && OCV && OCV.prototype.convertToBlob) offscreenCanvases(OCV, O2D, noise);
     patchMethod(O2D, 'getImageData', imageData);
     if (C2D && win.HTMLCanvasElement) canvasElements(C2D, imageData, noise);
+    for (const name of ['WebGLRenderingContext', 'WebGL2RenderingContext']) {
+      if (win[name]) glPixels(win[name].prototype, name === 'WebGL2RenderingContext', noise);
+    }
+  }
+  // OffscreenCanvas.convertToBlob (in documents and workers): the engine answers first (its
+  // checks, its errors: a canvas without a context, a detached one), then the blob comes from a
+  // noised copy of the pixels as they were at the call.
+  function offscreenCanvases(OCV, O2D, noise) {
+    const OCP = OCV.prototype;
+    const ow = getDesc(OCP, 'width').get, oh = getDesc(OCP, 'height').get;
+    const nGetContext = OCP.getContext, nGet = O2D.getImageData, nPut = O2D.putImageData;
+    const nDraw = O2D.drawImage, settle = win.Promise.prototype.then;
+    function copy(canvas) {
+      const w = apply(ow, canvas, []), h = apply(oh, canvas, []);
+      if (!w || !h || w * h > 16777216) return null;
+      const tmp = construct(OCV, [w, h]);
+      const ctx = apply(nGetContext, tmp, ['2d']);
+      apply(nDraw, ctx, [canvas, 0, 0]);
+      const img = apply(nGet, ctx, [0, 0, w, h]);
+      noise(img.data, 0, 0, w);
+      apply(nPut, ctx, [img, 0, 0]);
+      return tmp;
+    }
+    patchMethod(OCP, 'convertToBlob', (orig) => ({ convertToBlob() {
+      const own = apply(orig, this, arguments), args = arguments;
+      let tmp = null;
+      try { tmp = copy(this); } catch (e) { /* the engine's answer below says why */ }
+      return apply(settle, own, [(blob) => (tmp === null ? blob : apply(orig, tmp, args)),
+        (e) => { throw hide(e); }]);
+    } }).convertToBlob);
+  }
+  // WebGL's readPixels of the canvas's own drawing buffer (RGBA bytes, as fingerprinters read
+  // it) gets the noise toDataURL gives the same pixels; a framebuffer of the page's own (GPU
+  // picking reads object ids from one) and other formats stay exact.
+  function glPixels(GP, gl2, noise) {
+    const nParam = GP.getParameter, dbh = getDesc(GP, 'drawingBufferHeight').get;
+    const U8 = win.Uint8Array, TA = getProto(U8.prototype);
+    const tag = getDesc(TA, Symbol.toStringTag).get, buf = getDesc(TA, 'buffer').get;
+    const byteOffset = getDesc(TA, 'byteOffset').get, len = getDesc(TA, 'length').get;
+    // framebuffer bindings, then (WebGL 2) the pack state that moves rows
+    const DEFAULTS = gl2 ? [0x8CA6, 0x8CAA, 0x0D02, 0x0D03, 0x0D04] : [0x8CA6];
+    patchMethod(GP, 'readPixels', (orig) => ({ readPixels(x, y, width, height, format, type,
+      pixels) {
+      const r = apply(orig, this, arguments);
+      const kind = pixels && typeof pixels === 'object' ? apply(tag, pixels, []) : undefined;
+      if (format !== 0x1908 || type !== 0x1401 || (kind !== 'Uint8Array' &&
+          kind !== 'Uint8ClampedArray')) {
+        return r;
+      }
+      for (let i = 0; i < DEFAULTS.length; i++) {
+        const v = apply(nParam, this, [DEFAULTS[i]]);
+        if (v !== null && v !== 0) return r;
+      }
+      const w = trunc(+width), h = trunc(+height);
+      const at = arguments.length > 7 ? trunc(+arguments[7]) : 0, n = apply(len, pixels, []);
+      // (an array too short for the rectangle is a GL error: the engine wrote nothing)
+      if (!(w > 0) || !(h > 0) || !(at >= 0) || n - at < w * h * 4) return r;
+      const view = construct(U8, [apply(buf, pixels, []), apply(byteOffset, pixels, []) + at,
+        w * h * 4]);
+      noise(view, trunc(+x) || 0, apply(dbh, this, []) - 1 - (trunc(+y) || 0), w, true);
+      return r;
+    } }).readPixels);
   }
   function canvasElements(C2D, imageData, noise) {
     const nGet = C2D.getImageData, nPut = C2D.putImageData, nDraw = C2D.drawImage;

@@ -13,9 +13,27 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from urllib.parse import urlsplit
 
-PROBE = r"""
+# what documents and workers both run
+COMMON = r"""
 function fnv(s) { let h = 0x811c9dc5; for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i);
   h = Math.imul(h, 0x01000193); } return (h >>> 0).toString(16); }
+// OffscreenCanvas.convertToBlob of a fixed drawing (the same in a worker), twice
+async function blobProbe() {
+  const c = new OffscreenCanvas(64, 24), x = c.getContext('2d');
+  x.fillStyle = 'rgb(10,200,30)'; x.fillRect(0, 0, 64, 24);
+  x.fillStyle = 'rgb(250,100,0)'; x.fillRect(8, 4, 20, 10);
+  const hash = async () => fnv(Array.from(new Uint8Array(await (await c.convertToBlob())
+    .arrayBuffer())).join());
+  let empty;
+  try { await new OffscreenCanvas(4, 4).convertToBlob(); empty = 'resolved'; }
+  catch (e) { empty = e.name; }
+  return [await hash(), await hash(), empty];
+}
+"""
+
+PROBE = (
+    COMMON
+    + r"""
 function basics(w) {
   const n = w.navigator, s = w.screen;
   return { ua: n.userAgent, platform: n.platform, languages: n.languages, language: n.language,
@@ -54,6 +72,50 @@ function canvasProbe(w) {
   const all = x.getImageData(0, 0, 220, 60).data;
   let sum = 0; for (let i = 0; i < all.length; i++) sum = (sum * 31 + all[i]) >>> 0;
   return { url: fnv(c.toDataURL()), data: sum.toString(16), maxDiff, changed };
+}
+// WebGL's readPixels of the canvas (two colours, one per half) against the colours drawn, against
+// the same canvas read through a 2D copy, and of a framebuffer of the page's own
+function glPixelsProbe(w) {
+  const c = w.document.createElement('canvas'); c.width = 32; c.height = 16;
+  const gl = c.getContext('webgl');
+  if (!gl) return null;
+  const paint = () => {
+    gl.enable(gl.SCISSOR_TEST);
+    gl.scissor(0, 0, 32, 8); gl.clearColor(0.2, 0.4, 0.6, 1); gl.clear(gl.COLOR_BUFFER_BIT);
+    gl.scissor(0, 8, 32, 8); gl.clearColor(0.8, 0.2, 0.4, 1); gl.clear(gl.COLOR_BUFFER_BIT);
+    gl.disable(gl.SCISSOR_TEST);
+  };
+  paint();
+  const px = new Uint8Array(32 * 16 * 4);
+  gl.readPixels(0, 0, 32, 16, gl.RGBA, gl.UNSIGNED_BYTE, px);
+  const want = (row) => (row < 8 ? [51, 102, 153, 255] : [204, 51, 102, 255]);
+  let maxDiff = 0, changed = 0;
+  for (let i = 0; i < px.length; i++) {
+    const diff = Math.abs(px[i] - want(Math.floor(i / 128))[i % 4]);
+    if (diff > maxDiff) maxDiff = diff;
+    if (diff) changed++;
+  }
+  // the same pixels through a 2D copy (rows top down there)
+  const c2 = w.document.createElement('canvas'); c2.width = 32; c2.height = 16;
+  const x2 = c2.getContext('2d');
+  x2.drawImage(c, 0, 0);
+  const d2 = x2.getImageData(0, 0, 32, 16).data;
+  let agree = true;
+  for (let row = 0; row < 16; row++) for (let i = 0; i < 128; i++) {
+    if (px[row * 128 + i] !== d2[(15 - row) * 128 + i]) agree = false;
+  }
+  // a framebuffer of the page's own: read exactly
+  const fb = gl.createFramebuffer(), tex = gl.createTexture();
+  gl.bindTexture(gl.TEXTURE_2D, tex);
+  gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 32, 16, 0, gl.RGBA, gl.UNSIGNED_BYTE, null);
+  gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
+  gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0);
+  paint();
+  const own = new Uint8Array(32 * 16 * 4);
+  gl.readPixels(0, 0, 32, 16, gl.RGBA, gl.UNSIGNED_BYTE, own);
+  let ownExact = true;
+  for (let i = 0; i < own.length; i++) if (own[i] !== want(Math.floor(i / 128))[i % 4]) ownExact = false;
+  return { hash: fnv(Array.from(px).join()), maxDiff, changed, agree, ownExact };
 }
 function describe(obj, name) {
   const d = Object.getOwnPropertyDescriptor(obj, name);
@@ -169,16 +231,21 @@ async function report(w) {
   const out = basics(w);
   out.canvas = canvasProbe(w);
   out.webgl = webgl(w);
+  out.glPixels = glPixelsProbe(w);
+  out.blob = await blobProbe();
   out.quota = (await w.navigator.storage.estimate()).quota;
   out.audio = await audio(w);
   out.headers = await (await w.fetch('/echo')).json();
   return out;
 }
 """
+)
 
 # What a worker reports (a dedicated worker, the worker it starts, and the service worker),
 # asked through a MessageChannel port; FIRST, ORIGIN and NESTED_SRC come before it.
-WORKER_BODY = r"""
+WORKER_BODY = (
+    COMMON
+    + r"""
 function workerStacks() {
   const stackOf = (run) => { try { run(); return 'no error'; } catch (e) {
     return String(e.stack).replace(/(https?|blob):[^\s)]+/g, 'PAGE').replace(/:\d+:\d+/g, ''); } };
@@ -201,7 +268,7 @@ async function probe() {
     offsetJul: new Date(2024, 6, 15, 12).getTimezoneOffset(),
     quota: (await n.storage.estimate()).quota,
     coresGetter: Function.prototype.toString.call(d.get),
-    stacks: workerStacks(), first: FIRST };
+    stacks: workerStacks(), blob: await blobProbe(), first: FIRST };
 }
 self.onmessage = async (e) => {
   let out;
@@ -220,6 +287,7 @@ self.onmessage = async (e) => {
   e.ports[0].postMessage(out);
 };
 """
+)
 
 SERVICE_WORKER = (
     "const FIRST = [self.navigator.platform, self.navigator.hardwareConcurrency];\n"

@@ -295,6 +295,36 @@ def test_errors_through_replaced_functions_have_native_stacks(reports: dict[str,
         assert "Illegal invocation" in theirs["stacks"][0], where
 
 
+def test_webgl_reads_and_offscreen_blobs_carry_the_seeds_noise(reports: dict[str, Any]) -> None:
+    """WebGL's readPixels of the canvas and OffscreenCanvas.convertToBlob (in a document and a
+    worker) were read exactly: the same hash for every seed. Now they carry the canvas noise:
+    at most 1 off, stable for a seed, different across seeds, the same pixels as the canvas read
+    through a 2D copy; a framebuffer of the page's own reads exactly (GPU picking), and a canvas
+    without a context still fails as natively."""
+    r = reports["reports"]
+    native, a, b, again = (r[k]["main"] for k in ("native", "seedA", "seedB", "seedA_reload"))
+    for name, rep in (("native", native), ("seedA", a), ("seedB", b)):
+        gl = rep["glPixels"]
+        assert gl is not None, name
+        assert gl["agree"] is True, name
+        assert gl["ownExact"] is True, (name, gl)
+    assert native["glPixels"]["changed"] == 0
+    for rep in (a, b):
+        assert rep["glPixels"]["maxDiff"] == 1
+        assert rep["glPixels"]["changed"] > 0
+    assert a["glPixels"]["hash"] != b["glPixels"]["hash"]
+    assert again["glPixels"]["hash"] == a["glPixels"]["hash"]
+    assert native["blob"][2] == "InvalidStateError"
+    for rep in (native, a, b, again):
+        assert rep["blob"][0] == rep["blob"][1]
+        assert rep["blob"][2] == native["blob"][2]
+    assert len({native["blob"][0], a["blob"][0], b["blob"][0]}) == 3
+    assert again["blob"][0] == a["blob"][0]
+    # a worker's drawing reads as the page's
+    for name in ("native", "seedA", "seedB"):
+        assert r[name]["worker"]["blob"] == r[name]["main"]["blob"], name
+
+
 PDF_VIEWERS = "PDF Viewer, Chrome PDF Viewer, Chromium PDF Viewer, Microsoft Edge PDF Viewer, "
 PDF_VIEWERS += "WebKit built-in PDF"
 
