@@ -44,6 +44,7 @@ from .logic.assets import (
 )
 from .logic.filter_events import FILTERED, SUMMARY, FilterEvents
 from .logic.frames import MAX_DEPTH, HostFrame
+from .logic.identity import hint_headers
 from .logic.images import QT_FORMAT, qt_quality
 from .logic.memory import RendererMemory
 from .logic.page_events import PageEvent, PageEvents
@@ -53,6 +54,7 @@ from .logic.readiness import Probe
 from .qt import (
     QApplication,
     QBuffer,
+    QByteArray,
     QEvent,
     QIODevice,
     QMouseEvent,
@@ -190,6 +192,9 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
         self.navigation = navigation  # told of main-frame requests that are not redirects
         self.filtered = filtered  # told of each request blocked by a filter
         self.assets = assets  # None: the asset scheme is not registered (no redirects)
+        # client hints the engine answers from the machine -> the fingerprint's value
+        # (`logic.identity.hint_headers`; empty for a native session)
+        self.hint_headers: dict[str, str] = {}
 
     def interceptRequest(self, info: QWebEngineUrlRequestInfo | None) -> None:
         if info is None:
@@ -223,12 +228,22 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
             if verdict.filtered:
                 self.filtered(request, verdict)
             return
+        if self.hint_headers:
+            self._hints(info)
         if self.assets is None:
             return
         if rtype != "main_frame":
             self._asset_step(info, request, KINDS.get(info.resourceType(), "other"))
         elif info.navigationType() != redirect:
             self._hold_first_load(info)
+
+    def _hints(self, info: QWebEngineUrlRequestInfo) -> None:
+        """A client hint the site asked for (Accept-CH) says the fingerprint's value, as the
+        page's navigator does, where the engine wrote the machine's."""
+        for name in info.httpHeaders():
+            value = self.hint_headers.get(bytes(name.data()).decode("latin-1").lower())
+            if value is not None:
+                info.setHttpHeader(name, QByteArray(value.encode("ascii")))
 
     def _hold_first_load(self, info: QWebEngineUrlRequestInfo) -> None:
         """A popup's first document, once the rules let it go, waits in the asset scheme
@@ -445,6 +460,7 @@ class SessionBrowser:
         interceptor = Interceptor(
             self.policy, profile, self._navigation, self._filtered, self.assets
         )
+        interceptor.hint_headers = hint_headers(settings.identity)
         profile.setUrlRequestInterceptor(interceptor)
         self._interceptor = interceptor
         profile.setNotificationPresenter(self._notification)
@@ -536,6 +552,7 @@ class SessionBrowser:
 
     def identity_changed(self, fp: FingerprintProfile | None) -> None:
         """The session's new fingerprint, on an open session (its profile has it already)."""
+        self._interceptor.hint_headers = hint_headers(fp)
         if self.workers is not None:
             self.workers.set_identity(fp)
 

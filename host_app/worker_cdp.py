@@ -35,6 +35,7 @@ from .logic.worker_cdp import (
     Output,
     Ready,
     Send,
+    Settled,
     Size,
     UserAgentOverride,
     WorkerChannel,
@@ -261,7 +262,8 @@ class PageWorkers:
         return self.channel.ready
 
     def when_ready(self, run: Callable[[], None]) -> None:
-        """`run` once the page's auto-attach is on, or after FIRST_LOAD_WAIT_MS (logged)."""
+        """`run` once the page's auto-attach is on and an identity change has reached the
+        backend, or after FIRST_LOAD_WAIT_MS (logged)."""
         if self.ready or self.closed:
             run()
             return
@@ -365,10 +367,14 @@ class PageWorkers:
             if run not in self._waiting:
                 return
             self._waiting.remove(run)
+            what = (
+                "an identity change's answer: it may carry the previous identity"
+                if self.channel.attached
+                else "the workers' auto-attach: its first workers may run native"
+            )
             self._log(
                 "identity.workers",
-                f"the page's first load went on after {FIRST_LOAD_WAIT_MS} ms without the "
-                "workers' auto-attach: its first workers may run native",
+                f"the page's load went on after {FIRST_LOAD_WAIT_MS} ms without {what}",
             )
             run()
 
@@ -399,6 +405,8 @@ class PageWorkers:
                     self._log("identity.workers", f"workers' auto-attach on after {ms} ms")
                 else:
                     self._log("identity.workers", "the workers' auto-attach was refused")
+                self._release()
+            elif isinstance(out, Settled):
                 self._release()
             elif isinstance(out, Answered):
                 fut = self._calls.pop(out.id, None)

@@ -266,6 +266,32 @@ def window_misfit(viewport: tuple[int, int], fp: FingerprintProfile) -> str | No
     )
 
 
+def _number(value: float) -> str:
+    """A number as Chrome writes it in a client-hint header: `4`, `0.5`, `1.25`."""
+    return str(int(value)) if value == int(value) else repr(value)
+
+
+def hint_headers(fp: FingerprintProfile | None) -> dict[str, str]:
+    """The client hints a site asks for with Accept-CH that the engine answers from the machine
+    (its memory, its display's scale, its own network estimate), by lower-case header name, as
+    the fingerprint's navigator says them: a request that carries one gets this value instead.
+    Empty for a native session. The viewport's hints stay the engine's (the view is real)."""
+    if fp is None:
+        return {}
+    memory = _number(device_memory(fp.device_memory_gib))
+    scale = _number(fp.screen.device_scale_factor)
+    effective, downlink, rtt = network(fp.network_profile)
+    return {
+        "device-memory": memory,
+        "sec-ch-device-memory": memory,
+        "dpr": scale,
+        "sec-ch-dpr": scale,
+        "ect": effective,
+        "downlink": _number(downlink),
+        "rtt": str(rtt),
+    }
+
+
 def engine_identity(fp: FingerprintProfile) -> EngineIdentity:
     hints = client_hints(fp)
     majors, fulls = page_brand_lists(hints)

@@ -294,6 +294,26 @@ function install(win) {
     });
   }
 
+  // The deprecated callback API answers the same quota (a page may read both and compare); its
+  // interface has no global name, so its prototype is patched at the first read.
+  let quotaPatched = false;
+  patchGetter(NP, 'webkitTemporaryStorage', (self, orig) => {
+    const q = apply(orig, self, []);
+    if (!quotaPatched && q) {
+      quotaPatched = true;
+      patchMethod(getProto(q), 'queryUsageAndQuota', (native) => ({ queryUsageAndQuota(done) {
+        const args = arguments;
+        if (typeof done === 'function') {
+          args[0] = function (usage, quota) {
+            try { return apply(done, this, [usage, C.quota]); } catch (e) { throw hide(e); }
+          };
+        }
+        return apply(native, this, args);
+      } }).queryUsageAndQuota);
+    }
+    return q;
+  });
+
   // --- locale and time zone -----------------------------------------------------------------
   const LOC = C.locale, TZ = C.timezone, I = win.Intl;
   const byLocale = (args) => [args[0] === undefined ? LOC : args[0], args[1]];

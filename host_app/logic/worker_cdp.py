@@ -245,7 +245,14 @@ class Answered:
     ok: bool
 
 
-Output = Send | Ready | CdpFailed | WorkerHeld | Answered
+@dataclass(frozen=True)
+class Settled:
+    """The backend answered every command of an identity change (`set_identity`): a
+    navigation that starts now carries the new identity (the user agent's override is the
+    page's, and a request made before its answer still carries the old one, measured)."""
+
+
+Output = Send | Ready | CdpFailed | WorkerHeld | Answered | Settled
 
 
 @dataclass(frozen=True)
@@ -279,12 +286,19 @@ class WorkerChannel:
         self.user_agent = user_agent
         self.viewport = viewport
         self.started = False
-        self.ready = False
+        self.attached = False  # the page's auto-attach answered
+        self._changing: set[int] = set()  # commands of an identity change not answered yet
         self.sessions: dict[str, TargetInfo] = {}  # attached targets by session id
         self.preluded: set[str] = set()  # sessions whose prelude ran without an error
         self.ended: set[str] = set()  # sessions whose worker ended (a shared one may restart)
         self._next_id = 0
         self._sent: dict[int, _Sent] = {}
+
+    @property
+    def ready(self) -> bool:
+        """Whether a load may start: the auto-attach is on and no identity change is on its
+        way to the backend."""
+        return self.attached and not self._changing
 
     def start(self) -> list[Output]:
         self.started = True
@@ -328,6 +342,8 @@ class WorkerChannel:
             out.append(self._command("Emulation.clearDeviceMetricsOverride", NoParams()))
         elif screen_changed:
             out.append(self._command("Emulation.setDeviceMetricsOverride", self._metrics()))
+        if self.started:
+            self._changing.update(self._next_id - i for i in range(len(out)))
         return out
 
     def set_viewport(self, viewport: Size) -> list[Output]:
@@ -419,8 +435,12 @@ class WorkerChannel:
         if sent.answered:
             out.append(Answered(msg.id, msg.error is None))
         if sent.method == "Target.setAutoAttach" and sent.session_id == PAGE_SESSION:
-            self.ready = True
+            self.attached = True
             out.append(Ready(msg.error is None))
+        if msg.id in self._changing:
+            self._changing.discard(msg.id)
+            if not self._changing and self.attached:
+                out.append(Settled())
         return out
 
     def _paused(self, sid: str) -> list[Output]:

@@ -54,7 +54,9 @@ function basics(w) {
     orientation: s.orientation ? [s.orientation.type, s.orientation.angle] : null,
     pointer: [w.matchMedia('(pointer: fine)').matches, w.matchMedia('(any-pointer: fine)').matches,
       w.matchMedia('(hover: hover)').matches],
-    outer: [w.outerWidth, w.outerHeight, w.innerWidth, w.innerHeight] };
+    outer: [w.outerWidth, w.outerHeight, w.innerWidth, w.innerHeight],
+    net: n.connection ? [n.connection.effectiveType, n.connection.rtt, n.connection.downlink]
+      : null };
 }
 function canvasProbe(w) {
   const c = w.document.createElement('canvas'); c.width = 220; c.height = 60;
@@ -234,6 +236,8 @@ async function report(w) {
   out.glPixels = glPixelsProbe(w);
   out.blob = await blobProbe();
   out.quota = (await w.navigator.storage.estimate()).quota;
+  out.webkitQuota = await new Promise((r) => w.navigator.webkitTemporaryStorage
+    .queryUsageAndQuota((usage, quota) => r(quota), () => r('error')));
   out.audio = await audio(w);
   out.headers = await (await w.fetch('/echo')).json();
   return out;
@@ -357,6 +361,13 @@ FRAME = (
 )
 
 
+# and those the engine answers from the machine (memory, display scale, network estimate)
+ACCEPT_CH = (
+    "Sec-CH-UA-Full-Version-List, Sec-CH-UA-Platform-Version, Sec-CH-UA-Arch, Device-Memory, "
+    "Sec-CH-Device-Memory, DPR, Sec-CH-DPR, ECT, RTT, Downlink"
+)
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: IdentitySite._Server
@@ -385,9 +396,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         # Chrome sends the high-entropy hints only to a site that asks for them
-        self.send_header(
-            "Accept-CH", "Sec-CH-UA-Full-Version-List, Sec-CH-UA-Platform-Version, Sec-CH-UA-Arch"
-        )
+        self.send_header("Accept-CH", ACCEPT_CH)
         self.end_headers()
         self.wfile.write(body)
 

@@ -157,6 +157,48 @@ def test_a_custom_profile_reaches_http_frames_and_workers(reports: dict[str, Any
     assert sorted(w["brands"]) == ["Chromium/140", "Google Chrome/140", "Not=A?Brand/24"]
 
 
+def _hint(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value)
+
+
+def test_client_hint_headers_say_what_navigator_says(reports: dict[str, Any]) -> None:
+    """A site that asks (Accept-CH) for the hints the engine answers from the machine got its
+    memory, its display's scale and its own network estimate in the headers while navigator
+    said the fingerprint's (Device-Memory 8 against deviceMemory 4, DPR 1 against
+    devicePixelRatio 1.25, RTT 0 against 50). Now the headers say what navigator says; and
+    the deprecated quota API answers as `estimate()`."""
+    for name in ("native", "seedA", "seedB", "phone"):
+        main = reports["reports"][name]["main"]
+        h = main["headers"]
+        assert h["device-memory"] == h["sec-ch-device-memory"] == _hint(main["memory"]), name
+        assert h["dpr"] == h["sec-ch-dpr"] == _hint(main["screen"][5]), name
+        assert main["webkitQuota"] == main["quota"], name
+        if name != "native":  # (the engine's own estimate moves between two reads)
+            assert [h["ect"], int(h["rtt"]), float(h["downlink"])] == main["net"], name
+    seed_a = reports["reports"]["seedA"]["main"]
+    assert (seed_a["headers"]["dpr"], seed_a["headers"]["rtt"]) == ("1.25", "50")
+    assert reports["reports"]["phone"]["main"]["headers"]["dpr"] == "2.625"
+    assert seed_a["webkitQuota"] == 100 * 1024**3
+    # documents too: the second round's loads come to a site that asked in the first
+    german_loads = [h for h in reports["page_requests"] if h["user-agent"] == WIN_UA and "dpr" in h]
+    print(
+        [
+            (
+                h["user-agent"][13:30],
+                h.get("dpr"),
+                h.get("rtt"),
+                h.get("sec-ch-ua", "")[:20],
+                h.get("sec-fetch-site"),
+                h.get("referer"),
+            )
+            for h in reports["page_requests"]
+        ]
+    )
+    assert german_loads
+    for h in german_loads:
+        assert (h["dpr"], h["sec-ch-dpr"], h["rtt"]) == ("1.25", "1.25", "50"), h
+
+
 WORKER_FIELDS = ("platform", "cores", "memory", "tz", "offsetJan", "offsetJul", "quota")
 
 
@@ -388,6 +430,14 @@ def test_an_identity_change_reaches_the_next_document(reports: dict[str, Any]) -
     for rep in (changed, back, reports["reports"]["native"]["main"]):
         assert rep["deviceMedia"] == [True, True]  # the screen override set and cleared
     assert back["screen"][:2] == reports["reports"]["native"]["main"]["screen"][:2]
+    # the document's own request too: the load waits until the channel's user-agent override
+    # is cleared (it went out with the fingerprint's User-Agent and Sec-CH-UA before)
+    loads = reports["page_requests"]
+    native_loads = [h for h in loads if h["user-agent"] == back["ua"]]
+    assert len(native_loads) == 2, [h["user-agent"] for h in loads]  # native's, then back's
+    for h in native_loads:
+        assert "Google Chrome" not in h["sec-ch-ua"], h
+    assert len([h for h in loads if h["user-agent"] == WIN_UA]) == 4
     assert reports["seconds"] < 60
 
 

@@ -124,3 +124,23 @@ def test_a_viewport_that_does_not_fit_the_screen_is_named() -> None:
     assert "1366 x 768" in misfit
     assert ident.window_misfit((1366, 643), laptop) is None  # the spec's 1366x643 preset
     assert ident.window_misfit((1366, 729), laptop) is not None
+
+
+def test_hint_headers_say_the_fingerprints_values() -> None:
+    fp = profile(
+        device_memory_gib=3,
+        network_profile="3g",
+        screen=Screen(width=412, height=915, available_height=915, device_scale_factor=2.625),
+    )
+    assert ident.hint_headers(fp) == {
+        "device-memory": "2",
+        "sec-ch-device-memory": "2",
+        "dpr": "2.625",
+        "sec-ch-dpr": "2.625",
+        "ect": "3g",
+        "downlink": "0.7",
+        "rtt": "300",
+    }
+    assert ident.hint_headers(profile(device_memory_gib=0))["device-memory"] == "0.25"
+    assert ident.hint_headers(profile())["dpr"] == "1.25"
+    assert ident.hint_headers(None) == {}

@@ -7,7 +7,16 @@ from typing import Any
 
 import msgspec
 
-from host_app.logic.worker_cdp import Answered, CdpFailed, Ready, Send, WorkerChannel, WorkerHeld
+from host_app.logic.worker_cdp import (
+    Answered,
+    CdpFailed,
+    Ready,
+    Send,
+    Settled,
+    UserAgentOverride,
+    WorkerChannel,
+    WorkerHeld,
+)
 
 AUTO = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
 
@@ -166,6 +175,33 @@ def test_an_identity_change_reaches_the_next_workers_and_the_zone() -> None:
     out = ch.set_identity(None, "")
     assert sent(out)[0]["params"] == {"timezoneId": ""}
     assert len(sent(ch.receive(attached("S10")))) == 2
+
+
+def test_a_load_waits_until_an_identity_change_is_answered() -> None:
+    """The page's user-agent override is the channel's: a navigation that starts before the
+    backend answered the change still carries the previous identity (measured: a session gone
+    native sent the fingerprint's User-Agent and Sec-CH-UA on its next document's request)."""
+    ch = started()
+    out = ch.set_identity("NEW", "Asia/Tokyo", user_agent=UserAgentOverride("UA/2"))
+    ids = [m["id"] for m in sent(out)]
+    assert len(ids) == 2
+    assert not ch.ready
+    assert ch.receive(answer(ids[1])) == []
+    assert not ch.ready
+    assert ch.receive(answer(ids[0], "not now")) == [
+        CdpFailed("Emulation.setUserAgentOverride", "", -32000, "not now"),
+        Settled(),
+    ]
+    assert ch.ready
+    # nothing to send: nothing to wait for
+    assert ch.set_identity("NEWER", "Asia/Tokyo", user_agent=UserAgentOverride("UA/2")) == []
+    assert ch.ready
+    # before the channel started, the change goes out with the start: ready at the attach
+    fresh = WorkerChannel("P", "")
+    fresh.set_identity("P", "Asia/Tokyo")
+    fresh.start()
+    assert fresh.receive(answer(2)) == [Ready(ok=True)]
+    assert fresh.ready
 
 
 def test_a_request_of_another_user_of_the_channel_is_answered_by_id() -> None:
