@@ -111,8 +111,12 @@ function install(win) {
           for (; i < frames.length; i++) if (!isOurs(frames[i])) arrayPush(out, frames[i]);
           return out;
         }
-        while (i < frames.length && !isOurs(frames[i])) arrayPush(out, frames[i++]);
-        if (i === frames.length) return frames;
+        // cut at the last frame of this script (the outermost replacement, unless the limit
+        // cut it too): what is above it, less this script's, then what is under it
+        let last = frames.length - 1;
+        while (last >= 0 && !isOurs(frames[last])) last--;
+        if (last < 0) return frames;
+        for (; i < last; i++) if (!isOurs(frames[i])) arrayPush(out, frames[i]);
         for (let j = u; j < under.length && out.length < limit; j++) {
           if (!ours(under[j])) arrayPush(out, text(under[j]));
         }
@@ -852,6 +856,14 @@ function install(win) {
   }
 }
 
+// A same-origin frame is installed into by its parent's run, through the parent's own
+// contentWindow hook: one registry of replacements for the page, so the parent's
+// Function.prototype.toString knows the frame's replacements too, as a native one knows every
+// native function. (This run may be the engine's own, as the frame's window is made.)
+try {
+  const frame = globalThis.document && globalThis.parent !== globalThis && globalThis.frameElement;
+  if (frame) void frame.contentWindow;
+} catch (e) { /* another origin's parent: this run installs */ }
 // a document's window, or a worker's global scope
 try { install(globalThis); } catch (e) { /* a partial identity beats a broken page */ }
 })(/*CONFIG*/);

@@ -146,8 +146,23 @@ class NoParams(msgspec.Struct):
     pass
 
 
+class NewDocumentScript(msgspec.Struct, rename="camel"):
+    source: str
+
+
+class ScriptId(msgspec.Struct):
+    identifier: str
+
+
 Params = (
-    SetAutoAttach | Evaluate | TimezoneOverride | MetricsOverride | UserAgentOverride | NoParams
+    SetAutoAttach
+    | Evaluate
+    | TimezoneOverride
+    | MetricsOverride
+    | UserAgentOverride
+    | NewDocumentScript
+    | ScriptId
+    | NoParams
 )
 
 
@@ -197,6 +212,7 @@ class Incoming(msgspec.Struct, rename={"session_id": "sessionId"}):
 
 
 _DECODE = msgspec.json.Decoder(Incoming)
+_SCRIPT_ID = msgspec.json.Decoder(ScriptId)
 _ATTACHED = msgspec.json.Decoder(AttachedToTarget)
 _DETACHED = msgspec.json.Decoder(DetachedFromTarget)
 _ENCODE = msgspec.json.Encoder()
@@ -287,6 +303,8 @@ class WorkerChannel:
         self.viewport = viewport
         self.started = False
         self.attached = False  # the page's auto-attach answered
+        self._doc_script: str | None = None  # the new-document script's identifier
+        self._doc_adding: int | None = None  # the command adding the current one
         self._changing: set[int] = set()  # commands of an identity change not answered yet
         self.sessions: dict[str, TargetInfo] = {}  # attached targets by session id
         self.preluded: set[str] = set()  # sessions whose prelude ran without an error
@@ -312,6 +330,14 @@ class WorkerChannel:
             out.append(self._command("Emulation.setTimezoneOverride", self._zone()))
         if self.screen is not None:
             out.append(self._command("Emulation.setDeviceMetricsOverride", self._metrics()))
+        # The page script as DevTools' own new-document script too: the engine runs it when a
+        # frame's window is made, so a script-made iframe read at once through `window[i]` (no
+        # getter to catch) or an iframe of the page's HTML read by its next script has the
+        # identity; QtWebEngine's user script reaches those documents only later (measured:
+        # the machine's cores, memory, Intl locale and an un-noised canvas before). The Page
+        # domain must be on for it (its events are ignored; the page cannot tell).
+        out.append(self._command("Page.enable", NoParams()))
+        out.extend(self._document_script())
         return out
 
     def set_identity(
@@ -324,6 +350,7 @@ class WorkerChannel:
     ) -> list[Output]:
         """A new identity: for the workers attached from now on; the zone, screen and user
         agent at once."""
+        prelude_changed = prelude != self.prelude
         zone_changed = timezone != self.timezone
         screen_changed = screen != self.screen
         agent_changed = user_agent != self.user_agent
@@ -332,6 +359,12 @@ class WorkerChannel:
         self.screen = screen
         self.user_agent = user_agent
         out: list[Output] = []
+        if prelude_changed and self.started:
+            if self._doc_script is not None:
+                remove = ScriptId(self._doc_script)
+                out.append(self._command("Page.removeScriptToEvaluateOnNewDocument", remove))
+            self._doc_script = None
+            out.extend(self._document_script())
         if agent_changed:
             cleared = UserAgentOverride("")
             override = user_agent if user_agent is not None else cleared
@@ -400,6 +433,30 @@ class WorkerChannel:
 
     # -- internals -------------------------------------------------------------------------------
 
+    def _document_script(self) -> list[Output]:
+        """Adding the prelude as the new-document script (none for a native identity); an
+        answer to an earlier add, superseded meanwhile, removes the script it added."""
+        self._doc_adding = None
+        if self.prelude is None:
+            return []
+        send = self._command(
+            "Page.addScriptToEvaluateOnNewDocument", NewDocumentScript(self.prelude)
+        )
+        self._doc_adding = self._next_id
+        return [send]
+
+    def _script_added(self, msg_id: int, result: msgspec.Raw) -> list[Output]:
+        try:
+            identifier = _SCRIPT_ID.decode(result).identifier
+        except msgspec.DecodeError:
+            return []
+        if msg_id == self._doc_adding:
+            self._doc_adding = None
+            self._doc_script = identifier
+            return []
+        remove = ScriptId(identifier)
+        return [self._command("Page.removeScriptToEvaluateOnNewDocument", remove)]
+
     def _zone(self) -> TimezoneOverride:
         return TimezoneOverride(self.timezone)
 
@@ -432,6 +489,8 @@ class WorkerChannel:
             out.append(CdpFailed(sent.method, sent.session_id, 0, "the prelude threw"))
         elif sent.method == "Runtime.evaluate":
             self.preluded.add(sent.session_id)
+        elif sent.method == "Page.addScriptToEvaluateOnNewDocument":
+            out.extend(self._script_added(msg.id, msg.result))
         if sent.answered:
             out.append(Answered(msg.id, msg.error is None))
         if sent.method == "Target.setAutoAttach" and sent.session_id == PAGE_SESSION:

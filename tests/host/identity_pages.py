@@ -119,6 +119,33 @@ function glPixelsProbe(w) {
   for (let i = 0; i < own.length; i++) if (own[i] !== want(Math.floor(i / 128))[i % 4]) ownExact = false;
   return { hash: fnv(Array.from(px).join()), maxDiff, changed, agree, ownExact };
 }
+// a new frame's window as a detector reads it, at once and without contentWindow (no getter
+// there to catch it): through window[i], from a frame made by script or by the page's HTML
+function freshRead(w) {
+  const n = w.navigator, c = w.document.createElement('canvas');
+  c.width = 60; c.height = 20;
+  const x = c.getContext('2d');
+  x.fillStyle = 'rgb(10,200,30)'; x.fillRect(0, 0, 60, 20); x.fillStyle = '#f60'; x.fillText('Cwm', 2, 12);
+  return [n.hardwareConcurrency, n.deviceMemory, w.Intl.NumberFormat().resolvedOptions().locale,
+    w.Intl.DateTimeFormat().resolvedOptions().timeZone, fnv(c.toDataURL()), typeof (w.chrome && w.chrome.loadTimes),
+    w.Function.prototype.toString.call(Object.getOwnPropertyDescriptor(w.Navigator.prototype,
+      'hardwareConcurrency').get)];
+}
+function freshFrames() {
+  const last = () => window[window.length - 1];
+  const out = { main: freshRead(window) };
+  document.body.appendChild(document.createElement('iframe'));
+  out.appended = freshRead(last());
+  const host = document.createElement('div');
+  document.body.appendChild(host);
+  host.innerHTML = '<iframe></iframe>';
+  out.innerHTML = freshRead(last());
+  const doc = document.createElement('iframe');
+  doc.srcdoc = '<p>x</p>';
+  document.body.append(doc);
+  out.srcdoc = freshRead(last());
+  return out;
+}
 function describe(obj, name) {
   const d = Object.getOwnPropertyDescriptor(obj, name);
   if (!d) return null;
@@ -328,6 +355,8 @@ async function run() {
   out.made = basics(cw);
   out.madeChecks = checks(cw);
   out.madeCanvas = canvasProbe(cw);
+  out.fresh = freshFrames();
+  out.fresh.parsed = PARSED;
   const frame = document.getElementById('f');
   if (!frame.contentWindow.report) {
     await new Promise((r) => frame.addEventListener('load', r, { once: true }));
@@ -351,7 +380,9 @@ addEventListener('load', () => run().catch((e) => {
   p.textContent = JSON.stringify({ error: String(e && e.stack || e) });
   document.body.appendChild(p);
 }));
-</script></head><body><iframe id="f" src="/frame"></iframe></body></html>"""
+</script></head><body><iframe id="f" src="/frame"></iframe><iframe></iframe><script>
+const PARSED = freshRead(window[window.length - 1]);
+</script></body></html>"""
 )
 
 FRAME = (

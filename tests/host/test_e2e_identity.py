@@ -157,6 +157,27 @@ def test_a_custom_profile_reaches_http_frames_and_workers(reports: dict[str, Any
     assert sorted(w["brands"]) == ["Chromium/140", "Google Chrome/140", "Not=A?Brand/24"]
 
 
+def test_a_new_frames_window_read_at_once_has_the_identity(reports: dict[str, Any]) -> None:
+    """A frame's window read the moment it exists, through `window[i]` where no getter can
+    catch it (a frame made by script, by innerHTML, a srcdoc frame, an iframe of the page's
+    HTML read by its next script), showed the machine's cores and memory, the engine's Intl
+    locale, no chrome.loadTimes and an un-noised canvas (the same hash as a native session's):
+    QtWebEngine's user script reaches such a document only later. The page script is also the
+    channel's new-document script, which the engine runs as the window is made."""
+    fp = reports["reports"]["seedA"]["fresh"]
+    main = fp["main"]
+    assert main[:4] == [12, 8, "de-DE", "Europe/Berlin"]
+    for where in ("appended", "innerHTML", "srcdoc", "parsed"):
+        assert fp[where] == main, where
+    native = reports["reports"]["native"]["fresh"]
+    for where in ("appended", "innerHTML", "srcdoc", "parsed"):
+        assert native[where] == native["main"], where
+    assert native["main"][4] != main[4]  # the canvas noise
+    # a session gone native has no new-document script left
+    back = reports["reports"]["seedA_then_native"]["fresh"]
+    assert back["parsed"] == back["main"] == native["main"]
+
+
 def _hint(value: float) -> str:
     return str(int(value)) if value == int(value) else str(value)
 

@@ -19,6 +19,8 @@ from host_app.logic.worker_cdp import (
 )
 
 AUTO = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
+# the start's last commands: the page script as DevTools' new-document script
+DOC = [("Page.enable", ""), ("Page.addScriptToEvaluateOnNewDocument", "")]
 
 
 def sent(out: list[Any]) -> list[dict[str, Any]]:
@@ -57,19 +59,25 @@ def answer(msg_id: int, error: str | None = None, **result: Any) -> str:
 def started(prelude: str | None = "PRELUDE", tz: str = "Europe/Berlin") -> WorkerChannel:
     ch = WorkerChannel(prelude, tz)
     out = ch.start()
-    assert calls(out) == [("Target.setAutoAttach", ""), ("Emulation.setTimezoneOverride", "")]
+    assert calls(out) == [("Target.setAutoAttach", ""), ("Emulation.setTimezoneOverride", "")] + (
+        DOC if prelude is not None else DOC[:1]
+    )
     assert sent(out)[0]["params"] == AUTO
     assert sent(out)[1]["params"] == {"timezoneId": tz}
     assert not ch.ready
     assert ch.receive(answer(1)) == [Ready(ok=True)]
     assert ch.ready
     assert ch.receive(answer(2)) == []
+    assert ch.receive(answer(3)) == []
+    if prelude is not None:
+        assert sent(out)[3]["params"] == {"source": prelude}
+        assert ch.receive(answer(4, identifier="1")) == []
     return ch
 
 
 def test_no_zone_sends_only_the_auto_attach() -> None:
     ch = WorkerChannel("P", "")
-    assert calls(ch.start()) == [("Target.setAutoAttach", "")]
+    assert calls(ch.start()) == [("Target.setAutoAttach", ""), *DOC]
 
 
 def test_a_worker_gets_auto_attach_then_the_prelude_then_its_release() -> None:
@@ -167,13 +175,34 @@ def test_unknown_and_malformed_messages_are_ignored() -> None:
 def test_an_identity_change_reaches_the_next_workers_and_the_zone() -> None:
     ch = started()
     out = ch.set_identity("NEW", "Asia/Tokyo")
-    assert calls(out) == [("Emulation.setTimezoneOverride", "")]
-    assert sent(out)[0]["params"] == {"timezoneId": "Asia/Tokyo"}
-    assert ch.set_identity("NEWER", "Asia/Tokyo") == []  # same zone: nothing to send
+    # the new-document script replaced (the start's, answered with identifier "1"), the zone
+    assert calls(out) == [
+        ("Page.removeScriptToEvaluateOnNewDocument", ""),
+        ("Page.addScriptToEvaluateOnNewDocument", ""),
+        ("Emulation.setTimezoneOverride", ""),
+    ]
+    assert [m["params"] for m in sent(out)] == [
+        {"identifier": "1"},
+        {"source": "NEW"},
+        {"timezoneId": "Asia/Tokyo"},
+    ]
+    added = sent(out)[1]["id"]
+    # the script changes, the zone does not: only the script is sent
+    out = ch.set_identity("NEWER", "Asia/Tokyo")
+    assert calls(out) == [("Page.addScriptToEvaluateOnNewDocument", "")]
+    # the superseded add is answered late: the script it added goes
+    assert sent(ch.receive(answer(added, identifier="2"))) == [
+        {
+            "id": sent(out)[0]["id"] + 1,
+            "method": "Page.removeScriptToEvaluateOnNewDocument",
+            "params": {"identifier": "2"},
+        }
+    ]
+    assert ch.receive(answer(sent(out)[0]["id"], identifier="3")) == []
     assert sent(ch.receive(attached("S9")))[1]["params"]["expression"] == "NEWER"
-    # native again: the override is cleared and workers run untouched
+    # native again: no new-document script, the override is cleared, workers run untouched
     out = ch.set_identity(None, "")
-    assert sent(out)[0]["params"] == {"timezoneId": ""}
+    assert [m["params"] for m in sent(out)] == [{"identifier": "3"}, {"timezoneId": ""}]
     assert len(sent(ch.receive(attached("S10")))) == 2
 
 
@@ -182,7 +211,7 @@ def test_a_load_waits_until_an_identity_change_is_answered() -> None:
     backend answered the change still carries the previous identity (measured: a session gone
     native sent the fingerprint's User-Agent and Sec-CH-UA on its next document's request)."""
     ch = started()
-    out = ch.set_identity("NEW", "Asia/Tokyo", user_agent=UserAgentOverride("UA/2"))
+    out = ch.set_identity("PRELUDE", "Asia/Tokyo", user_agent=UserAgentOverride("UA/2"))
     ids = [m["id"] for m in sent(out)]
     assert len(ids) == 2
     assert not ch.ready
@@ -194,7 +223,7 @@ def test_a_load_waits_until_an_identity_change_is_answered() -> None:
     ]
     assert ch.ready
     # nothing to send: nothing to wait for
-    assert ch.set_identity("NEWER", "Asia/Tokyo", user_agent=UserAgentOverride("UA/2")) == []
+    assert ch.set_identity("PRELUDE", "Asia/Tokyo", user_agent=UserAgentOverride("UA/2")) == []
     assert ch.ready
     # before the channel started, the change goes out with the start: ready at the attach
     fresh = WorkerChannel("P", "")
@@ -284,7 +313,11 @@ def test_the_screen_the_page_reports_follows_the_identity() -> None:
     the screen's size only, the view's own size, scale and desktop layout kept."""
     ch = WorkerChannel("P", "", screen=(2560, 1440))
     out = ch.start()
-    assert calls(out) == [("Target.setAutoAttach", ""), ("Emulation.setDeviceMetricsOverride", "")]
+    assert calls(out) == [
+        ("Target.setAutoAttach", ""),
+        ("Emulation.setDeviceMetricsOverride", ""),
+        *DOC,
+    ]
     assert sent(out)[1]["params"] == {
         "screenWidth": 2560,
         "screenHeight": 1440,
@@ -341,7 +374,7 @@ def test_the_user_agent_and_its_client_hints_are_the_pages() -> None:
     )  # fmt: skip
     override = user_agent_override(engine_identity(fp), fp.platform)
     ch = WorkerChannel("P", "", user_agent=override)
-    [set_ua, auto] = sent(ch.start())
+    [set_ua, auto, *_] = sent(ch.start())
     # first, before the auto-attach, whose answer releases a held popup's first request
     assert (set_ua["method"], auto["method"]) == (
         "Emulation.setUserAgentOverride",
