@@ -611,6 +611,15 @@ function install(win) {
       if (win[name]) glPixels(win[name].prototype, name === 'WebGL2RenderingContext', noise);
     }
   }
+  // `source` drawn onto a new canvas's 2D context, its pixels noised there; `natives`: that
+  // context's drawImage, getImageData and putImageData
+  // (indexed, not destructured: a page may have replaced the array iterator by then)
+  function paintNoised(ctx, source, w, h, natives, noise) {
+    apply(natives[0], ctx, [source, 0, 0]);
+    const img = apply(natives[1], ctx, [0, 0, w, h]);
+    noise(img.data, 0, 0, w);
+    apply(natives[2], ctx, [img, 0, 0]);
+  }
   // OffscreenCanvas.convertToBlob (in documents and workers): the engine answers first (its
   // checks, its errors: a canvas without a context, a detached one), then the blob comes from a
   // noised copy of the pixels as they were at the call.
@@ -624,10 +633,7 @@ function install(win) {
       if (!w || !h || w * h > 16777216) return null;
       const tmp = construct(OCV, [w, h]);
       const ctx = apply(nGetContext, tmp, ['2d']);
-      apply(nDraw, ctx, [canvas, 0, 0]);
-      const img = apply(nGet, ctx, [0, 0, w, h]);
-      noise(img.data, 0, 0, w);
-      apply(nPut, ctx, [img, 0, 0]);
+      paintNoised(ctx, canvas, w, h, [nDraw, nGet, nPut], noise);
       return tmp;
     }
     patchMethod(OCP, 'convertToBlob', (orig) => ({ convertToBlob() {
@@ -684,10 +690,7 @@ function install(win) {
       const tmp = apply(nCreate, win.document, ['canvas']);
       apply(sw, tmp, [w]); apply(sh, tmp, [h]);
       const ctx = apply(nGetContext, tmp, ['2d']);
-      apply(nDraw, ctx, [canvas, 0, 0]);
-      const img = apply(nGet, ctx, [0, 0, w, h]);
-      noise(img.data, 0, 0, w);
-      apply(nPut, ctx, [img, 0, 0]);
+      paintNoised(ctx, canvas, w, h, [nDraw, nGet, nPut], noise);
       return tmp;
     }
     for (const name of ['toDataURL', 'toBlob']) {
