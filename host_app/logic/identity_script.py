@@ -843,6 +843,28 @@ function install(win) {
     chrome.app = app;
   }
 
+  // --- window.open ---------------------------------------------------------------------------
+  // A popup the page opens is read at once by some scripts (`window.open()` returns its window
+  // while its first document is the engine's empty one, which QtWebEngine's script and the
+  // channel reach only later): it is installed into now. And svc's popup blocker, like Chrome's,
+  // refuses a popup without a user gesture (transient activation, what the engine reports to
+  // the app): Chrome answers null, where QtWebEngine hands the page a window it then closes,
+  // whose empty document showed the machine's identity. The engine still asks the app, which
+  // reports the blocked popup.
+  const UAP = win.UserActivation && win.UserActivation.prototype;
+  const activeOf = UAP && getDesc(UAP, 'isActive');
+  const activation = NP && getDesc(NP, 'userActivation');
+  const navigatorObject = win.navigator;
+  if (win.document && activeOf && activation && getDesc(win, 'open')) {
+    patchMethod(win, 'open', (orig) => ({ open() {
+      const active = apply(activeOf.get, apply(activation.get, navigatorObject, []), []);
+      const opened = apply(orig, this, arguments);
+      if (!active) return null;
+      if (opened) try { install(opened); } catch (e) { /* another origin's: its own run */ }
+      return opened;
+    } }).open);
+  }
+
   // --- frames created by script -------------------------------------------------------------
   for (const name of ['HTMLIFrameElement', 'HTMLFrameElement']) {
     const proto = win[name] && win[name].prototype;

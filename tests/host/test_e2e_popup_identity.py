@@ -30,10 +30,21 @@ WORKER = (
     "const FIRST = [self.navigator.platform, self.navigator.hardwareConcurrency];\n"
     "self.onmessage = () => self.postMessage(FIRST);"
 )
+# The opener reads the popup's window the moment window.open returns it (its first document is
+# still the engine's empty one), and tries a popup without a gesture first (Chrome: null).
 OPENER = """<!doctype html><title>opener</title>
 <button id="b" style="position:fixed;left:0;top:0;width:400px;height:300px"
-  onclick="window.open(new URLSearchParams(location.search).get('to'))">open</button>
-<script>requestAnimationFrame(() => requestAnimationFrame(() => { window.painted = true; }));</script>"""
+  onclick="openIt()">open</button>
+<script>
+window.noGesture = String(window.open('/nothing'));
+function openIt() {
+  const w = window.open(new URLSearchParams(location.search).get('to'));
+  const d = Object.getOwnPropertyDescriptor(w.Navigator.prototype, 'hardwareConcurrency');
+  window.atOnce = JSON.stringify([w.navigator.platform, w.navigator.hardwareConcurrency,
+    Function.prototype.toString.call(d.get)]);
+}
+requestAnimationFrame(() => requestAnimationFrame(() => { window.painted = true; }));
+</script>"""
 # the worker starts in the first inline script; the title reports what it read. QtWebEngine
 # 6.11.2 fails a worker started this early in a popup now and then (its `error` event though the
 # server answered it: 2 to 4 popups in 75 with a bare engine and no svc code, more on a loaded
@@ -107,6 +118,24 @@ def test_a_popups_first_document_workers_read_the_identity(popups: dict[str, Any
         assert got["expects_download"] is False, (name, got)
     # the popup's next document too (its channel is the same)
     assert popups["same_site_1"]["next"] == ["Win32", 12]
+
+
+def test_the_opener_reads_the_popups_window_at_once_as_the_sessions(
+    popups: dict[str, Any],
+) -> None:
+    """window.open returns the popup's window while its first document is the engine's empty
+    one, which showed the machine's platform and cores to an opener reading it at once; and a
+    popup without a gesture, blocked, gave a window (whose document did the same) where Chrome
+    gives null."""
+    native = "function get hardwareConcurrency() { [native code] }"
+    for name in ("same_site_1", "same_site_2", "cross_site"):
+        got = popups[name]
+        assert json.loads(got["at_once"]) == ["Win32", 12, native], (name, got)
+        assert got["no_gesture"] == "null", (name, got)
+    # a native session keeps the engine's answers
+    got = popups["native"]
+    assert json.loads(got["at_once"])[:2] == ["Linux x86_64", got["cores"]]
+    assert got["no_gesture"] == "[object Window]"
 
 
 def test_a_native_sessions_popup_is_not_held(popups: dict[str, Any]) -> None:
@@ -209,6 +238,9 @@ def run(data_dir: Path, base: str, other_site: str) -> dict[str, Any]:
         cores: aio.Future[Any] = aio.Future()
         popup.runJavaScript("navigator.hardwareConcurrency", cores.set_result)
         got["cores"] = await aio.within(engine.loop, cores, 10.0, None)
+        read: aio.Future[Any] = aio.Future()
+        opener.runJavaScript("[window.noGesture, window.atOnce]", read.set_result)
+        got["no_gesture"], got["at_once"] = await aio.within(engine.loop, read, 10.0, [None, None])
         if name == "same_site_1":
             popup.runJavaScript("document.title = ''; location.href = '/popup?next'")
             assert await until(
