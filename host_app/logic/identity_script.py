@@ -334,7 +334,7 @@ function install(win) {
   const DTF = wrapCtor(I, 'DateTimeFormat',
     (a) => [a[0] === undefined ? LOC : a[0], withZone(a[1])]);
   for (const k of ['NumberFormat', 'Collator', 'PluralRules', 'RelativeTimeFormat', 'ListFormat',
-                   'Segmenter', 'DisplayNames']) {
+                   'Segmenter', 'DisplayNames', 'DurationFormat']) {
     wrapCtor(I, k, byLocale);
   }
   const localeMethod = (proto, name) => patchMethod(proto, name, (orig) => ({ [name]() {
@@ -342,6 +342,9 @@ function install(win) {
     return apply(orig, this, a);
   } })[name]);
   localeMethod(win.Number.prototype, 'toLocaleString');
+  // (a Turkish or Lithuanian profile's 'i' upper-cases as its language does)
+  localeMethod(win.String.prototype, 'toLocaleUpperCase');
+  localeMethod(win.String.prototype, 'toLocaleLowerCase');
   localeMethod(win.BigInt.prototype, 'toLocaleString');
   patchMethod(win.String.prototype, 'localeCompare', (orig) => ({ localeCompare(that) {
     return apply(orig, this, [that, arguments[1] === undefined ? LOC : arguments[1], arguments[2]]);

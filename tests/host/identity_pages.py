@@ -44,6 +44,13 @@ function basics(w) {
     uaPlatform: n.userAgentData ? n.userAgentData.platform : null,
     tz: w.Intl.DateTimeFormat().resolvedOptions().timeZone,
     intlLocale: w.Intl.NumberFormat().resolvedOptions().locale,
+    // every default-locale service: each Intl constructor, the locale string methods
+    intlLocales: ['DateTimeFormat', 'NumberFormat', 'Collator', 'PluralRules', 'RelativeTimeFormat',
+      'ListFormat', 'Segmenter', 'DisplayNames', 'DurationFormat'].map((k) => (w.Intl[k]
+      ? [new w.Intl[k](undefined, k === 'DisplayNames' ? { type: 'region' } : undefined)
+        .resolvedOptions().locale, new w.Intl[k](n.language, k === 'DisplayNames'
+        ? { type: 'region' } : undefined).resolvedOptions().locale] : k + ' missing'))
+      .concat([['i'.toLocaleUpperCase(), 'I'.toLocaleLowerCase()].join()]),
     offsetJan: new w.Date(2024, 0, 15, 12).getTimezoneOffset(),
     offsetJul: new w.Date(2024, 6, 15, 12).getTimezoneOffset(),
     localHour: new w.Date(Date.UTC(2024, 6, 15, 10)).getHours(),

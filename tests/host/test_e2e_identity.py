@@ -119,6 +119,9 @@ def test_a_custom_profile_reaches_http_frames_and_workers(reports: dict[str, Any
         assert v["language"] == "de-DE", where
         assert v["tz"] == "Europe/Berlin", where
         assert v["intlLocale"] == "de-DE", where
+        # each service's default locale is the one it resolves the profile's language to
+        for default, explicit in v["intlLocales"][:9]:
+            assert default == explicit, (where, v["intlLocales"])
         assert (v["offsetJan"], v["offsetJul"], v["localHour"]) == (-60, -120, 12), where
         assert v["dateText"] == (
             "Mon Jul 15 2024 12:00:00 GMT+0200 (Mitteleuropäische Sommerzeit)"

@@ -102,3 +102,37 @@ def test_the_scripts_dates_are_the_engines_own(zone: str) -> None:
             assert mine == real
         else:
             assert without_name(mine) == without_name(real)
+
+
+# every service whose default is the browser's language, with the default and with the profile's
+# language given: the script makes the first answer as the second
+LOCALES = r"""
+const L = LANG, out = [];
+const both = (name, f) => out.push([name, f(undefined), f(L)].join(' | '));
+for (const k of ['DateTimeFormat', 'NumberFormat', 'Collator', 'PluralRules', 'RelativeTimeFormat',
+                 'ListFormat', 'Segmenter', 'DurationFormat']) {
+  if (Intl[k]) both(k, (l) => new Intl[k](l).resolvedOptions().locale);
+}
+both('DisplayNames', (l) => new Intl.DisplayNames(l, { type: 'region' }).of('DE'));
+both('upper', (l) => 'iıİI'.toLocaleUpperCase(l));
+both('lower', (l) => 'iıİI'.toLocaleLowerCase(l));
+both('number', (l) => (1234567.891).toLocaleString(l));
+both('bigint', (l) => (12345678901234567890n).toLocaleString(l));
+both('compare', (l) => ['ä', 'z', 'a'].sort((a, b) => a.localeCompare(b, l)).join());
+both('date', (l) => new Date(0).toLocaleDateString(l, { timeZone: 'UTC' }));
+both('list', (l) => [1.5, 2.5].toLocaleString(l));
+console.log(out.join('\n'));
+"""
+
+
+@pytest.mark.parametrize("locale", ["tr-TR", "de-DE", "lt-LT"])
+def test_the_profiles_language_is_every_locale_default(locale: str) -> None:
+    """Turkish and Lithuanian case rules included: `'i'.toLocaleUpperCase()` of a Turkish
+    profile is `İ`, as in a Turkish browser (it followed the engine's own language before)."""
+    script = engine_identity(profile(locale=locale)).script()
+    code = script + ";\n" + LOCALES.replace("LANG", repr(locale))
+    lines = run_node(code, "UTC")
+    assert len(lines) >= 14
+    for line in lines:
+        name, default, given = line.split(" | ")
+        assert default == given, (locale, name)
