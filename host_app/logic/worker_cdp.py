@@ -39,6 +39,7 @@ from .identity import EngineIdentity, page_brand_lists
 # released, its documents get the page script from the profile
 SHARED_WORKER = "shared_worker"
 WORKER_TYPES = frozenset({"worker", "service_worker", SHARED_WORKER})
+FRAME = "iframe"  # an out-of-process frame's target type
 PAGE_SESSION = ""  # the page's own session: commands without a sessionId
 
 
@@ -303,8 +304,10 @@ class WorkerChannel:
         self.viewport = viewport
         self.started = False
         self.attached = False  # the page's auto-attach answered
-        self._doc_script: str | None = None  # the new-document script's identifier
-        self._doc_adding: int | None = None  # the command adding the current one
+        # the new-document script's identifier in the page and in each out-of-process frame,
+        # by session, and the commands adding the current ones (command id -> session)
+        self._doc_scripts: dict[str, str] = {}
+        self._doc_adding: dict[int, str] = {}
         self._changing: set[int] = set()  # commands of an identity change not answered yet
         self.sessions: dict[str, TargetInfo] = {}  # attached targets by session id
         self.preluded: set[str] = set()  # sessions whose prelude ran without an error
@@ -360,11 +363,14 @@ class WorkerChannel:
         self.user_agent = user_agent
         out: list[Output] = []
         if prelude_changed and self.started:
-            if self._doc_script is not None:
-                remove = ScriptId(self._doc_script)
-                out.append(self._command("Page.removeScriptToEvaluateOnNewDocument", remove))
-            self._doc_script = None
-            out.extend(self._document_script())
+            for sid, identifier in self._doc_scripts.items():
+                remove = ScriptId(identifier)
+                out.append(self._command("Page.removeScriptToEvaluateOnNewDocument", remove, sid))
+            self._doc_scripts.clear()
+            self._doc_adding.clear()
+            frames = [sid for sid, info in self.sessions.items() if info.type == FRAME]
+            for sid in [PAGE_SESSION, *frames]:
+                out.extend(self._document_script(sid))
         if agent_changed:
             cleared = UserAgentOverride("")
             override = user_agent if user_agent is not None else cleared
@@ -427,35 +433,34 @@ class WorkerChannel:
             except msgspec.DecodeError:
                 return []
             self.sessions.pop(detached.session_id, None)
+            self._doc_scripts.pop(detached.session_id, None)
             self.preluded.discard(detached.session_id)
             self.ended.discard(detached.session_id)
         return []
 
     # -- internals -------------------------------------------------------------------------------
 
-    def _document_script(self) -> list[Output]:
-        """Adding the prelude as the new-document script (none for a native identity); an
-        answer to an earlier add, superseded meanwhile, removes the script it added."""
-        self._doc_adding = None
+    def _document_script(self, sid: str = PAGE_SESSION) -> list[Output]:
+        """Adding the prelude as the new-document script of the page or of an out-of-process
+        frame (none for a native identity); an answer to an earlier add, superseded meanwhile,
+        removes the script it added."""
         if self.prelude is None:
             return []
-        send = self._command(
-            "Page.addScriptToEvaluateOnNewDocument", NewDocumentScript(self.prelude)
-        )
-        self._doc_adding = self._next_id
+        script = NewDocumentScript(self.prelude)
+        send = self._command("Page.addScriptToEvaluateOnNewDocument", script, sid)
+        self._doc_adding[self._next_id] = sid
         return [send]
 
-    def _script_added(self, msg_id: int, result: msgspec.Raw) -> list[Output]:
+    def _script_added(self, msg_id: int, sid: str, result: msgspec.Raw) -> list[Output]:
         try:
             identifier = _SCRIPT_ID.decode(result).identifier
         except msgspec.DecodeError:
             return []
-        if msg_id == self._doc_adding:
-            self._doc_adding = None
-            self._doc_script = identifier
+        if self._doc_adding.pop(msg_id, None) is not None:
+            self._doc_scripts[sid] = identifier
             return []
         remove = ScriptId(identifier)
-        return [self._command("Page.removeScriptToEvaluateOnNewDocument", remove)]
+        return [self._command("Page.removeScriptToEvaluateOnNewDocument", remove, sid)]
 
     def _zone(self) -> TimezoneOverride:
         return TimezoneOverride(self.timezone)
@@ -490,7 +495,7 @@ class WorkerChannel:
         elif sent.method == "Runtime.evaluate":
             self.preluded.add(sent.session_id)
         elif sent.method == "Page.addScriptToEvaluateOnNewDocument":
-            out.extend(self._script_added(msg.id, msg.result))
+            out.extend(self._script_added(msg.id, sent.session_id, msg.result))
         if sent.answered:
             out.append(Answered(msg.id, msg.error is None))
         if sent.method == "Target.setAutoAttach" and sent.session_id == PAGE_SESSION:
@@ -534,6 +539,11 @@ class WorkerChannel:
         prelude = self.prelude if info.type in WORKER_TYPES else None
         if prelude is not None:
             out.append(self._command("Runtime.evaluate", Evaluate(prelude), sid))
+        if info.type == FRAME:
+            # an out-of-process frame (another site's): its frames made by script read the
+            # identity at once too (a bot check often runs in such a frame)
+            out.append(self._command("Page.enable", NoParams(), sid))
+            out.extend(self._document_script(sid))
         out.append(self._command("Runtime.runIfWaitingForDebugger", NoParams(), sid))
         out.append(WorkerHeld(sid, info.type, info.url, prelude is not None))
         return out

@@ -364,6 +364,18 @@ async function run() {
   out.madeCanvas = canvasProbe(cw);
   out.fresh = freshFrames();
   out.fresh.parsed = PARSED;
+  // the same reads inside another site's frame (its own renderer), asked by message
+  const x = document.createElement('iframe');
+  x.src = 'http://localhost:' + location.port + '/xframe';
+  const loaded = new Promise((r) => x.addEventListener('load', r, { once: true }));
+  document.body.appendChild(x);
+  await loaded;
+  const answer = Promise.race([
+    new Promise((r) => addEventListener('message', (e) => { if (e.data.xframe) r(e.data.xframe); })),
+    new Promise((r) => setTimeout(() => r({ error: 'no answer' }), 15000)),
+  ]);
+  x.contentWindow.postMessage('read', '*');
+  out.xframe = await answer;
   const frame = document.getElementById('f');
   if (!frame.contentWindow.report) {
     await new Promise((r) => frame.addEventListener('load', r, { once: true }));
@@ -406,6 +418,21 @@ ACCEPT_CH = (
 )
 
 
+# another site's frame (localhost against 127.0.0.1): the fresh-frame reads, asked by message
+XFRAME = (
+    """<!doctype html><html><head><script>"""
+    + PROBE
+    + r"""</script></head><body><iframe></iframe><script>
+const PARSED = freshRead(window[window.length - 1]);
+addEventListener('message', (e) => {
+  let r;
+  try { r = freshFrames(); r.parsed = PARSED; } catch (err) { r = { error: String(err) }; }
+  e.source.postMessage({ xframe: r }, '*');
+});
+</script></body></html>"""
+)
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: IdentitySite._Server
@@ -420,8 +447,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.seen.setdefault(path, []).append(headers)
         if path == "/echo":
             body, ctype = json.dumps(headers).encode(), "application/json"
-        elif path in ("/page", "/frame"):
-            body, ctype = (PAGE if path == "/page" else FRAME).encode(), "text/html; charset=utf-8"
+        elif path in ("/page", "/frame", "/xframe"):
+            page = {"/page": PAGE, "/frame": FRAME, "/xframe": XFRAME}[path]
+            body, ctype = page.encode(), "text/html; charset=utf-8"
         elif path == "/sw.js":
             body, ctype = SERVICE_WORKER.encode(), "text/javascript"
         else:

@@ -83,8 +83,11 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             str(data_dir),
             site.url("/page"),
             timeout=120,
-            # SwiftShader gives the offscreen engine a WebGL context to read the strings from
-            flags="--no-sandbox --disable-gpu --use-gl=angle --use-angle=swiftshader-webgl",
+            # SwiftShader gives the offscreen engine a WebGL context to read the strings from;
+            # site isolation (Chrome's default, not this engine's) puts the other site's frame
+            # in its own renderer, reached through the channel's frame target
+            flags="--no-sandbox --disable-gpu --use-gl=angle --use-angle=swiftshader-webgl "
+            "--site-per-process",
         )
         out = child_result(proc)
         out["seconds"] = time.monotonic() - started
@@ -176,6 +179,12 @@ def test_a_new_frames_window_read_at_once_has_the_identity(reports: dict[str, An
     for where in ("appended", "innerHTML", "srcdoc", "parsed"):
         assert native[where] == native["main"], where
     assert native["main"][4] != main[4]  # the canvas noise
+    # inside another site's frame (its own renderer: the channel's out-of-process frame target)
+    x = reports["reports"]["seedA"]["xframe"]
+    assert "error" not in x, x
+    assert x["main"] == main
+    for where in ("appended", "innerHTML", "srcdoc", "parsed"):
+        assert x[where] == main, ("xframe", where)
     # a session gone native has no new-document script left
     back = reports["reports"]["seedA_then_native"]["fresh"]
     assert back["parsed"] == back["main"] == native["main"]

@@ -111,14 +111,41 @@ def test_nested_and_service_workers_get_the_prelude_in_their_own_session() -> No
     assert set(ch.sessions) == {"S1", "S2", "S3"}
 
 
-def test_a_frame_target_is_released_without_the_prelude() -> None:
+def test_a_frame_target_gets_the_new_document_script_not_the_prelude() -> None:
+    """An out-of-process frame (another site's) runs no prelude (its documents get the page
+    script), but the new-document script, before its release, so that the frames it makes read
+    the identity at once; an identity change replaces it there too, and a frame that goes
+    takes its script along."""
     ch = started()
     out = ch.receive(attached("F1", "iframe", "http://other/"))
     assert calls(out) == [
         ("Target.setAutoAttach", "F1"),
+        ("Page.enable", "F1"),
+        ("Page.addScriptToEvaluateOnNewDocument", "F1"),
         ("Runtime.runIfWaitingForDebugger", "F1"),
     ]
+    assert sent(out)[2]["params"] == {"source": "PRELUDE"}
     assert out[-1] == WorkerHeld("F1", "iframe", "http://other/", prelude=False)
+    assert ch.receive(answer(sent(out)[2]["id"], identifier="f1")) == []
+    changed = sent(ch.set_identity("NEW", "Europe/Berlin"))
+    assert [(m["method"], m.get("sessionId", ""), m["params"]) for m in changed] == [
+        ("Page.removeScriptToEvaluateOnNewDocument", "", {"identifier": "1"}),
+        ("Page.removeScriptToEvaluateOnNewDocument", "F1", {"identifier": "f1"}),
+        ("Page.addScriptToEvaluateOnNewDocument", "", {"source": "NEW"}),
+        ("Page.addScriptToEvaluateOnNewDocument", "F1", {"source": "NEW"}),
+    ]
+    assert ch.receive(answer(changed[2]["id"], identifier="2")) == []
+    detached = {"method": "Target.detachedFromTarget", "params": {"sessionId": "F1"}}
+    assert ch.receive(json.dumps(detached)) == []
+    native = sent(ch.set_identity(None, "Europe/Berlin"))
+    assert [(m["method"], m.get("sessionId", ""), m["params"]) for m in native] == [
+        ("Page.removeScriptToEvaluateOnNewDocument", "", {"identifier": "2"})
+    ]
+    # the frame's add, answered after it was superseded, removes what it added
+    late = sent(ch.receive(answer(changed[3]["id"], identifier="f2")))
+    assert [(m["method"], m["params"]) for m in late] == [
+        ("Page.removeScriptToEvaluateOnNewDocument", {"identifier": "f2"})
+    ]
 
 
 def test_native_identity_releases_workers_untouched() -> None:
