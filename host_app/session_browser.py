@@ -792,13 +792,19 @@ class SessionBrowser:
                 return self.pages is not None and self.pages.close_popup(
                     self.stack.current, by="back"
                 )
-            page.triggerAction(QWebEnginePage.WebAction.Back)
+            action = QWebEnginePage.WebAction.Back
         elif how == "forward":
             if hist is None or not hist.canGoForward():
                 return False
-            page.triggerAction(QWebEnginePage.WebAction.Forward)
+            action = QWebEnginePage.WebAction.Forward
         else:
-            page.triggerAction(QWebEnginePage.WebAction.Reload)
+            action = QWebEnginePage.WebAction.Reload
+        if self.workers is None:
+            page.triggerAction(action)
+        else:
+            # as a load: after an identity change reached the page's channel (a reload is how
+            # an open page takes a new identity)
+            self.workers.when_ready(page, lambda: page.triggerAction(action))
         return True
 
     def stop(self) -> None:

@@ -107,7 +107,13 @@ _HOOK = r"""(() => {
     ask('attach', { method: 'Target.attachToTarget',
       params: { targetId: t.targetId, flatten: true } });
   };
-  const got = (text) => { if (SHARED) shared(text); console.log(MARK + text); };
+  // the Page domain is on only for the new-document script: its events (a dozen a navigation)
+  // stay here rather than cross to the app's thread
+  const got = (text) => {
+    if (text.startsWith('{"method":"Page.')) return;
+    if (SHARED) shared(text);
+    console.log(MARK + text);
+  };
   let parts = null, size = 0;
   DevToolsAPI.dispatchMessage = got;
   DevToolsAPI.dispatchMessageChunk = (chunk, messageSize) => {

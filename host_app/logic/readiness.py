@@ -109,6 +109,11 @@ class Readiness:
                     self.challenge_since = now
                 if now - self.challenge_since < CHALLENGE_WAIT:
                     return None
+            if self.challenge_wait and status in CHALLENGE_STATUSES and p.ready_state == "loading":
+                # the markers are read once the document is parsed: a probe that sees a
+                # challenge page before its title is not the answer (it failed a navigation
+                # that the challenge would have continued, as timing allowed)
+                return None
             if self.strict:
                 return Failed(upstream_error(p.href, status))
         if p.ready_state != "loading" and p.length > 0:

@@ -36,6 +36,22 @@ def test_error_status_fails_at_commit_without_waiting_for_load() -> None:
     assert out.error.details == {"url": "http://a/x", "target_http_status": 404}
 
 
+def test_a_challenge_status_is_judged_once_the_document_is_parsed() -> None:
+    """A 403 (429, 503) is a challenge or an error by what its document shows: a probe that
+    sees it before its title and markers are parsed waits (it failed a navigation the
+    challenge would have continued, when the probe came early)."""
+    r = Readiness("url", old=OLD, previous_status=200, target="http://a/x")
+    assert r.probe(Probe("http://a/x", "loading", 0, 403, 2.0), 0) is None
+    assert r.probe(Probe("http://a/x", "interactive", 30, 403, 2.0, challenge=True), 0.1) is None
+    plain = Readiness("url", old=OLD, previous_status=200, target="http://a/x")
+    assert plain.probe(Probe("http://a/x", "loading", 0, 403, 2.0), 0) is None
+    out = plain.probe(Probe("http://a/x", "interactive", 30, 403, 2.0), 0.1)
+    assert isinstance(out, Failed)
+    # without the challenge wait, at commit as any error status
+    off = Readiness("url", old=OLD, previous_status=200, target="http://a/x", challenge_wait=False)
+    assert isinstance(off.probe(Probe("http://a/x", "loading", 0, 403, 2.0), 0), Failed)
+
+
 def test_error_status_is_data_when_not_strict() -> None:
     r = Readiness("url", old=OLD, previous_status=None, target="http://a/x", strict=False)
     out = r.probe(Probe("http://a/x", "complete", 30, 500, 2.0), 0)
