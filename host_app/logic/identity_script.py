@@ -67,6 +67,12 @@ try {
   }, null, () => new E0().stack);
 } catch (e) { OURS = null; }
 const ours = (site) => siteName(site) === OURS;
+// What install() uses later, when a page's scripts may have replaced globals or the array
+// iterator (a frame or popup installed from its parent's hook runs after the parent's
+// scripts): captured now, and arrays walked by index, never with for-of or destructuring.
+const MapC = Map, WeakSetC = WeakSet, F32 = Float32Array, U32 = Uint32Array;
+const ownNames = Object.getOwnPropertyNames, TAG = Symbol.toStringTag;
+const each = (list, f) => { for (let i = 0; i < list.length; i++) f(list[i], i); };
 
 function mix(a, b) {
   let h = imul((a ^ b) >>> 0, 0x9e3779b1);
@@ -216,11 +222,11 @@ function install(win) {
   constGetter(NP, 'maxTouchPoints', C.maxTouchPoints);
   if (!C.userAgentData && NP && getDesc(NP, 'userAgentData')) delete NP.userAgentData;
   const NIP = win.NetworkInformation && win.NetworkInformation.prototype;
-  for (const k of ['effectiveType', 'downlink', 'rtt']) constGetter(NIP, k, C.connection[k]);
+  each(['effectiveType', 'downlink', 'rtt'], (k) => constGetter(NIP, k, C.connection[k]));
   const SP = win.Screen && win.Screen.prototype;
-  for (const k of ['width', 'height', 'availWidth', 'availHeight', 'colorDepth']) {
+  each(['width', 'height', 'availWidth', 'availHeight', 'colorDepth'], (k) => {
     constGetter(SP, k, C.screen[k]);
-  }
+  });
   constGetter(SP, 'pixelDepth', C.screen.colorDepth);
   constGetter(SP, 'availLeft', 0);
   constGetter(SP, 'availTop', 0);
@@ -256,7 +262,11 @@ function install(win) {
   const sharedScope = !win.document && !win.DedicatedWorkerGlobalScope;
   if (UAD && C.userAgentData && (sharedScope || !engineHints())) {
     const U = C.uaData, settle = win.Promise.prototype.then;
-    const list = (pairs) => pairs.map(([brand, version]) => ({ brand, version }));
+    const list = (pairs) => {
+      const out = [];
+      each(pairs, (pair) => { out[out.length] = { brand: pair[0], version: pair[1] }; });
+      return out;
+    };
     const brands = win.Object.freeze(list(U.brands));
     constGetter(UAD, 'brands', brands);
     constGetter(UAD, 'platform', U.platform);
@@ -267,7 +277,7 @@ function install(win) {
       r.brands = list(U.brands); r.mobile = U.mobile; r.platform = U.platform;
       for (const k in HIGH) if (k in r) r[k] = HIGH[k];
       if ('fullVersionList' in r) r.fullVersionList = list(U.fullVersionList);
-      if ('formFactors' in r) r.formFactors = U.formFactors.slice();
+      if ('formFactors' in r) r.formFactors = arraySlice(U.formFactors);
       return r;
     };
     patchMethod(UAD, 'getHighEntropyValues', (orig) => ({ getHighEntropyValues(hints) {
@@ -333,10 +343,8 @@ function install(win) {
   };
   const DTF = wrapCtor(I, 'DateTimeFormat',
     (a) => [a[0] === undefined ? LOC : a[0], withZone(a[1])]);
-  for (const k of ['NumberFormat', 'Collator', 'PluralRules', 'RelativeTimeFormat', 'ListFormat',
-                   'Segmenter', 'DisplayNames', 'DurationFormat']) {
-    wrapCtor(I, k, byLocale);
-  }
+  each(['NumberFormat', 'Collator', 'PluralRules', 'RelativeTimeFormat', 'ListFormat', 'Segmenter',
+        'DisplayNames', 'DurationFormat'], (k) => wrapCtor(I, k, byLocale));
   const localeMethod = (proto, name) => patchMethod(proto, name, (orig) => ({ [name]() {
     const a = [arguments[0] === undefined ? LOC : arguments[0], arguments[1]];
     return apply(orig, this, a);
@@ -358,10 +366,10 @@ function install(win) {
   let DateProxy = null;
   const dateSelf = (self) => (self === DateProxy ? WD : self);
   const patchDate = (obj, name, make) => patchMethod(obj, name, make, dateSelf);
-  for (const k of Object.getOwnPropertyNames(DP)) {
+  each(ownNames(DP), (k) => {
     const d = getDesc(DP, k);
     if (typeof d.value === 'function') N[k] = d.value;
-  }
+  });
   const nParse = WD.parse, nUTC = WD.UTC;
   const parts = uncurry(DTF.prototype.formatToParts);
   const wall = new DTF('en-US', { timeZone: TZ, hourCycle: 'h23', era: 'short', year: 'numeric',
@@ -387,7 +395,7 @@ function install(win) {
   // no such day): a day whose two ends have the same offset has it throughout, and a day whose
   // ends differ has one transition, found to the second and kept. A page that reads many dates
   // (a calendar, a chart's axis) costs one lookup per day it touches, not one per minute.
-  const DAY = 86400000, edges = new Map(), changes = new Map();
+  const DAY = 86400000, edges = new MapC(), changes = new MapC();
   function edge(day) {
     let o = cacheGet(edges, day);
     if (o === undefined) {
@@ -481,7 +489,7 @@ function install(win) {
     return DAYS[apply(N.getUTCDay, l, [])] + ' ' + MONTHS[apply(N.getUTCMonth, l, [])] + ' ' +
       two(apply(N.getUTCDate, l, [])) + ' ' + ys;
   }
-  const names = new Map();
+  const names = new MapC();
   function nameAt(t) {
     const day = floor(t / DAY), steady = edge(day) === edge(day + 1);
     let name = steady ? cacheGet(names, day) : undefined;
@@ -523,7 +531,7 @@ function install(win) {
   const formatOf = getDesc(DTF.prototype, 'format').get;
   for (const name in LOCALE_TEXTS) {
     const fields = { timeZone: TZ };
-    for (const group of LOCALE_TEXTS[name]) for (const k in group) fields[k] = group[k];
+    each(LOCALE_TEXTS[name], (group) => { for (const k in group) fields[k] = group[k]; });
     let format = null;
     patchDate(DP, name, (orig) => ({ [name]() {
       if (arguments[0] === undefined && arguments[1] === undefined) {
@@ -610,9 +618,9 @@ function install(win) {
     if (O2D && OCV && OCV.prototype.convertToBlob) offscreenCanvases(OCV, O2D, noise);
     patchMethod(O2D, 'getImageData', imageData);
     if (C2D && win.HTMLCanvasElement) canvasElements(C2D, imageData, noise);
-    for (const name of ['WebGLRenderingContext', 'WebGL2RenderingContext']) {
+    each(['WebGLRenderingContext', 'WebGL2RenderingContext'], (name) => {
       if (win[name]) glPixels(win[name].prototype, name === 'WebGL2RenderingContext', noise);
-    }
+    });
   }
   // `source` drawn onto a new canvas's 2D context, its pixels noised there; `natives`: that
   // context's drawImage, getImageData and putImageData
@@ -653,7 +661,7 @@ function install(win) {
   function glPixels(GP, gl2, noise) {
     const nParam = GP.getParameter, dbh = getDesc(GP, 'drawingBufferHeight').get;
     const U8 = win.Uint8Array, TA = getProto(U8.prototype);
-    const tag = getDesc(TA, Symbol.toStringTag).get, buf = getDesc(TA, 'buffer').get;
+    const tag = getDesc(TA, TAG).get, buf = getDesc(TA, 'buffer').get;
     const byteOffset = getDesc(TA, 'byteOffset').get, len = getDesc(TA, 'length').get;
     // framebuffer bindings, then (WebGL 2) the pack state that moves rows
     const DEFAULTS = gl2 ? [0x8CA6, 0x8CAA, 0x0D02, 0x0D03, 0x0D04] : [0x8CA6];
@@ -696,18 +704,18 @@ function install(win) {
       paintNoised(ctx, canvas, w, h, [nDraw, nGet, nPut], noise);
       return tmp;
     }
-    for (const name of ['toDataURL', 'toBlob']) {
+    each(['toDataURL', 'toBlob'], (name) => {
       patchMethod(CP, name, (orig) => ({ [name]() {
         apply(cw, this, []);  // the receiver check of the native method
         return apply(orig, noisy(this), arguments);
       } })[name]);
-    }
+    });
   }
 
   // --- audio noise --------------------------------------------------------------------------
   if (C.audioKey !== null) {
     const K = C.audioKey >>> 0;
-    const f32 = new Float32Array(1), u32 = new Uint32Array(f32.buffer);
+    const f32 = new F32(1), u32 = new U32(f32.buffer);
     // The lowest mantissa bit of about one sample in eight is set from the seed, the index and
     // the other bits: at most one unit in the last place, far below anything audible, and
     // idempotent like the canvas noise.
@@ -731,17 +739,18 @@ function install(win) {
       }
     };
     const AN = win.AnalyserNode && win.AnalyserNode.prototype;
-    for (const [name, fn] of [['getFloatFrequencyData', floats], ['getFloatTimeDomainData', floats],
-                              ['getByteFrequencyData', bytes], ['getByteTimeDomainData', bytes]]) {
+    each([['getFloatFrequencyData', floats], ['getFloatTimeDomainData', floats],
+          ['getByteFrequencyData', bytes], ['getByteTimeDomainData', bytes]], (pair) => {
+      const name = pair[0], fn = pair[1];
       patchMethod(AN, name, (orig) => ({ [name](array) {
         const r = apply(orig, this, arguments);
         fn(array);
         return r;
       } })[name]);
-    }
+    });
     // A buffer's channel is the same live array on every read: it takes the noise once.
     const AB = win.AudioBuffer && win.AudioBuffer.prototype;
-    const nChannel = AB && AB.getChannelData, seen = new WeakSet();
+    const nChannel = AB && AB.getChannelData, seen = new WeakSetC();
     const channel = (buffer, index) => {
       const a = apply(nChannel, buffer, [index]);
       if (!wsHas(seen, a)) { wsAdd(seen, a); floats(a); }
@@ -760,12 +769,12 @@ function install(win) {
   // --- WebGL --------------------------------------------------------------------------------
   const GL = { 0x1F00: C.webgl.vendor, 0x1F01: C.webgl.renderer, 0x9245: C.webgl.unmaskedVendor,
     0x9246: C.webgl.unmaskedRenderer };
-  for (const name of ['WebGLRenderingContext', 'WebGL2RenderingContext']) {
+  each(['WebGLRenderingContext', 'WebGL2RenderingContext'], (name) => {
     patchMethod(win[name] && win[name].prototype, 'getParameter', (orig) => ({ getParameter(p) {
       const r = apply(orig, this, arguments);
       return typeof r === 'string' && typeof p === 'number' && GL[p] !== undefined ? GL[p] : r;
     } }).getParameter);
-  }
+  });
 
   // --- window.chrome --------------------------------------------------------------------------
   // A Chromium browser's pages have chrome.loadTimes, chrome.csi and chrome.app (Chrome's own
@@ -869,7 +878,7 @@ function install(win) {
   }
 
   // --- frames created by script -------------------------------------------------------------
-  for (const name of ['HTMLIFrameElement', 'HTMLFrameElement']) {
+  each(['HTMLIFrameElement', 'HTMLFrameElement'], (name) => {
     const proto = win[name] && win[name].prototype;
     patchGetter(proto, 'contentWindow', (self, orig) => {
       const w = apply(orig, self, []);
@@ -881,7 +890,7 @@ function install(win) {
       if (d && d.defaultView) try { install(d.defaultView); } catch (e) { /* stays native */ }
       return d;
     });
-  }
+  });
 }
 
 // A same-origin frame is installed into by its parent's run, through the parent's own

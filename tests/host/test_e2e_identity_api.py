@@ -49,6 +49,29 @@ const first = [innerWidth, innerHeight, outerWidth, document.documentElement.cli
 document.getElementById('out').textContent = JSON.stringify({first: first, later: [innerWidth,
   innerHeight]});
 </script></body></html>"""
+# a page that replaces the array iterator and the globals a script could lean on, then makes a
+# frame and reads it at once: the identity is installed into the frame from the page's own
+# realm, after its scripts ran
+HOSTILE = """<!doctype html><html><head><title>hostile</title></head><body><pre id="out"></pre>
+<script>
+const G = Object.getOwnPropertyDescriptor, stringify = JSON.stringify;
+const boom = function () { throw new Error('hooked'); };
+Array.prototype[Symbol.iterator] = boom;
+Array.prototype.map = boom;
+window.Map = boom; window.WeakSet = boom; window.Float32Array = boom;
+Object.getOwnPropertyNames = boom;
+document.body.appendChild(document.createElement('iframe'));
+const w = window[window.length - 1];
+let seen;
+try {
+  seen = { cores: w.navigator.hardwareConcurrency, screen: w.screen.width,
+    offset: new w.Date(Date.UTC(2026, 6, 1, 12)).getTimezoneOffset(),
+    getter: Function.prototype.toString.call(G(w.Navigator.prototype, 'platform').get),
+    brands: w.navigator.userAgentData.toJSON().brands.length,
+    rtt: w.navigator.connection.rtt, locale: new w.Intl.NumberFormat().resolvedOptions().locale };
+} catch (e) { seen = { error: String(e) }; }
+document.getElementById('out').textContent = stringify(seen);
+</script></body></html>"""
 # a page whose script keeps fetching: what a held route must stop
 BUSY = """<!doctype html><html><head><title>busy</title></head><body><p>busy</p><script>
 setInterval(function () { fetch('/tick?' + Date.now()).catch(function () {}); }, 100);
@@ -128,6 +151,7 @@ def site() -> Iterator[tuple[str, Pages]]:
                 if path == "/tick":
                     pages.ticks += 1
             routes = {"/report": REPORT, "/busy": BUSY, "/opener": OPENER, "/popup": POPUP}
+            routes["/hostile"] = HOSTILE
             body = (routes | {"/size": SIZE}).get(path, "ok").encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -193,6 +217,29 @@ def test_a_profile_fingerprint_reaches_the_page_and_its_requests(
     assert headers["accept-language"].startswith("de-DE")
     assert '"Google Chrome"' in headers["sec-ch-ua"]
     assert headers["sec-ch-ua-platform"] == '"Windows"'
+    app.ok("DELETE", f"/v1/sessions/{sid}")
+
+
+def test_a_frame_read_after_the_page_replaced_builtins_has_the_fingerprint(
+    app: HostApp, site: tuple[str, Pages]
+) -> None:
+    """The identity reaches a frame from the page's realm after the page's scripts ran; a page
+    that replaced the array iterator, `Array.prototype.map`, `Map` or
+    `Object.getOwnPropertyNames` broke that install half way (the frame kept the machine's
+    cores and screen) or saw it call them."""
+    base, _ = site
+    app.ok("POST", "/v1/profiles", {"name": "Hostile", "fingerprint_profile": FINGERPRINT})
+    sid = app.new_session(profile="Hostile")
+    seen = report(app, sid, f"{base}/hostile")
+    assert seen == {
+        "cores": 4,
+        "screen": 2560,
+        "offset": -120,
+        "getter": "function get platform() { [native code] }",
+        "brands": 3,
+        "rtt": 50,
+        "locale": "de-DE",
+    }
     app.ok("DELETE", f"/v1/sessions/{sid}")
 
 
