@@ -382,6 +382,7 @@ class PageWorkers:
                 "identity.workers",
                 f"the page's load went on after {FIRST_LOAD_WAIT_MS} ms without {what}",
             )
+            self.channel.give_up_changes()
             run()
 
         self._guard("late", go)

@@ -385,6 +385,11 @@ class WorkerChannel:
             self._changing.update(self._next_id - i for i in range(len(out)))
         return out
 
+    def give_up_changes(self) -> None:
+        """An identity change's answers that did not come in time are not waited for again: the
+        next loads go at once (the channel may never answer them)."""
+        self._changing.clear()
+
     def set_viewport(self, viewport: Size) -> list[Output]:
         """The view's new size. The override pins the viewport to it because QtWebEngine gives
         the renderer of a cross-site navigation its size only after the commit: the new
