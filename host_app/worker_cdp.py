@@ -412,8 +412,7 @@ class PageWorkers:
                     self._log("identity.workers", f"workers' auto-attach on after {ms} ms")
                 else:
                     self._log("identity.workers", "the workers' auto-attach was refused")
-                if self.channel.ready:
-                    self._release()
+                self._release()
             elif isinstance(out, Settled):
                 self._release()
             elif isinstance(out, Answered):

@@ -264,10 +264,9 @@ class Answered:
 
 @dataclass(frozen=True)
 class Settled:
-    """The backend answered every command of an identity change (`set_identity`), or the
-    start's new-document script once the auto-attach is on: a navigation that starts now
-    carries the identity (the user agent's override is the page's, and a request made before
-    its answer still carries the old one, measured)."""
+    """The backend answered every command of an identity change (`set_identity`): a
+    navigation that starts now carries the new identity (the user agent's override is the
+    page's, and a request made before its answer still carries the old one, measured)."""
 
 
 Output = Send | Ready | CdpFailed | WorkerHeld | Answered | Settled
@@ -341,11 +340,7 @@ class WorkerChannel:
         # the machine's cores, memory, Intl locale and an un-noised canvas before). The Page
         # domain must be on for it (its events are ignored; the page cannot tell).
         out.append(self._command("Page.enable", NoParams()))
-        script = self._document_script()
-        if script:
-            # the page's first load waits for it too: its document must be made with it
-            self._changing.add(self._next_id)
-        out.extend(script)
+        out.extend(self._document_script())
         return out
 
     def set_identity(
