@@ -308,7 +308,7 @@ class WorkerChannel:
         # by session, and the commands adding the current ones (command id -> session)
         self._doc_scripts: dict[str, str] = {}
         self._doc_adding: dict[int, str] = {}
-        self._changing: set[int] = set()  # commands of an identity change not answered yet
+        self._changing: set[int] = set()  # an identity change's user agent, not answered yet
         self.sessions: dict[str, TargetInfo] = {}  # attached targets by session id
         self.preluded: set[str] = set()  # sessions whose prelude ran without an error
         self.ended: set[str] = set()  # sessions whose worker ended (a shared one may restart)
@@ -375,14 +375,17 @@ class WorkerChannel:
             cleared = UserAgentOverride("")
             override = user_agent if user_agent is not None else cleared
             out.append(self._command("Emulation.setUserAgentOverride", override))
+            if self.started:
+                # what a navigation's request carries: the next load waits for its answer (the
+                # browser answers it at once; the zone's and the screen's wait for a renderer,
+                # which a new page gets only from its load)
+                self._changing.add(self._next_id)
         if zone_changed:
             out.append(self._command("Emulation.setTimezoneOverride", self._zone()))
         if screen_changed and self.screen is None:
             out.append(self._command("Emulation.clearDeviceMetricsOverride", NoParams()))
         elif screen_changed:
             out.append(self._command("Emulation.setDeviceMetricsOverride", self._metrics()))
-        if self.started:
-            self._changing.update(self._next_id - i for i in range(len(out)))
         return out
 
     def give_up_changes(self) -> None:
