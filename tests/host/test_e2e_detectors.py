@@ -1,8 +1,9 @@
 """Real fingerprinting and bot-detection libraries nobody here wrote, run in the real app's
 sessions (issue 14 point 1: "undetectable by the usual checks"): FingerprintJS 5.2.0, its
-bot detector BotD 2.0.0 and fpscanner 1.0.2 (a bot detector that also compares the main
-frame, an iframe and a worker) (all MIT, from npm, pinned; `npm pack` fetches them as the MCP
-test's npx does). What a site using them would conclude about a session is what is asserted: not a
+bot detector BotD 2.0.0, fpscanner 1.0.2 (a bot detector that also compares the main
+frame, an iframe and a worker), headless-detector 2.0.1 (automation, CDP and worker checks)
+and ThumbmarkJS 1.11.0 (a fingerprint hash) (all MIT, from npm, pinned; `npm pack` fetches
+them as the MCP test's npx does). What a site using them would conclude about a session is what is asserted: not a
 bot, the profile's values, a visitor id that is stable for a session and changes with the seed.
 And Debian's Chromium as the oracle of what a Chromium page's `window.chrome` looks like."""
 
@@ -32,7 +33,34 @@ PACKAGES = {
     "fp.js": ("@fingerprintjs/fingerprintjs@5.2.0", "package/dist/fp.umd.min.js"),
     "botd.js": ("@fingerprintjs/botd@2.0.0", "package/dist/botd.esm.js"),
     "fpscanner.js": ("fpscanner@1.0.2", "package/dist/fpScanner.es.js"),
+    "headless.js": ("headless-detector@2.0.1", "package/scripts/headless-detector.js"),
+    "thumbmark.js": ("@thumbmarkjs/thumbmarkjs@1.11.0", "package/dist/thumbmark.umd.js"),
 }
+
+# headless-detector's verdict and the raw checks behind it, and ThumbmarkJS's hash and
+# components (its sampled logging off: this machine has no internet)
+HEADLESS_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>headless</title>
+</head><body><pre id="out"></pre>
+<script src="/headless.js"></script>
+<script src="/thumbmark.js"></script>
+<script>
+(async () => {
+  const out = {};
+  try {
+    const r = await detectHeadless();
+    out.summary = r.summary;
+    out.checks = {cdp: r.cdpArtifacts, advanced: r.advancedChecks, webgl: r.webglFlags,
+      fingerprint: r.fingerprintChecks, worker: r.workerChecks, automation: r.automationFlags};
+  } catch (e) { out.error = 'headless-detector: ' + e; }
+  try {
+    const res = await new ThumbmarkJS.Thumbmark({ logging: false }).get();
+    out.thumbmark = res.thumbmark;
+    out.components = res.components;
+  } catch (e) { out.error = 'thumbmark: ' + e; }
+  document.getElementById('out').textContent = JSON.stringify(out);
+  const done = document.createElement('p'); done.id = 'done'; document.body.append(done);
+})();
+</script></body></html>"""
 
 FPSCANNER_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>fpscanner</title>
 </head><body><pre id="out"></pre>
@@ -155,6 +183,8 @@ def site(scripts: dict[str, bytes]) -> Iterator[str]:
                 reply(self, CHROME_PAGE.encode(), "text/html; charset=utf-8")
             elif name == "fpscanner":
                 reply(self, FPSCANNER_PAGE.encode(), "text/html; charset=utf-8")
+            elif name == "headless":
+                reply(self, HEADLESS_PAGE.encode(), "text/html; charset=utf-8")
             else:
                 reply(self, PAGE.encode(), "text/html; charset=utf-8")
 
@@ -295,3 +325,49 @@ def test_window_chrome_is_a_chromiums(app: HostApp, site: str, tmp_path: Path) -
         assert seen[key] == value, key
     assert seen["installed"] == "not_installed"
     app.ok("DELETE", f"/v1/sessions/{sid}")
+
+
+def test_headless_detector_sees_a_normal_browser_and_thumbmark_the_profile(
+    app: HostApp, site: str, tmp_path: Path
+) -> None:
+    """headless-detector (2026: CDP stack and console leaks, Playwright and Selenium markers,
+    WebGL software renderers, emoji rendering against the platform, the user agent and platform
+    a worker reads) on a fingerprinted session: "Normal Browser", flagged only for what it
+    flags on every Chromium page (no `chrome.runtime`, as Debian's Chromium shows). ThumbmarkJS:
+    the profile's values, one hash for the session's every load, another for another session
+    (each session has a seed of its own, docs/decisions.md "Seed") that only the seeded noise
+    tells apart."""
+    real = report_of(run_chromium(f"{site}/headless", tmp_path / "chromium"))
+    chromium_flags = {d["checkId"] for d in real["summary"]["detections"]}
+    assert "adv-runtime" in chromium_flags, chromium_flags
+    sid = app.new_session(profile="Berlin")
+    seen = detect(app, sid, site, "/headless")
+    flags = {d["checkId"] for d in seen["summary"]["detections"]}
+    assert (seen["summary"]["classification"], flags) == ("Normal Browser", {"adv-runtime"})
+    checks = seen["checks"]
+    assert checks["cdp"]["detected"] is False
+    assert checks["advanced"]["stackTrace"]["cdpDetected"] is False
+    assert checks["advanced"]["consoleDebug"]["detected"] is False
+    assert checks["webgl"]["isSoftwareRenderer"] is False
+    assert checks["fingerprint"]["canvas"]["emojiCheck"]["suspicious"] is False
+    worker = checks["worker"]
+    assert (worker["workerUserAgent"], worker["workerPlatform"]) == (
+        FINGERPRINT["user_agent"],
+        "Win32",
+    )
+    assert worker["suspicious"] is False
+    c = seen["components"]
+    assert c["locales"] == {"languages": "de-DE", "timezone": "Europe/Berlin"}
+    assert c["system"]["useragent"] == FINGERPRINT["user_agent"]
+    assert (c["system"]["platform"], c["system"]["hardwareConcurrency"]) == ("Win32", 4)
+    assert c["hardware"]["deviceMemory"] == "4"
+    assert c["screen"]["maxTouchPoints"] == 0
+    assert len(c["plugins"]["plugins"]) == 5
+    assert detect(app, sid, site, "/headless")["thumbmark"] == seen["thumbmark"]
+    other = app.new_session(profile="Berlin")
+    other_seen = detect(app, other, site, "/headless")
+    assert other_seen["thumbmark"] != seen["thumbmark"]
+    changed = {k for k in c if c[k] != other_seen["components"][k]}
+    assert changed == {"audio", "canvas", "webgl"}, changed  # the canvas noise reaches WebGL's
+    for s in (sid, other):
+        app.ok("DELETE", f"/v1/sessions/{s}")
