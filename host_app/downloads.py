@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 _State = QWebEngineDownloadRequest.DownloadState
 POLL = 0.02
 ANNOUNCE_WAIT = 2.0  # how long a main-frame request that started no load may take to become one
-DEADLINE_MARGIN = 0.5  # leaves the operation time to observe and answer before its deadline
+# leaves the operation time to observe, write and answer before its deadline (the host's deadline
+# also starts a bridge hop after the agent's); half a second was too little on a loaded machine
+DEADLINE_MARGIN = 1.0
 
 
 @dataclass
