@@ -13,8 +13,9 @@ STAMP := $(VENV)/.installed
 # chromium: the browser whose pages of other origins try to drive the agent
 # (tests/agent/test_browser_origins.py), and the benchmarks' Playwright baseline (Debian's
 # browser, never a downloaded one). postgresql: the key server's PostgreSQL store, run by its tests
-# and benchmark as a throwaway cluster (initdb/pg_ctl).
-DEBIAN_PACKAGES ?= xvfb xdotool libxcb-icccm4 libxcb-keysyms1 nodejs python3-doc chromium postgresql
+# and benchmark as a throwaway cluster (initdb/pg_ctl). strace: the witness that a proxied session
+# sends no DNS query (tests/host/test_e2e_dns.py).
+DEBIAN_PACKAGES ?= xvfb xdotool libxcb-icccm4 libxcb-keysyms1 nodejs python3-doc chromium postgresql strace
 BENCH_DEBIAN_PACKAGES ?= chromium postgresql
 
 export QT_QPA_PLATFORM ?= offscreen
