@@ -120,11 +120,11 @@ def classify(request: h11.Request) -> ProxyRequest:
     target_text = request.target.decode("ascii", "replace")
     if request.method == b"CONNECT":
         target = parse_authority(target_text)
-        headers = upstream_headers(request.headers)
+        headers = upstream_headers(request.headers.raw_items())
         # an HTTP/1.0 client may leave Host out; the upstream gets an HTTP/1.1 CONNECT,
         # which must carry one
         if not any(name.lower() == b"host" for name, _ in headers):
-            headers.insert(0, (b"host", target.authority.encode()))
+            headers.insert(0, (b"Host", target.authority.encode()))
         return ProxyRequest(request.method, target, target.authority.encode(), headers)
     if request.method not in RELAYED_METHODS:
         raise ProxyRequestError(405, f"method {request.method.decode('ascii', 'replace')}")
@@ -139,9 +139,9 @@ def classify(request: h11.Request) -> ProxyRequest:
     if not path.startswith("/"):
         path = "/" + path
     authority = rest[:end].lower()
-    headers = upstream_headers(request.headers)
+    headers = upstream_headers(request.headers.raw_items())
     if not any(name.lower() == b"host" for name, _ in headers):
-        headers.insert(0, (b"host", authority.encode()))
+        headers.insert(0, (b"Host", authority.encode()))
     return ProxyRequest(request.method, target, f"http://{authority}{path}".encode(), headers)
 
 
@@ -160,14 +160,18 @@ def _relayable(headers: Headers, also_drop: frozenset[bytes]) -> Headers:
 
 
 def upstream_headers(headers: HeaderSeq) -> Headers:
-    """The client's request headers as the upstream may see them (before our authorization)."""
+    """The client's request headers as the upstream may see them (before our authorization),
+    named as the client named them (h11's `raw_items()`): a plain-HTTP request reaches the site
+    with the browser's own header casing (Chrome's `Host`, `User-Agent` beside its lowercase
+    `sec-ch-ua`), which HTTP/1.1 fingerprinting reads; h11's lowercased names were a sign of a
+    non-browser client on every request of a proxied session."""
     return _relayable(list(headers), frozenset())
 
 
 def with_authorization(headers: Headers, authorization: bytes | None) -> Headers:
     if authorization is None:
         return headers
-    return [*headers, (b"proxy-authorization", authorization)]
+    return [*headers, (b"Proxy-Authorization", authorization)]
 
 
 def client_headers(headers: HeaderSeq) -> Headers:

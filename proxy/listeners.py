@@ -606,7 +606,7 @@ class _Relay:
                 await self._send(
                     h11.Response(
                         status_code=event.status_code,
-                        headers=client_headers(event.headers),
+                        headers=client_headers(event.headers.raw_items()),
                         reason=event.reason,
                     )
                 )

@@ -170,3 +170,34 @@ def test_a_proxy_change_during_the_first_capture_does_not_swap_the_page_it_reads
         _HeldPage.release.set()
         host.client.delete(f"/v1/sessions/{sid}")
         host.client.delete(f"/v1/proxies/{alias}")
+
+
+def test_a_site_sees_a_proxied_sessions_request_headers_as_a_direct_sessions(
+    host: HostApp, upstream: UpstreamProxy, origin: Origin
+) -> None:
+    """A plain-HTTP request of a proxied session crosses the agent's listener: its header names
+    reach the site as the engine wrote them, in its order (h11's lowercased names did before:
+    `host`, `user-agent`, where a browser writes `Host`, `User-Agent`)."""
+    alias = "casing"
+    host.new_proxy(alias, upstream)
+    direct, proxied = host.new_session(), host.new_session(proxy_alias=alias)
+    try:
+        for sid, path in ((direct, "/page-direct"), (proxied, "/page-proxied")):
+            url = origin.url(path)
+            host.ok("POST", "/v1/navigate", {"url": url, "session_id": sid, "wait": 0})
+        seen: dict[str, list[str]] = {}
+        for r in origin.requests:
+            got = r["names"]
+            assert isinstance(got, list)
+            seen[str(r["path"])] = [str(n) for n in got]
+
+        def names(path: str) -> list[str]:
+            # the hop-by-hop Connection is each hop's own (the test upstream says close)
+            return [n for n in seen[path] if n != "Connection"]
+
+        assert "User-Agent" in names("/page-direct")
+        assert names("/page-proxied") == names("/page-direct")
+    finally:
+        for sid in (direct, proxied):
+            host.client.delete(f"/v1/sessions/{sid}")
+        host.client.delete(f"/v1/proxies/{alias}")

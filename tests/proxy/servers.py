@@ -278,6 +278,7 @@ class Origin(_Running):
                     "method": self.command,
                     "path": self.path,
                     "headers": {k.lower(): v for k, v in self.headers.items()},
+                    "names": list(self.headers.keys()),  # as the client wrote them, in order
                     "body": body,
                 }
                 outer.requests.append(seen)

@@ -49,7 +49,7 @@ def test_a_connect_without_host_gets_one_for_the_upstream() -> None:
     # fail in h11 and the listener closed the connection without an answer)
     r = classify(h11.Request(method=b"CONNECT", target=b"example.com:443", headers=[],
                              http_version=b"1.0"))  # fmt: skip
-    assert r.headers == [(b"host", b"example.com:443")]
+    assert r.headers == [(b"Host", b"example.com:443")]
     client = h11.Connection(h11.CLIENT)
     assert client.send(h11.Request(method=b"CONNECT", target=r.request_target, headers=r.headers))
 
@@ -104,10 +104,36 @@ def test_a_missing_host_header_is_added_from_the_target() -> None:
     r = classify(
         h11.Request(method=b"GET", target=b"http://a.test:81/", headers=[], http_version=b"1.0")
     )
-    assert (b"host", b"a.test:81") in r.headers
+    assert (b"Host", b"a.test:81") in r.headers
 
 
 # --- header rules ---------------------------------------------------------------------------
+
+
+def test_the_upstream_gets_the_browsers_header_names_as_it_wrote_them() -> None:
+    """h11 lowercases the names it parses; a plain-HTTP request relayed with those reached the
+    site as no browser sends it (Chrome writes `Host` and `User-Agent`, `sec-ch-ua` in lower
+    case): the names go on as the browser wrote them, in its order."""
+    server = h11.Connection(h11.SERVER)
+    server.receive_data(
+        b"GET http://a.test/p HTTP/1.1\r\nHost: a.test\r\nProxy-Connection: keep-alive\r\n"
+        b'sec-ch-ua: "Chromium"\r\nUser-Agent: UA\r\nAccept-Language: de\r\n\r\n'
+    )
+    event = server.next_event()
+    assert isinstance(event, h11.Request)
+    r = classify(event)
+    names = [name for name, _ in with_authorization(r.headers, b"Basic abc")]
+    assert names == [
+        b"Host",
+        b"sec-ch-ua",
+        b"User-Agent",
+        b"Accept-Language",
+        b"Proxy-Authorization",
+    ]
+    client = h11.Connection(h11.CLIENT)
+    wire = client.send(h11.Request(method=b"GET", target=r.request_target, headers=r.headers))
+    assert wire is not None
+    assert b'\r\nHost: a.test\r\nsec-ch-ua: "Chromium"\r\nUser-Agent: UA\r\n' in wire
 
 
 def test_hop_by_hop_and_client_credentials_never_go_upstream() -> None:
@@ -126,7 +152,7 @@ def test_hop_by_hop_and_client_credentials_never_go_upstream() -> None:
     out = upstream_headers(headers)
     assert out == [(b"host", b"a.test"), (b"content-length", b"3"), (b"accept", b"*/*")]
     with_auth = with_authorization(out, b"Basic abc")
-    assert with_auth[-1] == (b"proxy-authorization", b"Basic abc")
+    assert with_auth[-1] == (b"Proxy-Authorization", b"Basic abc")
     assert with_authorization(out, None) == out
 
 
