@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import signal
 import sys
@@ -69,10 +70,58 @@ def _follow_settings_file(
     return watcher
 
 
+CRASH_FILE = "host-crash.txt"
+
+
+def _crash_report(logs_dir: Path, log: HostLog) -> Callable[[], None]:
+    """A native crash (the engine's code runs in this process) kills it without a word: Python's
+    fault handler writes the stacks of every thread to `Logs/host-crash.txt` first, and the next
+    start moves that report into the global log (`host.crashed`, an error). Returns what ends
+    the handler at a normal exit."""
+    path = logs_dir / CRASH_FILE
+    try:
+        left = path.read_text("utf-8", "replace").strip()
+    except OSError:
+        left = ""
+    if left:
+        log.write(
+            "host.crashed",
+            "the previous svc-app run ended with a fatal error; its threads' stacks follow",
+            level="error",
+            data={"report": left[-16000:]},
+        )
+    try:
+        out = path.open("w", encoding="utf-8")
+    except OSError:
+        return lambda: None
+    faulthandler.enable(file=out, all_threads=True)
+
+    def end() -> None:
+        faulthandler.disable()
+        out.close()
+
+    return end
+
+
+def _quit_on_signals(quit_app: Callable[[], None]) -> Any:
+    """SIGTERM and SIGINT quit the app from its event loop; returns the timer that must live as
+    long as the app: Python runs signal handlers only between bytecodes, and the timer lets it
+    in regularly."""
+    from .qt import QTimer
+
+    signal.signal(signal.SIGTERM, lambda *_: QTimer.singleShot(0, quit_app))
+    signal.signal(signal.SIGINT, lambda *_: QTimer.singleShot(0, quit_app))
+    ticker = QTimer()
+    ticker.timeout.connect(lambda: None)
+    ticker.start(200)
+    return ticker
+
+
 def run(*, headless: bool) -> int:
     config = HostConfig.from_env(headless=headless)
     config.data_dir.mkdir(parents=True, exist_ok=True)
     log = HostLog(config.logs_dir)
+    end_crash_report = _crash_report(config.logs_dir, log)
     child_env = _prepare_env(config)
     store = SettingsStore(config.settings_path)
     settings = store.load(plan_override=os.environ.get("SVC_PLAN"))
@@ -83,7 +132,7 @@ def run(*, headless: bool) -> int:
     from .engine import Engine, engine_application_name
     from .filters import FilterService
     from .logic.adblock import ENV_MIRROR, FilterStore, list_urls
-    from .qt import QApplication, QTimer
+    from .qt import QApplication
     from .supervisor import Supervisor
 
     engine_application_name()
@@ -121,12 +170,7 @@ def run(*, headless: bool) -> int:
         log.write("host.stopped", "svc-app stopped")
         app.exit(0)
 
-    signal.signal(signal.SIGTERM, lambda *_: QTimer.singleShot(0, quit_app))
-    signal.signal(signal.SIGINT, lambda *_: QTimer.singleShot(0, quit_app))
-    # Python runs signal handlers only between bytecodes; a timer lets it in regularly.
-    ticker = QTimer()
-    ticker.timeout.connect(lambda: None)
-    ticker.start(200)
+    ticker = _quit_on_signals(quit_app)
 
     ui = None
     if not headless:
@@ -139,5 +183,6 @@ def run(*, headless: bool) -> int:
     code = app.exec()
     if not quitting[0]:
         quit_app()
-    del ui, watcher
+    del ui, watcher, ticker
+    end_crash_report()
     return code

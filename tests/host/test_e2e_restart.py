@@ -167,3 +167,44 @@ def test_browser_data_survives_an_app_restart_and_stale_agent_is_replaced(
         if stale.poll() is None:
             stale.kill()
             stale.wait(5)
+
+
+def test_a_crash_of_the_app_is_reported_at_its_next_start(tmp_path: Path) -> None:
+    """The engine's native code runs in the app's process: a crash there ended the app without a
+    word (once in the suite, the global log simply stopped in the middle of closing sessions).
+    Python's fault handler now writes every thread's stack to `Logs/host-crash.txt`, the agent
+    does not outlive its app, and the next start moves the report into the global log."""
+    data = tmp_path / "crash"
+    app = HostApp(data).start()
+    try:
+        agent = app.agent_pid()
+        assert app.proc is not None
+        os.kill(app.proc.pid, signal.SIGSEGV)
+        assert app.proc.wait(30) == -signal.SIGSEGV
+        deadline = time.monotonic() + 15
+        while _alive(agent):
+            assert time.monotonic() < deadline, "the agent outlived its app"
+            time.sleep(0.05)
+        report = (data / "Logs" / "host-crash.txt").read_text("utf-8")
+        assert "Fatal Python error: Segmentation fault" in report
+        assert "host_app/app.py" in report  # the main thread, in the app's event loop
+    finally:
+        app.stop()
+    again = HostApp(data).start()
+    try:
+        lines = (data / "Logs" / "global.ndjson").read_text("utf-8").splitlines()
+        crashed = [r for r in map(json.loads, lines) if r["category"] == "host.crashed"]
+        assert [r["level"] for r in crashed] == ["error"]
+        assert "Fatal Python error: Segmentation fault" in crashed[0]["data"]["report"]
+        assert (data / "Logs" / "host-crash.txt").read_text("utf-8") == ""  # reported once
+    finally:
+        again.stop()
+
+
+def _alive(pid: int) -> bool:
+    """Running (an exited process nobody reaped yet is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
