@@ -120,6 +120,13 @@ class HostApp:
         return int(self.ok("GET", "/v1/health")["pid"])
 
     def stop(self) -> None:
+        if self.proc is not None and (self.proc.poll() or 0) < 0:
+            # it died of a signal before we stopped it: its crash report says where
+            crash = self.data_dir / "Logs" / "host-crash.txt"
+            with contextlib.suppress(OSError):
+                print(
+                    f"svc-app died ({self.proc.returncode}):\n{crash.read_text()}", file=sys.stderr
+                )
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             with contextlib.suppress(subprocess.TimeoutExpired):
