@@ -6,6 +6,7 @@ import faulthandler
 import os
 import signal
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -117,11 +118,33 @@ def _quit_on_signals(quit_app: Callable[[], None]) -> Any:
     return ticker
 
 
+def _log_uncaught(log: HostLog) -> None:
+    """An exception that escapes our code called by Qt (a reimplemented virtual, a slot) made
+    PyQt end the whole app (`qFatal`: abort) with every session in it, as one did at exit
+    (a request the engine sent after the asset pool had shut down). With an excepthook of its
+    own PyQt calls that instead: the exception is written to stderr and to the global log
+    (`host.exception`, an error) and the app goes on; the call that raised gets Qt's default
+    answer."""
+
+    def hook(kind: type[BaseException], value: BaseException, tb: Any) -> None:
+        text = "".join(traceback.format_exception(kind, value, tb))
+        sys.stderr.write(text)
+        log.write(
+            "host.exception",
+            f"an error in svc-app's code was caught, the app goes on: {value!r}",
+            level="error",
+            data={"traceback": text[-16000:]},
+        )
+
+    sys.excepthook = hook
+
+
 def run(*, headless: bool) -> int:
     config = HostConfig.from_env(headless=headless)
     config.data_dir.mkdir(parents=True, exist_ok=True)
     log = HostLog(config.logs_dir)
     end_crash_report = _crash_report(config.logs_dir, log)
+    _log_uncaught(log)
     child_env = _prepare_env(config)
     store = SettingsStore(config.settings_path)
     settings = store.load(plan_override=os.environ.get("SVC_PLAN"))

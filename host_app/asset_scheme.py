@@ -340,9 +340,14 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
             cookie=cookie,
         )
         fetch = Fetch(original, wire, self.assets.route, limit_bytes=limit)
+        try:
+            future = _POOL.submit(_work, fetch, store, self.assets.partition, verdict.kind)
+        except RuntimeError:
+            # the app is exiting (the pool takes no more work) while the engine still asks
+            job.fail(QWebEngineUrlRequestJob.Error.RequestAborted)
+            return
         job.destroyed.connect(lambda *_: fetch.abort())
         _ACTIVE.add(fetch)
-        future = _POOL.submit(_work, fetch, store, self.assets.partition, verdict.kind)
 
         def finished(fut: Future[Fetched]) -> None:
             _to_main(lambda: self._answer(job, original, fut, fetch, verdict))
