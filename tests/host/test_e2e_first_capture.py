@@ -73,8 +73,10 @@ def test_first_captures_among_busy_sessions_hold_the_whole_document(
                 assert len(html) > len(BUSY) // 2, html[:200]
                 assert "<h1>Busy page</h1>" in html
                 assert 'id="late"' in html
-                # it used to wait for a first load that never ended, to the deadline
-                assert time.monotonic() - started < 15
+                # it used to wait for a first load that never ended, to the 30 s deadline; the
+                # bound says "not at the deadline" with room for a loaded machine (15 s was
+                # passed twice by captures of 16.8 and 18 s while two app processes ran)
+                assert time.monotonic() - started < 25
             finally:
                 host.client.delete(f"/v1/sessions/{sid}")
     finally:
