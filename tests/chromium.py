@@ -10,9 +10,10 @@ from pathlib import Path
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
-def run_chromium(url: str, profile: Path, *extra: str) -> str:
+def run_chromium(url: str, profile: Path, *extra: str, budget_ms: int = 5000) -> str:
     """Load `url` in headless Chromium with a fresh `profile` until its scripts and requests are
-    done; the DOM. `extra`: more command-line switches."""
+    done (at most `budget_ms` of the page's virtual time); the DOM. `extra`: more command-line
+    switches."""
     proc = subprocess.run(
         [
             CHROMIUM,
@@ -26,7 +27,7 @@ def run_chromium(url: str, profile: Path, *extra: str) -> str:
             "--disable-sync",
             f"--user-data-dir={profile}",
             *extra,
-            "--virtual-time-budget=5000",
+            f"--virtual-time-budget={budget_ms}",
             "--dump-dom",
             url,
         ],
