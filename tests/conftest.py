@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.host.site import Site
+from tests.procs import alive
 
 WATCHED = ("svc-app", "svc-keyserver", "-m agent")
 RUN_MARK = "_SVC_TEST_RUN"
@@ -54,23 +55,15 @@ def _ours() -> set[int]:
     return found
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 @pytest.fixture(scope="session", autouse=True)
 def no_process_outlives_the_run() -> Iterator[None]:
     before = _ours()
     yield
     deadline = time.monotonic() + 10
-    leaked = {p for p in _ours() - before if _alive(p)}
+    leaked = {p for p in _ours() - before if alive(p)}
     while leaked and time.monotonic() < deadline:
         time.sleep(0.1)
-        leaked = {p for p in leaked if _alive(p)}
+        leaked = {p for p in leaked if alive(p)}
     for pid in leaked:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)

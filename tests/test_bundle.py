@@ -41,6 +41,7 @@ from tests.conftest import RUN_ID, RUN_MARK
 from tests.host.test_e2e_assets import png
 from tests.httpserver import serving
 from tests.ports import free_port, listener_base
+from tests.procs import alive
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGING = ROOT / "packaging"
@@ -388,14 +389,6 @@ def _wait_health(port: int, timeout: float = 90, *, not_pid: int | None = None) 
     raise TimeoutError(f"no healthy agent on port {port}")
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 def _children(pid: int) -> set[int]:
     """Every descendant of pid."""
     parents = {}
@@ -428,11 +421,11 @@ def _stop(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + 15
-    while _alive(pid) and time.monotonic() < deadline:
+    while alive(pid) and time.monotonic() < deadline:
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
         time.sleep(0.1)
-    if _alive(pid):
+    if alive(pid):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(ChildProcessError):
@@ -652,9 +645,9 @@ def test_the_bundle_runs_alone_and_reports_its_build(bundle: Bundle, tmp_path: P
                 if started is not None:
                     _stop(started)
     assert app_pid is not None
-    assert not _alive(app_pid)
+    assert not alive(app_pid)
     assert agent_pid is not None
-    assert not _alive(agent_pid)
+    assert not alive(agent_pid)
     subprocess.run(
         [str(folder / "uninstall.sh")], env=env, check=True, capture_output=True, timeout=30
     )

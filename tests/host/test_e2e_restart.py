@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ..ports import free_port, listener_base
+from ..procs import alive
 from .hostproc import SVC_APP, HostApp
 from .site import Site
 
@@ -182,7 +183,7 @@ def test_a_crash_of_the_app_is_reported_at_its_next_start(tmp_path: Path) -> Non
         os.kill(app.proc.pid, signal.SIGSEGV)
         assert app.proc.wait(30) == -signal.SIGSEGV
         deadline = time.monotonic() + 15
-        while _alive(agent):
+        while alive(agent):
             assert time.monotonic() < deadline, "the agent outlived its app"
             time.sleep(0.05)
         report = (data / "Logs" / "host-crash.txt").read_text("utf-8")
@@ -199,12 +200,3 @@ def test_a_crash_of_the_app_is_reported_at_its_next_start(tmp_path: Path) -> Non
         assert (data / "Logs" / "host-crash.txt").read_text("utf-8") == ""  # reported once
     finally:
         again.stop()
-
-
-def _alive(pid: int) -> bool:
-    """Running (an exited process nobody reaped yet is not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] != "Z"
