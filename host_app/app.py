@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .collector import MainThreadCollector
 from .config import HostConfig
 from .logic.logfile import HostLog
 from .logic.policy import with_webrtc_policy
@@ -162,6 +163,8 @@ def run(*, headless: bool) -> int:
     register_schemes()
     app = QApplication([sys.argv[0] or "svc-app"])
     app.setQuitOnLastWindowClosed(False)
+    # before any thread of ours starts (filter lists, asset fetches)
+    collector = MainThreadCollector()
     engine = Engine(config.data_dir, settings, headless=headless, log=log)
     supervisor = Supervisor(config, engine.handle, log, child_env)
     filter_service = FilterService(
@@ -206,6 +209,6 @@ def run(*, headless: bool) -> int:
     code = app.exec()
     if not quitting[0]:
         quit_app()
-    del ui, watcher, ticker
+    del ui, watcher, ticker, collector  # the collector stays off: the process ends
     end_crash_report()
     return code

@@ -89,16 +89,27 @@ class QtLoop:
 
     class _Handle:
         def __init__(self, timer: QTimer, owner: QtLoop) -> None:
-            self.timer = timer
+            self.timer: QTimer | None = timer
             self.owner = owner
 
         def cancel(self) -> None:
-            self.timer.stop()
             self.owner._timers.discard(self)
+            self.end()
+
+        def end(self) -> None:
+            """The timer goes on this thread's event loop: one left to Python's collector (its
+            slot's closure holds this handle, a cycle) was deleted from whichever thread
+            collected it (measured: the asset fetch threads)."""
+            timer, self.timer = self.timer, None
+            if timer is not None:
+                timer.stop()
+                timer.deleteLater()
 
     def __init__(self) -> None:
         self._timers: set[QtLoop._Handle] = set()
-        self._clock = QTimer()  # unused; keeps a QObject around for parenting
+        # the timers' parent: Qt owns them, so dropping a handle never deletes one in the
+        # middle of its own timeout; each is deleted later once fired or cancelled
+        self._parent = QObject()
         import time as _time
 
         self._time = _time.monotonic
@@ -107,12 +118,13 @@ class QtLoop:
         return self._time()
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> QtLoop._Handle:
-        timer = QTimer()
+        timer = QTimer(self._parent)
         timer.setSingleShot(True)
         handle = QtLoop._Handle(timer, self)
 
         def fire() -> None:
             self._timers.discard(handle)
+            handle.end()
             callback()
 
         timer.timeout.connect(fire)

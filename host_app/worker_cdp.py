@@ -160,8 +160,9 @@ class _Identity(NamedTuple):
 class _Resizes(QObject):
     """Calls `resized` after each resize of the widget it filters (the page's view)."""
 
-    def __init__(self, resized: Callable[[], None]) -> None:
-        super().__init__()
+    def __init__(self, resized: Callable[[], None], view: QObject | None) -> None:
+        # the view's child: Qt deletes it with the view, never Python's collector
+        super().__init__(view)
         self._resized = resized
 
     def eventFilter(self, watched: QObject | None, event: QEvent | None) -> bool:
@@ -250,7 +251,7 @@ class PageWorkers:
         self._identity = _identity(fp)
         # the viewport is pinned to the view's size (WorkerChannel.set_viewport): followed here
         self._view = QWebEngineView.forPage(page)
-        self._resizes = _Resizes(lambda: self._guard("resized", self._resized))
+        self._resizes = _Resizes(lambda: self._guard("resized", self._resized), self._view)
         if self._view is not None:
             self._view.installEventFilter(self._resizes)
         self.channel = self._identity.channel(self._viewport())

@@ -1,0 +1,77 @@
+"""Python's collector deleted the app's Qt objects from other threads: with a probe on the
+collector (stop 30), the event loop's own timers, Python-owned and held in reference cycles,
+were collected in the asset fetch threads (`svc-asset-loop`, `svc-asset_3`), which allocate
+the most; a Qt object deleted off its thread corrupts memory, the likely cause of the app's
+rare segmentation faults while busy sessions were deleted. `host_app.collector` runs every
+collection on the main thread, from the event loop. Run in a child process (the collector is
+process-wide): without it a worker thread deletes the Qt object, with it the main thread
+does, and still within a second."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+CHILD = """
+import gc, sys, threading, weakref
+from PyQt6.QtCore import QCoreApplication, QTimer
+from host_app.collector import MainThreadCollector
+
+app = QCoreApplication([])
+collector = MainThreadCollector() if sys.argv[1] == "main" else None
+deleted_in = []
+refs = []
+
+
+def garbage():
+    # owned by Python and in a cycle, like the event loop's timers were: the thread that
+    # deallocates the wrapper (where the weak reference's callback runs) deletes the C++ timer
+    timer = QTimer()
+    timer.cycle = timer
+    timer.start(60_000)
+    refs.append(weakref.ref(timer, lambda _: deleted_in.append(threading.current_thread().name)))
+
+
+def churn():
+    # what a fetch thread does: allocate, some of it in cycles
+    for _ in range(200_000):
+        a = [None]
+        a[0] = a
+
+
+gc.collect()
+garbage()
+worker = threading.Thread(target=churn, name="worker")
+worker.start()
+worker.join()
+QTimer.singleShot(1000, app.quit)
+app.exec()
+print(deleted_in, gc.isenabled())
+if collector is not None:
+    collector.stop()
+    print(gc.isenabled())
+"""
+
+
+def run_child(mode: str) -> list[str]:
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, mode],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=root,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_a_qt_object_in_a_cycle_is_deleted_on_the_main_thread() -> None:
+    assert run_child("bare") == ["['worker'] True"]  # CPython's default, the bug
+    assert run_child("main") == ["['MainThread'] False", "True"]
