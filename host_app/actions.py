@@ -33,6 +33,7 @@ from bridge_protocol.selectors import DomNode
 
 from .logic import aio
 from .logic.actionability import (
+    COVERED,
     NOT_VISIBLE,
     Box,
     Cover,
@@ -402,6 +403,40 @@ async def reachable(target: Target, scroll: bool) -> ElementInfo:
     )
 
 
+def centring_area(info: ElementInfo) -> Box:
+    """Where `centred` puts the element in the middle: its clipping ancestor (a sidebar) when
+    that is wholly in view vertically, else the viewport (a code block's horizontal scroller
+    cut by the viewport's edge is moved by the page's scrolling)."""
+    view: Box = (0.0, 0.0, info.vw, info.vh)
+    if info.clip is None:
+        return view
+    _, y, _, h = info.clip
+    return info.scrollport() if y >= 0 and y + h <= info.vh else view
+
+
+async def centred(target: Target) -> None:
+    """Wheels the element's center toward the middle of its scroller, as a person scrolls a
+    control out from under a page's sticky header or footer: an element scrolled just into view
+    at an edge stayed covered by it (the Node.js documentation's header, measured: its code
+    blocks' copy buttons above the viewport failed after 5 s). Best effort: it stops within the
+    middle half, or when a read brought the element no nearer (a scroller at its end)."""
+    nearest = float("inf")
+    for _ in range(MAX_SCROLL_STEPS):
+        info = await element_info(target)
+        px, py, pw, ph = info.scrollport()
+        _, ay, _, ah = centring_area(info)
+        if not info.visible or pw <= 0 or ph <= 0:
+            return
+        dy = info.cy - (ay + ah / 2)
+        if abs(dy) <= ah / 4 or abs(dy) >= nearest - 1:
+            return
+        nearest = abs(dy)
+        # over the visible part of its scroller: the element's own point is under the cover,
+        # which may scroll on its own (a fixed panel)
+        target.wheel(px + pw / 2, py + ph / 2, 0, -max(-1200, min(1200, round(dy * 1.2))))
+        await aio.sleep(target.page.loop, SCROLL_SETTLE)
+
+
 async def actionable(target: Target, *, scroll: bool, deadline: float | None) -> ElementInfo:
     """The target once it is visible, in view, stable and hit at its center (logic/actionability:
     bounded wait, then ACTION_TIMEOUT or TIMEOUT naming the cover); a target that left the
@@ -410,11 +445,16 @@ async def actionable(target: Target, *, scroll: bool, deadline: float | None) ->
     start = loop.time()
     bound = WaitBound.of(start, deadline)
     before: Sample | None = None
-    scrolled = False
+    scrolled = recentred = False
     while True:
         info = await element_info(target)
         now = info.sample()
         reason = blocker(now, before)
+        if reason == COVERED and scroll and not recentred and info.in_view():
+            recentred = True
+            await centred(target)
+            before = None
+            continue
         if reason != NOT_VISIBLE and not info.in_view() and loop.time() < bound.end:
             info = await reachable(target, scroll)
             if not scrolled:
