@@ -426,7 +426,11 @@ async def run_ref_actions(
             case _:
                 if index > 0 or page.load_starts != before.starts:
                     # an earlier action may have changed the page: check this target again
-                    await revalidate(page, kept, obs_id, [int(action.ref[1:])])
+                    number = int(action.ref[1:])
+                    if index > 0 and await navigation_started(page, before):
+                        await _replaced(page, kept, obs_id, number, index=index, deadline=deadline)
+                    else:
+                        await revalidate(page, kept, obs_id, [number])
                 target = RefTarget(
                     page,
                     kept,
@@ -442,6 +446,31 @@ async def run_ref_actions(
     framed = {kept.locate(n)[0] for n in numbers} - {0}
     if framed:
         await frame_reads.settle(page, [kept.docs[d] for d in sorted(framed)], deadline)
+
+
+async def _replaced(
+    page: ObsDriver, kept: Kept, obs_id: str, number: int, *, index: int, deadline: float
+) -> None:
+    """An earlier action of the batch started a main-frame navigation: wait until it replaced
+    the document (OBSERVATION_STALE: the target went with it) or ended without doing so (a
+    download, a 204), then check the target. The action was sent to the old document
+    meanwhile and reported done, its input lost with the page (python3-doc: type, click Go,
+    type again: 10 of 10)."""
+    try:
+        while page.loading and page.loop.time() < deadline - 0.5:
+            await revalidate(page, kept, obs_id, [number])
+            await aio.sleep(page.loop, operations.PROBE_INTERVAL)
+        await revalidate(page, kept, obs_id, [number])
+    except SvcError as exc:
+        if (exc.error.details or {}).get("cause") not in ("navigated", "document_replaced"):
+            raise
+        raise _stale(
+            "navigated",
+            obs_id,
+            f"e{number}",
+            f"an earlier action of this batch navigated the page: action {index + 1} and the "
+            "rest were not run; observe the new page",
+        ) from exc
 
 
 async def _after_batch(page: ObsDriver, before: LoadMark, deadline: float) -> None:

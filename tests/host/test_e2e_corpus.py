@@ -168,6 +168,33 @@ def test_search_the_docs_through_the_search_form(host: HostApp, docs: str, sessi
     assert has_result(obs)
 
 
+def test_a_batch_stops_at_the_action_after_the_one_that_navigated(
+    host: HostApp, docs: str, session: str
+) -> None:
+    """Type in the docs' search box, click Go, type again: the third action was sent to the page
+    the submission was leaving and reported done, its text lost (10 of 10). Its target went with
+    that page: OBSERVATION_STALE naming the action, and the search ran with the first text."""
+    obs = observation_of(navigate(host, session, f"{docs}/python3/html/library/os.html"))
+    box = next(e for e in obs["elements"] if e.get("name") == "Quick search")
+    go = next(e for e in obs["elements"] if e["role"] == "button" and e.get("name") == "Go")
+    answer = act(
+        host,
+        obs["id"],
+        {"action": "type", "ref": box["ref"], "text": "makedirs"},
+        {"action": "click", "ref": go["ref"]},
+        {"action": "type", "ref": box["ref"], "text": "x"},
+    )
+    error = answer["error"]
+    assert (error["id"], error["details"]["cause"], error["details"]["ref"]) == (
+        "OBSERVATION_STALE",
+        "navigated",
+        box["ref"],
+    )
+    assert "action 3" in error["message"]
+    obs = observe_until(host, session, lambda o: "search.html" in str(o.get("url", "")))
+    assert "q=makedirs&" in str(obs["url"])
+
+
 def test_underscore_manual_sidebar_and_code(host: HostApp, docs: str, session: str) -> None:
     data = navigate(host, session, f"{docs}/libjs-underscore/index.html")
     obs = observation_of(data)
