@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from host_app.collector import FULL_SHARE, generation_due
+
 pytestmark = pytest.mark.e2e
 
 CHILD = """
@@ -75,3 +77,16 @@ def run_child(mode: str) -> list[str]:
 def test_a_qt_object_in_a_cycle_is_deleted_on_the_main_thread() -> None:
     assert run_child("bare") == ["['worker'] True"]  # CPython's default, the bug
     assert run_child("main") == ["['MainThread'] False", "True"]
+
+
+def test_full_collections_take_at_most_a_share_of_the_time() -> None:
+    """A full collection stops the event loop while it walks every object: one that took 50 ms
+    allows the next only after 5 s (FULL_SHARE); meanwhile the younger generations are
+    collected as CPython would."""
+    thresholds = (700, 10, 10)
+    assert FULL_SHARE * 0.05 == 5.0
+    assert generation_due((701, 11, 11), thresholds, 100.0, 0.0) == 2
+    assert generation_due((701, 11, 11), thresholds, 104.9, 105.0) == 1
+    assert generation_due((701, 5, 11), thresholds, 104.9, 105.0) == 0
+    assert generation_due((701, 5, 11), thresholds, 105.0, 105.0) == 2
+    assert generation_due((700, 10, 10), thresholds, 200.0, 0.0) is None
