@@ -733,7 +733,8 @@ TOOLS: list[Tool] = [
         "Runs 1-32 ref actions (click, hover, type, clear, press, select, scroll, wait) on the "
         "page of an observation, in order, stopping at the first failure, then observes again: "
         "returns the new {page, observation}. Refs are revalidated first; a stale one fails "
-        "with OBSERVATION_STALE (details.cause says why) and nothing runs.",
+        "with OBSERVATION_STALE (details.cause says why) and nothing runs. An action after one "
+        "that navigated the page fails the same way (the earlier ones ran): observe again.",
         _obj(
             {
                 "observation_id": OBSERVATION_ID,
