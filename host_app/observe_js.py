@@ -351,6 +351,10 @@ function coverOf(h,el){
  return [role,nm];}
 function viaLabel(h,el){for(var p=h,k=0;p&&k<50;k++,p=p.parentElement){if(p.localName==='label')return p.control===el;}return false;}
 var r=topRect(el),cs=csOf(el),ln=el.localName;
+// an inline box holding only a float or a positioned box (a logo link around a floated image)
+// is empty itself: a person points at what it shows, its largest descendant box
+if(r.w<1||r.h<1){var ds=el.querySelectorAll('*'),big=0;for(var q7=0;q7<ds.length&&q7<200;q7++){
+ var dr=topRect(ds[q7]);if(dr.w>=1&&dr.h>=1&&dr.w*dr.h>big){big=dr.w*dr.h;r=dr;}}}
 var T=['text','search','url','tel','email','password','number','date','datetime-local','month','time','week',''];
 var editable=el.isContentEditable||ln==='textarea'||(ln==='input'&&T.indexOf((el.getAttribute('type')||'').toLowerCase())>=0);
 var cx=r.x+r.w/2,cy=r.y+r.h/2,hit=false,cov=null,pt=null;

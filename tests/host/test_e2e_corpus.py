@@ -28,6 +28,7 @@ pytestmark = pytest.mark.e2e
 DOC = Path("/usr/share/doc")
 PYDOC = DOC / "python3" / "html"  # python3-doc: a link to python3.X-doc's html folder
 UNDERSCORE = DOC / "libjs-underscore" / "index.html"
+SQLITE = DOC / "sqlite3"  # sqlite3-doc: SQLite's own website, as Debian ships it
 
 # the example of asyncio.timeout in library/asyncio-task.html, as the page shows it
 TIMEOUT_EXAMPLE = (
@@ -266,3 +267,19 @@ def test_a_button_under_a_sticky_header_is_scrolled_out_from_under_it(
         obs = observation_of(answer["data"])
         clicked = next(e for e in obs["elements"] if e["ref"] == button["ref"])
         assert clicked.get("name") == "Copied"
+
+
+def test_a_logo_link_around_a_floated_image_is_clicked(
+    host: HostApp, docs: str, session: str
+) -> None:
+    """SQLite's documentation (Debian's `sqlite3-doc`) heads each page with its logo: a link whose
+    only content is a floated image. The link's own inline box is empty, so the click waited 5 s
+    for it to be rendered and failed (ACTION_TIMEOUT, not_visible) while the observation listed
+    it and a person clicks the logo; input now goes to what the link shows."""
+    assert (SQLITE / "c3ref" / "str_finish.html").is_file(), "sqlite3-doc: run make setup"
+    obs = observation_of(navigate(host, session, f"{docs}/sqlite3/c3ref/str_finish.html"))
+    logo = next(e for e in obs["elements"] if e.get("name") == "SQLite" and e["role"] == "link")
+    assert logo["dest"].endswith("/sqlite3/index.html")
+    answer = act(host, obs["id"], {"action": "click", "ref": logo["ref"]})
+    assert "data" in answer, answer
+    assert answer["data"]["page"]["url"].endswith("/sqlite3/index.html")
