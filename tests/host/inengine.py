@@ -38,7 +38,8 @@ def run_child(
     """Run `python -m module args...` offscreen, its output captured. `flags` replace the
     Chromium flags; without them the caller's are kept, or the sandbox and GPU are turned off
     (neither works in a container)."""
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    # a crash of the engine in the child prints every thread's stack
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONFAULTHANDLER="1")
     if flags is None:
         env.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox --disable-gpu")
     else:
@@ -60,7 +61,10 @@ def child_result(
     engine's whole stderr for a failure's post-mortem (the assertion shows only its tail)."""
     if stderr_file is not None:
         stderr_file.write_bytes(proc.stderr)
-    assert proc.returncode == 0, proc.stderr.decode()[-4000:]
+    assert proc.returncode == 0, (
+        f"the child exited {proc.returncode}; stdout ends {proc.stdout.decode()[-300:]!r}; "
+        f"stderr ends {proc.stderr.decode()[-4000:]}"
+    )
     out: dict[str, Any] = json.loads(proc.stdout.decode().strip().splitlines()[-1])
     return out
 
