@@ -342,6 +342,12 @@ def scroll_goal(info: ElementInfo) -> tuple[float, float, Box]:
     return x + w / 2, y + h / 2, view
 
 
+def wheel_units(distance: float) -> int:
+    """The wheel angle that moves content `distance` CSS px toward the middle (a negative delta
+    scrolls down): Chromium scrolls ~100 px per 120 units; bounded per event."""
+    return -max(-1200, min(1200, round(distance * 1.2)))
+
+
 def wheel_point(x: float, y: float, area: Box) -> tuple[float, float]:
     """The point of `area` nearest to (x, y), WHEEL_INSET inside its edges (at most half its
     size): a person puts the pointer over the part of the page to scroll."""
@@ -382,9 +388,8 @@ async def reachable(target: Target, scroll: bool) -> ElementInfo:
             nearest = distance
         else:
             stuck += 1
-        # Chromium scrolls ~100 CSS px per 120 units of wheel angle; bounded per event
-        wy = -max(-1200, min(1200, round(dy * 1.2))) if abs(dy) >= 1 else 0
-        wx = -max(-1200, min(1200, round(dx * 1.2))) if abs(dx) >= 1 else 0
+        wy = wheel_units(dy) if abs(dy) >= 1 else 0
+        wx = wheel_units(dx) if abs(dx) >= 1 else 0
         # over the point of its scrollport nearest to it: a sidebar or panel that scrolls on its
         # own gets the wheel (at the viewport's center the document scrolled and a sticky
         # sidebar's link never came into view, and a link inside the viewport but below the
@@ -433,7 +438,7 @@ async def centred(target: Target) -> None:
         nearest = abs(dy)
         # over the visible part of its scroller: the element's own point is under the cover,
         # which may scroll on its own (a fixed panel)
-        target.wheel(px + pw / 2, py + ph / 2, 0, -max(-1200, min(1200, round(dy * 1.2))))
+        target.wheel(px + pw / 2, py + ph / 2, 0, wheel_units(dy))
         await aio.sleep(target.page.loop, SCROLL_SETTLE)
 
 
