@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def alive(pid: int) -> bool:
@@ -12,3 +16,16 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def python_child(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python -c code args...` from the repository's root, its output captured (a process of
+    its own for what a test cannot undo in pytest's: PyQt's excepthook, the garbage collector)."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        check=False,
+    )

@@ -9,13 +9,10 @@ does, and still within a second."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from host_app.collector import FULL_SHARE, generation_due
+from tests.procs import python_child
 
 pytestmark = pytest.mark.e2e
 
@@ -61,15 +58,7 @@ if collector is not None:
 
 
 def run_child(mode: str) -> list[str]:
-    root = Path(__file__).resolve().parents[2]
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, mode],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=root,
-        check=False,
-    )
+    done = python_child(CHILD, mode)
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 

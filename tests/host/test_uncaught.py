@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.procs import python_child
 
 pytestmark = pytest.mark.e2e
 
@@ -42,15 +43,7 @@ print("went on")
 
 
 def run_child(logs: Path, mode: str) -> subprocess.CompletedProcess[str]:
-    root = Path(__file__).resolve().parents[2]
-    return subprocess.run(
-        [sys.executable, "-c", CHILD, str(logs), mode],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=root,
-        check=False,
-    )
+    return python_child(CHILD, str(logs), mode)
 
 
 def test_an_exception_in_a_qt_virtual_is_logged_and_the_app_goes_on(tmp_path: Path) -> None:
