@@ -188,6 +188,32 @@ function addText(s,inEl){if(!s||inEl===2)return;if(!acc){if(!/\S/.test(s))return
  if((!inEl||inEl===3)&&/\S/.test(s))acc.own=true;}
 function preBreak(){if(curWs&&acc&&acc.buf&&acc.buf.charAt(acc.buf.length-1)!=='\n'&&acc.buf.length<=LIM+2)acc.buf+='\n';}
 var curCtx=-1;
+// Reach boxes (docs/observations.md "Elements no person can reach"): an element wholly outside
+// the box its ancestors leave it is not offered, since neither the wheel nor a click of a person
+// reaches it. A box fixed to the viewport does not scroll (a drawer parked off screen); overflow
+// clip cuts its content on both sides, overflow hidden before its start (the rest a page script
+// may scroll to: custom scrollbars hide the native one); a scroll region brings its content into
+// view (unless it is out of reach itself). [left, top, right, bottom] or null, for in-flow boxes
+// (CL) and absolutely positioned ones (CLA: the box at their containing block). Text stays in
+// the content: visually hidden text is clipped on purpose, for readers.
+var CL=null,CLA=null,VP=[0,0,vw,vh],FAR=1e9;
+function meet(a,b){return a?[Math.max(a[0],b[0]),Math.max(a[1],b[1]),Math.min(a[2],b[2]),Math.min(a[3],b[3])]:b;}
+function outOf(r,k){return r.width>0&&r.height>0&&(r.right<=k[0]+0.5||r.left>=k[2]-0.5||r.bottom<=k[1]+0.5||r.top>=k[3]-0.5);}
+// whether a fixed box is fixed to the viewport: an ancestor with a transform, filter or
+// containment holds it instead (then it scrolls with that ancestor)
+function viewportFixed(c){for(var p=c.parentElement||(c.parentNode&&c.parentNode.host)||null,k=0;p&&k<200;k++){var s=csOf(p);
+ if(s.transform!=='none'||s.filter!=='none'||s.perspective!=='none'||/paint|layout|strict|content/.test(s.contain)||/transform|filter|perspective/.test(s.willChange)||(s.backdropFilter&&s.backdropFilter!=='none')||(s.containerType&&s.containerType!=='normal'))return false;
+ p=p.parentElement||(p.parentNode&&p.parentNode.host)||null;}return true;}
+// the reach box a box with overflow other than visible leaves its content, per axis: a
+// scrolling axis reaches all its content (the box itself being in reach), clip only its box,
+// hidden what lies past its start (left, or right in rtl; top)
+function reachBox(c,cs,r,own){var kl=r.left+c.clientLeft,kt=r.top+c.clientTop,kr=kl+c.clientWidth,kb=kt+c.clientHeight;
+ if(own&&outOf(r,own))return meet(own,[kl,kt,kr,kb]);
+ var o=own||[-FAR,-FAR,FAR,FAR],x=cs.overflowX,y=cs.overflowY,rtl=cs.direction==='rtl';
+ function lo(v,ax,k){return v==='clip'||(v==='hidden'&&!(ax&&rtl))?Math.max(o[ax?0:1],k):v==='visible'?o[ax?0:1]:-FAR;}
+ function hi(v,ax,k){return v==='clip'||(v==='hidden'&&ax&&rtl)?Math.min(o[ax?2:3],k):v==='visible'?o[ax?2:3]:FAR;}
+ var b=[lo(x,1,kl),lo(y,0,kt),hi(x,1,kr),hi(y,0,kb)];
+ return b[0]<=-FAR&&b[1]<=-FAR&&b[2]>=FAR&&b[3]>=FAR?null:b;}
 var BLOCK_KIND={p:'paragraph',li:'list_item',blockquote:'quote',pre:'code',dt:'paragraph',dd:'paragraph',figcaption:'paragraph',legend:'paragraph',label:'text'};
 var LANDMARK={nav:'navigation',main:'main',aside:'complementary'};
 function walk(root,ctx,vis,inEl,inSect,tbl){
@@ -207,8 +233,12 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  var cs=csOf(c),disp=cs.display;
  if(disp==='none'||cs.contentVisibility==='hidden')return;
  var v=cs.visibility==='visible';
- var ov=cs.overflow;
- if(ov!=='visible'&&(ov.indexOf('hidden')>=0||ov.indexOf('clip')>=0)){var rr=c.getBoundingClientRect();if(rr.width===0||rr.height===0)return;}
+ var ov=cs.overflow,pos=cs.position,own=pos==='fixed'?(viewportFixed(c)?VP:CL):pos==='absolute'?CLA:CL,cc=own;
+ if(ov!=='visible'){var rr=c.getBoundingClientRect();if((ov.indexOf('hidden')>=0||ov.indexOf('clip')>=0)&&(rr.width===0||rr.height===0))return;
+  // the body's and the root's overflow are the viewport's (it scrolls them); an inline box has none
+  if(t!=='body'&&c!==document.documentElement&&disp!=='inline'&&disp!=='contents')cc=reachBox(c,cs,rr,own);}
+ var sCL=CL,sCLA=CLA;
+ if(cc||CL||CLA){CL=cc;if(pos!=='static'||cs.transform!=='none'||cs.filter!=='none'||/paint|layout|strict|content/.test(cs.contain))CLA=cc;}
  var inline=disp.indexOf('inline')===0||disp==='contents';
  var ws=wsOf(cs),savedWs=curWs;
  var role=roleOf(c),nctx=ctx,nsect=inSect,ntbl=tbl,myAcc=null,saved=acc,savedCtx=curCtx;
@@ -242,7 +272,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  else if(!inline&&acc&&acc.lazy){closeAcc(acc);acc=null;saved=null;}
  if(!myAcc)curCtx=cx;
  // interactive element
- var isEl=v&&isInteractive(c,role,cs,inEl);
+ var isEl=v&&isInteractive(c,role,cs,inEl)&&!(own&&outOf(c.getBoundingClientRect(),own));
  if(isEl){role=refRole(role);
   // a clickable keeps its text in the content, with its ref
   if(role==='clickable'&&!acc){acc=openAcc('text',inline?curCtx:cx);acc.lazy=true;}
@@ -281,7 +311,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  else if(t==='select'||t==='textarea'||t==='input'){}
  else if(depth<400){var kids=c.shadowRoot?c.shadowRoot.childNodes:c.childNodes,ie=(t==='label'&&!!c.control)?2:(inEl&&inEl!==3)?inEl:isEl?(role==='clickable'?3:true):inEl;
   for(var j=0;j<kids.length;j++){if(stopV)break;node(kids[j],nctx,v,ie,nsect,ntbl,depth+1);}}
- curWs=savedWs;
+ curWs=savedWs;CL=sCL;CLA=sCLA;
  if(box&&v&&acc)addText(' ',inEl);
  if(!inline)preBreak();
  if(myAcc){closeAcc(myAcc);acc=saved&&saved!==myAcc?saved:null;}

@@ -34,6 +34,26 @@ OBS_PAGES: dict[str, str] = {
 <button style="display:none">Invisible button</button>
 <div style="position:absolute;top:3000px">Offscreen text</div>""",
     ),
+    # elements a person cannot reach (docs/observations.md "Elements no person can reach")
+    "/obs/unreachable": _page(
+        "Unreachable",
+        """<nav style="position:fixed;left:-300px;top:0;width:280px;height:100vh;overflow-y:auto">
+<a href="#d1">Drawer link</a><button>Drawer button</button><div style="height:3000px"></div></nav>
+<header style="position:fixed;top:0;left:0;right:0;height:40px;background:#ccc">
+<a href="#h">Home</a><div style="position:absolute;top:-200px"><a href="#p">Parked above</a></div></header>
+<div style="margin-top:60px;width:300px;overflow:hidden;white-space:nowrap">
+<div style="transform:translateX(-300px)"><a href="#s1" style="display:inline-block;width:300px">Slide one</a
+><a href="#s2" style="display:inline-block;width:300px">Slide two</a
+><a href="#s3" style="display:inline-block;width:300px">Slide three</a></div></div>
+<div style="height:40px;overflow:clip"><a href="#c1">Clip shown</a><br><br><br><a href="#c2">Clip cut</a></div>
+<div style="height:40px;overflow:hidden"><a href="#m1">More shown</a><br><br><br><a href="#m2">More below</a></div>
+<div style="height:60px;overflow:auto"><a href="#a1">Scroll top</a><div style="height:300px"></div>
+<a href="#a2">Scroll bottom</a></div>
+<div style="transform:translateZ(0)"><div style="position:fixed;top:-100px"><a href="#t">Held by a transform</a></div></div>
+<div style="position:fixed;right:0;bottom:0;width:200px;height:80px;overflow-y:auto">
+<a href="#f1">Panel top</a><div style="height:200px"></div><a href="#f2">Panel end</a></div>
+<div style="height:3000px"></div><a href="#end">Page end</a>""",
+    ),
     "/obs/table": _page(
         "Table",
         """<h1>Prices</h1><table><caption>Fruit prices</caption>

@@ -425,3 +425,35 @@ def test_closed_session_evicts(host: HostApp, site: Site) -> None:
     assert (error["id"], error["details"]["cause"]) == ("OBSERVATION_STALE", "evicted")
     gone = act(host, obs["id"], {"action": "click", "ref": "e1"})
     assert gone["error"]["details"]["cause"] == "evicted"
+
+
+def test_elements_no_person_can_reach_are_not_offered(
+    host: HostApp, site: Site, session: str
+) -> None:
+    """A drawer parked off screen in a fixed box, a link above a fixed header, a carousel's slide
+    moved out before its frame's start and a link cut by overflow clip: no wheel or click of a
+    person reaches them, so they get no ref (their clicks failed after 5 s, "could not be
+    scrolled into view"). Scroll regions, a fixed panel that scrolls, a box a transform holds
+    and what overflow hidden keeps past its end (a page script may scroll there) keep theirs;
+    text stays in the content."""
+    obs = observe(host, site, session, "/obs/unreachable")["observation"]
+    assert [e["name"] for e in obs["elements"]] == [
+        "Home",
+        "Slide two",
+        "Slide three",
+        "Clip shown",
+        "More shown",
+        "More below",
+        "Scroll top",
+        "Scroll bottom",
+        "Held by a transform",
+        "Panel top",
+        "Panel end",
+        "Page end",
+    ]
+    content = " ".join(texts(obs))
+    for text in ("Drawer link", "Parked above", "Slide one", "Clip cut"):
+        assert text in content, text
+    answer = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Panel end")})
+    assert "data" in answer, answer
+    assert answer["data"]["page"]["url"].endswith("#f2")
