@@ -135,9 +135,14 @@ class ElementInfo:
             else [(str(n), bool(sl), bool(ds), _box(rest)) for n, sl, ds, *rest in v["ao"]],
         )
 
-    def sample(self) -> Sample:
+    def sample(self, *, click: bool) -> Sample:
         return Sample(
-            (self.x, self.y, self.w, self.h), self.visible, self.hit, self.cover, self.animating
+            (self.x, self.y, self.w, self.h),
+            self.visible,
+            self.hit,
+            self.cover,
+            self.animating,
+            disabled=click and self.disabled,
         )
 
 
@@ -442,8 +447,11 @@ async def centred(target: Target) -> None:
         await aio.sleep(target.page.loop, SCROLL_SETTLE)
 
 
-async def actionable(target: Target, *, scroll: bool, deadline: float | None) -> ElementInfo:
-    """The target once it is visible, in view, stable and hit at its center (logic/actionability:
+async def actionable(
+    target: Target, *, scroll: bool, deadline: float | None, click: bool
+) -> ElementInfo:
+    """The target once it is visible, in view, enabled (for a `click`: a hover shows a disabled
+    control's tooltip), stable and hit at its center (logic/actionability:
     bounded wait, then ACTION_TIMEOUT or TIMEOUT naming the cover); a target that left the
     document fails at once with ACTION_TARGET_NOT_FOUND."""
     loop = target.page.loop
@@ -453,7 +461,7 @@ async def actionable(target: Target, *, scroll: bool, deadline: float | None) ->
     scrolled = recentred = False
     while True:
         info = await element_info(target)
-        now = info.sample()
+        now = info.sample(click=click)
         reason = blocker(now, before)
         if reason == COVERED and scroll and not recentred and info.in_view():
             recentred = True
@@ -501,14 +509,14 @@ async def focused_editable(target: Target, *, end: bool = False) -> tuple[Elemen
 
 
 async def click(target: Target, *, mouse_move: bool, scroll: bool, deadline: float) -> None:
-    info = await actionable(target, scroll=scroll, deadline=deadline)
+    info = await actionable(target, scroll=scroll, deadline=deadline, click=True)
     before = await tick(target.page)
     target.page.mouse_click(info.cx, info.cy, mouse_move)
     await input_done(target.page, before, ups=1)
 
 
 async def hover(target: Target, *, scroll: bool, deadline: float) -> None:
-    info = await actionable(target, scroll=scroll, deadline=deadline)
+    info = await actionable(target, scroll=scroll, deadline=deadline, click=False)
     page = target.page
     # two moves, each dispatched before the next: Chromium coalesces moves within a frame
     before = await tick(page)

@@ -48,6 +48,9 @@ function roleOf(el){
  if(/^h[1-6]$/.test(t))return 'heading';
  if(el.isContentEditable&&(!el.parentElement||!el.parentElement.isContentEditable))return 'textbox';
  return '';}
+// disabled: the control's own state, or aria-disabled on it or an ancestor (ARIA applies it to
+// the descendants: a menu item inside a disabled list item)
+function disabledOf(el){return !!((el.matches&&el.matches(':disabled'))||(el.closest&&el.closest('[aria-disabled="true"]')));}
 function hiddenQuick(el){return el.hidden||el.getAttribute('aria-hidden')==='true';}
 function byId(el,id){var root=el.getRootNode();var f=root.getElementById?root.getElementById(id):null;return f||el.ownerDocument.getElementById(id);}
 function textOf(node,depth,seen){
@@ -87,9 +90,13 @@ function nameOf(el,role){
  if(t==='table'&&el.caption){n=sq(textOf(el.caption,0));if(n)return n;}
  if(t==='figure'){var fc=el.querySelector('figcaption');if(fc){n=sq(textOf(fc,0));if(n)return n;}}
  if(NAME_FROM_CONTENT[role]||t==='summary'){n=sq(textOf(el,0));if(n)return n;}
+ // a <label for> pointing at a control built of other elements (a select replacement moves
+ // the native select's label to it): the name a person reads next to it
+ if(el.id&&!LABELABLE[t]){var rt=el.getRootNode(),lb=rt.querySelector?rt.querySelector('label[for="'+CSS.escape(el.id)+'"]'):null;if(lb){n=sq(textOfLabel(lb,el));if(n)return n;}}
  n=sq(el.getAttribute('title')||'');if(n)return n;
  if(t==='input'||t==='textarea'){n=sq(el.getAttribute('placeholder')||'');if(n)return n;}
  return '';}
+var LABELABLE={input:1,select:1,textarea:1,meter:1,progress:1,output:1,button:1};
 function textOfLabel(lab,control){
  var out='';var kids=lab.childNodes;
  for(var i=0;i<kids.length;i++){var c=kids[i];if(c===control)continue;
@@ -105,6 +112,10 @@ function textOfLabel(lab,control){
 var CLICK_ATTRS={onclick:1,onmousedown:1,onmouseup:1,onpointerdown:1,onpointerup:1,ondblclick:1,ontouchstart:1,'aria-haspopup':2,'aria-pressed':1,tabindex:3};
 var NO_CLICK={html:1,body:1,iframe:1,frame:1,option:1,optgroup:1,br:1,area:1,slot:1};
 var CONTAINER_ROLES={region:1,dialog:1,alertdialog:1,document:1,main:1,navigation:1,complementary:1,banner:1,contentinfo:1,form:1,search:1,table:1,grid:1,tree:1,treegrid:1,list:1,tabpanel:1,group:1,log:1,article:1,application:1,feed:1,figure:1,menu:1,menubar:1,tablist:1,toolbar:1,radiogroup:1};
+// the same containers by their implicit roles (list, table, form, group, landmarks, dialog,
+// article): a widget's list that takes focus to move it among its items (jQuery UI's
+// autocomplete) is no target of its own, its items are
+var CONTAINER_TAGS={ul:1,ol:1,menu:1,dl:1,table:1,tbody:1,thead:1,tfoot:1,form:1,fieldset:1,nav:1,main:1,aside:1,header:1,footer:1,dialog:1,section:1,article:1};
 var CUR=new WeakMap(); // element -> cursor its children compare theirs with
 function parentCursor(el){var p=el.assignedSlot||el.parentElement||(el.parentNode&&el.parentNode.host)||null;if(!p)return 'auto';
  var c=CUR.get(p);if(c===undefined){try{c=csOf(p).cursor;}catch(e){c='auto';}}return c;}
@@ -115,16 +126,20 @@ function clickCue(el,role,cs,inEl){
  // one pass over the element's own attributes (mostly none or a class) instead of a lookup per cue
  var at=el.attributes;for(var i=0;i<at.length;i++){var k=CLICK_ATTRS[at[i].name];if(!k)continue;
   if(k===1)return true;if(k===2){if(at[i].value!=='false')return true;continue;}
-  if(el.tabIndex>=0&&t!=='pre'&&!CONTAINER_ROLES[role]){var o=cs.overflow;if(o.indexOf('auto')<0&&o.indexOf('scroll')<0)return true;}}
+  if(el.tabIndex>=0&&t!=='pre'&&!CONTAINER_ROLES[role]&&!(role===''&&CONTAINER_TAGS[t])){var o=cs.overflow;if(o.indexOf('auto')<0&&o.indexOf('scroll')<0)return true;}}
  if(inEl)return false;
- if(t==='a'&&!el.hasAttribute('name')&&!el.hasAttribute('id')&&sized(el))return true;
- if(cs.cursor==='pointer'&&parentCursor(el)!=='pointer'&&!CONTAINER_ROLES[role]){if(sized(el))return true;CUR.set(el,'auto');}
+ if(t==='a'&&!el.hasAttribute('name')&&!el.hasAttribute('id')&&sized(el))return WEAK;
+ if(cs.cursor==='pointer'&&parentCursor(el)!=='pointer'&&!CONTAINER_ROLES[role]){if(sized(el))return WEAK;CUR.set(el,'auto');}
  return false;}
+// the cues only of the look (a pointer cursor, an anchor without href): such a box around a ref
+// that is the same target (same name, or filling half its box) is that ref's padding
+var WEAK=2;
 // the role an element's ref gets: its own interactive role, else `clickable`
 function refRole(role){return INTERACTIVE_ROLES[role]?role:'clickable';}
 function isInteractive(el,role,cs,inEl){
  if(INTERACTIVE_ROLES[role])return !(role==='option'&&el.localName==='option'&&el.parentElement&&(el.parentElement.localName==='select'||(el.parentElement.localName==='optgroup')));
  return !!cs&&clickCue(el,role,cs,inEl);}
+function area(el){var r=el.getBoundingClientRect();return r.width*r.height;}
 function sigOf(el,role){var n=nameOf(el,role);if(n.length>200)n=n.slice(0,200);return el.localName+'|'+role+'|'+n;}
 // geometry is in this frame's own viewport: the host adds each frame's offset in its parent
 function topRect(el){var r=el.getBoundingClientRect();return {x:r.left,y:r.top,w:r.width,h:r.height};}
@@ -272,7 +287,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  else if(!inline&&acc&&acc.lazy){closeAcc(acc);acc=null;saved=null;}
  if(!myAcc)curCtx=cx;
  // interactive element
- var isEl=v&&isInteractive(c,role,cs,inEl)&&!(own&&outOf(c.getBoundingClientRect(),own));
+ var cue=v&&isInteractive(c,role,cs,inEl),isEl=!!cue&&!(own&&outOf(c.getBoundingClientRect(),own)),weak=null;
  if(isEl){role=refRole(role);
   // a clickable keeps its text in the content, with its ref
   if(role==='clickable'&&!acc){acc=openAcc('text',inline?curCtx:cx);acc.lazy=true;}
@@ -286,7 +301,8 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
    var ecx=ctxOf(nctx,false);if(ecx>=0)el.c=ecx;
    if(MODE==='visual'){var tr=topRect(c);if(tr.x+tr.w<VIS[0]||tr.y+tr.h<VIS[1]||tr.x>VIS[0]+VIS[2]||tr.y>VIS[1]+VIS[3]){el=null;}}
    if(el){elements.push(el);sigs.push([n,sigOf(c,role)]);elBytes+=JSON.stringify(el).length+1;
-    if(acc){(acc.refs||(acc.refs=[])).push(el.ref);}}
+    if(acc){(acc.refs||(acc.refs=[])).push(el.ref);}
+    if(cue===WEAK)weak={i:elements.length-1,el:el,acc:acc,a:area(c)};}
   }
   // a multi-line textarea value is preformatted text: a code entry too (svc read fences it)
   if(t==='textarea'&&n&&MODE!=='visual'&&c.value.indexOf('\n')>=0){var tv=preText(c.value);if(tv){var te2={k:'code',t:clip(tv),e:['e'+n]};if(cx>=0)te2.c=cx;if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(te2);}}
@@ -311,6 +327,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  else if(t==='select'||t==='textarea'||t==='input'){}
  else if(depth<400){var kids=c.shadowRoot?c.shadowRoot.childNodes:c.childNodes,ie=(t==='label'&&!!c.control)?2:(inEl&&inEl!==3)?inEl:isEl?(role==='clickable'?3:true):inEl;
   for(var j=0;j<kids.length;j++){if(stopV)break;node(kids[j],nctx,v,ie,nsect,ntbl,depth+1);}}
+ if(weak&&elements.length>weak.i+1)dropPadding(weak);
  curWs=savedWs;CL=sCL;CLA=sCLA;
  if(box&&v&&acc)addText(' ',inEl);
  if(!inline)preBreak();
@@ -318,16 +335,24 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  else if(!inline&&acc&&acc.lazy&&acc!==saved){closeAcc(acc);acc=null;}
  curCtx=savedCtx;
 }
+function dropPadding(w){var same=false;
+ for(var q=w.i+1;q<elements.length&&!same;q++){var d=elements[q],de=refGet(+d.ref.slice(1));
+  same=(!!d.name&&d.name===w.el.name)||(!!de&&w.a>0&&area(de)*2>=w.a);}
+ if(!same)return;
+ elements.splice(w.i,1);sigs.splice(w.i,1);elBytes-=JSON.stringify(w.el).length+1;
+ var rs=w.acc&&w.acc.refs;if(rs){var k=rs.indexOf(w.el.ref);if(k>=0)rs.splice(k,1);if(!rs.length){w.acc.refs=null;if(w.acc.e.e===rs)delete w.acc.e.e;}}}
 function valueOf(c,role){var t=c.localName;
  if(t==='input'){var ty=(c.getAttribute('type')||'text').toLowerCase();if(ty==='checkbox'||ty==='radio'||ty==='button'||ty==='submit'||ty==='reset'||ty==='image'||ty==='file')return ty==='file'&&c.files&&c.files.length?c.files[0].name:'';
   if(ty==='password')return c.value?'\u2022\u2022\u2022\u2022':'';return c.value;}
  if(t==='textarea')return c.value;
  if(t==='select'){var so=c.selectedOptions,out=[];for(var i=0;i<so.length;i++)out.push(so[i].value);return out.join(', ');}
  var vt=c.getAttribute('aria-valuetext')||c.getAttribute('aria-valuenow');if(vt)return vt;
+ // a combobox built of other elements (a select replacement) shows its value as its text
+ if(role==='combobox')return sq(textOf(c,0));
  if(c.isContentEditable&&role==='textbox')return sq(c.innerText||'');
  return '';}
 function statesOf(c,role){var s=[],a=function(n){return c.getAttribute(n);};
- if((c.matches&&c.matches(':disabled'))||a('aria-disabled')==='true')s.push('disabled');
+ if(disabledOf(c))s.push('disabled');
  var ty=c.localName==='input'?(a('type')||'').toLowerCase():'';
  if(ty==='checkbox'||ty==='radio'){if(c.indeterminate)s.push('mixed');else if(c.checked)s.push('checked');}
  else{var ac=a('aria-checked');if(ac==='true')s.push('checked');else if(ac==='mixed')s.push('mixed');}
@@ -423,7 +448,7 @@ var ao=null;if(ln!=='select'&&roleOf(el)==='listbox'&&el.getAttribute('aria-mult
   ao.push([nameOf(a,'option'),a.getAttribute('aria-selected')==='true'?1:0,a.getAttribute('aria-disabled')==='true'?1:0,ar.x,ar.y,ar.w,ar.h]);}
  cb=[r.x+el.clientLeft,r.y+el.clientTop,el.clientWidth,el.clientHeight];}
 return JSON.stringify({x:r.x,y:r.y,w:r.w,h:r.h,vw:innerWidth,vh:innerHeight,
-vis:cs.visibility!=='hidden'&&cs.display!=='none',dis:!!(el.matches&&el.matches(':disabled')),ro:!!el.readOnly&&ln!=='select',
+vis:cs.visibility!=='hidden'&&cs.display!=='none',dis:disabledOf(el),ro:!!el.readOnly&&ln!=='select',
 ed:editable,f:deepActive()===el,hit:hit,cov:cov,v:('value' in el&&ln!=='button')?String(el.value):null,
 o:opts,si:ln==='select'?el.selectedIndex:-1,m:!!el.multiple,tag:ln,op:op,cb:cb,ao:ao,an:an,cl:cl,pt:pt});"""
 

@@ -27,6 +27,7 @@ DEADLINE_MARGIN = 0.3  # the error must reach the agent before the operation's d
 BOX_EPSILON = 0.01  # CSS px: a box that moved less than this between two frames is still
 
 NOT_VISIBLE = "not_visible"
+DISABLED = "disabled"
 COVERED = "covered"
 MOVING = "moving"
 
@@ -63,6 +64,7 @@ class Sample:
     hit: bool
     cover: Cover | None = None
     animating: bool = False  # a running or pending animation of its geometry
+    disabled: bool = False  # a click's target that is disabled (a hover's never is)
 
     @property
     def rendered(self) -> bool:
@@ -74,6 +76,8 @@ def blocker(now: Sample, before: Sample | None) -> str | None:
     earlier (None for the first read, which cannot tell stillness yet)."""
     if not now.rendered:
         return NOT_VISIBLE
+    if now.disabled:
+        return DISABLED
     if not now.hit:
         return COVERED
     if now.animating or before is None or not _same(before.box, now.box):
@@ -109,6 +113,8 @@ def not_actionable(
         cause = "the element is covered by another"
     elif reason == NOT_VISIBLE:
         cause = "the element is not rendered"
+    elif reason == DISABLED:
+        cause = "the element is disabled"
     else:
         cause = "the element kept moving"
     details: dict[str, Any] = {**ids, "reason": reason, "waited_s": round(waited, 2)}

@@ -6,6 +6,7 @@ from host_app.logic.actionability import (
     ACTIONABILITY_WAIT,
     COVERED,
     DEADLINE_MARGIN,
+    DISABLED,
     MOVING,
     NOT_VISIBLE,
     Cover,
@@ -29,6 +30,18 @@ def test_blocker_order_visible_then_hit_then_still() -> None:
     assert blocker(Sample(BOX, True, True), None) == MOVING
     assert blocker(Sample(BOX, True, True), Sample((12, 20, 100, 30), True, True)) == MOVING
     assert blocker(Sample(BOX, True, True), Sample(BOX, True, True)) is None
+
+
+def test_a_disabled_target_of_a_click_waits_before_its_cover_is_named() -> None:
+    # a disabled menu item takes no pointer input (its hit lands on the menu): disabled is why
+    cover = Cover("menu", "")
+    off = Sample(BOX, True, False, cover, disabled=True)
+    assert blocker(off, off) == DISABLED
+    assert blocker(Sample(BOX, False, True, disabled=True), None) == NOT_VISIBLE
+    err = not_actionable("click e1", DISABLED, off, 5.0, WaitBound(5.0, False), ref="e1").error
+    assert (err.id, err.retryable) == ("ACTION_TIMEOUT", True)
+    assert err.message.startswith("click e1: the element is disabled (waited 5.0 s")
+    assert err.details == {"ref": "e1", "reason": "disabled", "waited_s": 5.0}
 
 
 def test_wait_bound_is_its_own_or_the_deadline_minus_a_margin() -> None:

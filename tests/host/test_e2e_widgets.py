@@ -1,0 +1,133 @@
+"""Widgets nobody on this team wrote, driven through refs as an agent would: jQuery UI's own
+demos as Debian's `libjs-jquery-ui-docs` ships them (installed by `make setup`), served with the
+jQuery UI, jQuery and RequireJS files of their Debian packages. Each test is a task a person
+does with the widget; what it asserts is what the agent reads back."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.host.obs_pages import observation_of
+from tests.httpserver import serving
+
+from .hostproc import HostApp
+from .test_e2e_observations import act
+
+pytestmark = pytest.mark.e2e
+
+DEMOS = Path("/usr/share/doc/libjs-jquery-ui-docs/examples")
+# the demos load RequireJS from here; Debian's node-requirejs installs it one folder down
+REQUIRE = "/usr/share/nodejs/require.js"
+REQUIRE_FILE = "/usr/share/nodejs/requirejs/require.js"
+
+
+class _Share(SimpleHTTPRequestHandler):
+    """/usr/share only (the demos name their scripts by absolute paths under it)."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def send_head(self) -> Any:
+        if not self.path.startswith("/usr/share/"):
+            self.send_error(403)
+            return None
+        if self.path == REQUIRE:
+            self.path = REQUIRE_FILE
+        return super().send_head()
+
+
+@pytest.fixture(scope="module")
+def demos() -> Iterator[str]:
+    assert (DEMOS / "menu" / "default.html").is_file(), "libjs-jquery-ui-docs: run make setup"
+    with serving(functools.partial(_Share, directory="/")) as base:
+        yield f"{base}{DEMOS}"
+
+
+def open_demo(host: HostApp, session: str, url: str) -> dict[str, Any]:
+    data = host.ok("POST", "/v1/navigate/observe", {"url": url, "session_id": session})
+    return observation_of(data)
+
+
+def named(obs: dict[str, Any], name: str) -> dict[str, Any]:
+    found = [e for e in obs["elements"] if e.get("name") == name]
+    assert len(found) == 1, (name, obs["elements"])
+    return found[0]
+
+
+def after(answer: dict[str, Any]) -> dict[str, Any]:
+    assert "data" in answer, answer
+    return observation_of(answer["data"])
+
+
+def test_a_menu_lists_each_item_once_and_says_which_are_disabled(
+    host: HostApp, demos: str, session: str
+) -> None:
+    """jQuery UI's menu: each item is a list item with a pointer cursor around its `menuitem`.
+    Both had refs (every item twice); the disabled items (aria-disabled on the list item) were
+    not marked, and a click on one waited 5 s and blamed the menu for covering it."""
+    obs = open_demo(host, session, f"{demos}/menu/default.html")
+    items = [(e["role"], e["name"], e.get("st", [])) for e in obs["elements"]]
+    assert items == [
+        ("menuitem", "Toys (n/a)", ["disabled"]),
+        ("menuitem", "Books", []),
+        ("menuitem", "Clothing", []),
+        ("menuitem", "Electronics", []),
+        ("menuitem", "Movies", []),
+        ("menuitem", "Music", []),
+        ("menuitem", "Specials (n/a)", ["disabled"]),
+    ]
+    answer = act(host, obs["id"], {"action": "click", "ref": named(obs, "Toys (n/a)")["ref"]})
+    assert answer["error"]["id"] == "ACTION_TIMEOUT", answer
+    assert answer["error"]["details"]["reason"] == "disabled"
+    assert "the element is disabled" in answer["error"]["message"]
+
+
+def test_a_select_replacement_shows_its_label_and_value_and_is_chosen_from(
+    host: HostApp, demos: str, session: str
+) -> None:
+    """jQuery UI's selectmenu hides the native select and shows a `combobox` span that its
+    `<label for>` now points at. The combobox had neither name nor value: the agent could not
+    tell which was the speed or what it was set to."""
+    obs = open_demo(host, session, f"{demos}/selectmenu/default.html")
+    boxes = [(e["role"], e.get("name"), e.get("value")) for e in obs["elements"]]
+    assert boxes == [
+        ("combobox", "Select a speed", "Medium"),
+        ("combobox", "Select a file", "jQuery.js"),
+        ("combobox", "Select a number", "2"),
+        ("combobox", "Select a title", "Please pick one"),
+    ]
+    obs = after(
+        act(host, obs["id"], {"action": "click", "ref": named(obs, "Select a speed")["ref"]})
+    )
+    options = [e["name"] for e in obs["elements"] if e["role"] == "option"]
+    assert options == ["Slower", "Slow", "Medium", "Fast", "Faster"]
+    obs = after(act(host, obs["id"], {"action": "click", "ref": named(obs, "Fast")["ref"]}))
+    assert obs["elements"][0]["value"] == "Fast"
+    assert "option" not in [e["role"] for e in obs["elements"]]
+
+
+def test_an_autocomplete_suggestion_is_picked(host: HostApp, demos: str, session: str) -> None:
+    """jQuery UI's autocomplete lists its suggestions in a list that takes focus (tabindex 0)
+    around items with a pointer cursor. The list was one clickable "Java JavaScript", so no
+    single suggestion could be picked; now each is its own."""
+    obs = open_demo(host, session, f"{demos}/autocomplete/default.html")
+    tags = named(obs, "Tags:")["ref"]
+    obs = after(
+        act(
+            host,
+            obs["id"],
+            {"action": "type", "ref": tags, "text": "ja"},
+            # the widget waits 300 ms after the last key before it searches
+            {"action": "wait", "seconds": 0.6},
+        )
+    )
+    suggestions = [e["name"] for e in obs["elements"] if e["role"] == "clickable"]
+    assert suggestions == ["Java", "JavaScript"]
+    obs = after(act(host, obs["id"], {"action": "click", "ref": named(obs, "Java")["ref"]}))
+    assert named(obs, "Tags:").get("value") == "Java"
