@@ -287,7 +287,8 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  else if(!inline&&acc&&acc.lazy){closeAcc(acc);acc=null;saved=null;}
  if(!myAcc)curCtx=cx;
  // interactive element
- var cue=v&&isInteractive(c,role,cs,inEl),isEl=!!cue&&!(own&&outOf(c.getBoundingClientRect(),own)),weak=null;
+ var sBlk=blocked;if(!blocked&&BLK.size&&BLK.has(c))blocked=true;
+ var cue=v&&!blocked&&isInteractive(c,role,cs,inEl),isEl=!!cue&&!(own&&outOf(c.getBoundingClientRect(),own)),weak=null;
  if(isEl){role=refRole(role);
   // a clickable keeps its text in the content, with its ref
   if(role==='clickable'&&!acc){acc=openAcc('text',inline?curCtx:cx);acc.lazy=true;}
@@ -328,7 +329,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  else if(depth<400){var kids=c.shadowRoot?c.shadowRoot.childNodes:c.childNodes,ie=(t==='label'&&!!c.control)?2:(inEl&&inEl!==3)?inEl:isEl?(role==='clickable'?3:true):inEl;
   for(var j=0;j<kids.length;j++){if(stopV)break;node(kids[j],nctx,v,ie,nsect,ntbl,depth+1);}}
  if(weak&&elements.length>weak.i+1)dropPadding(weak);
- curWs=savedWs;CL=sCL;CLA=sCLA;
+ curWs=savedWs;CL=sCL;CLA=sCLA;blocked=sBlk;
  if(box&&v&&acc)addText(' ',inEl);
  if(!inline)preBreak();
  if(myAcc){closeAcc(myAcc);acc=saved&&saved!==myAcc?saved:null;}
@@ -364,6 +365,31 @@ function statesOf(c,role){var s=[],a=function(n){return c.getAttribute(n);};
  if(((c.localName==='input'||c.localName==='textarea')&&c.readOnly)||a('aria-readonly')==='true')s.push('readonly');
  if(c===active)s.push('focused');
  return s;}
+// A modal layer (docs/observations.md "Modal layers"): an open modal <dialog> makes the rest
+// of the document inert; a box fixed (or absolute) over the whole viewport, hit at its four
+// corners (a modal's backdrop), covers what is painted below it. The boxes beside the layer's
+// ancestry that are below it (inert, or not hit at a point of theirs in view) are BLK: their
+// elements get no ref (no click reaches them until the layer closes); their text stays.
+var BLK=new Set(),blocked=false;
+function within(a,h){for(var k=0;h&&k<400;k++){if(h===a)return true;h=h.parentNode||h.host||null;}return false;}
+function cover(){var dw=document.documentElement.clientWidth||vw,dh=document.documentElement.clientHeight||vh,O=null,
+ pts=[[6,6],[dw-6,6],[6,dh-6],[dw-6,dh-6]];
+ for(var i=0;i<4;i++){var h=hitAt(pts[i][0],pts[i][1]);if(!h)return null;if(O){if(!within(O,h))return null;continue;}
+  for(var a=h,k=0;a&&k<200&&a!==document.body&&a!==document.documentElement;k++){if(a.nodeType===1){var ps=csOf(a).position;
+   if(ps==='fixed'||ps==='absolute'){var ar=a.getBoundingClientRect();if(ar.left<=1&&ar.top<=1&&ar.right>=dw-1&&ar.bottom>=dh-1){O=a;break;}}}
+   a=a.parentNode||a.host||null;}
+  if(!O)return null;}
+ return O;}
+function below(sb,O,inert){if(inert)return true;var r=sb.getBoundingClientRect(),x0=Math.max(r.left,0),y0=Math.max(r.top,0),x1=Math.min(r.right,vw),y1=Math.min(r.bottom,vh);
+ if(x1-x0<1||y1-y0<1)return csOf(O).position==='fixed';var h=hitAt((x0+x1)/2,(y0+y1)/2);return !h||!within(sb,h);}
+(function(){var O=null,inert=false;
+ try{var ms=document.querySelectorAll('dialog:modal');if(ms.length){O=ms[ms.length-1];inert=true;}}catch(e){}
+ if(!O)O=cover();if(!O)return;
+ for(var n=O,k=0;n&&k<200;k++){var par=n.parentNode;if(!par||par.nodeType===9)break;
+  for(var sb=par.firstElementChild||(par.children&&par.children[0]);sb;sb=sb.nextElementSibling){
+   if(sb===n||sb.localName==='script'||sb.localName==='style'||sb.localName==='head')continue;if(below(sb,O,inert))BLK.add(sb);}
+  n=par.host||par;if(n===document.documentElement)break;}
+})();
 var body=document.body||document.documentElement;
 if(body)node(body,ROOTP,true,false,false,null,0);
 if(acc){closeAcc(acc);acc=null;}
@@ -405,7 +431,11 @@ function coverOf(h,el){
  if(!nm)nm=sq(textOf(node,0));if(nm.length>80)nm=nm.slice(0,79)+'\u2026';
  return [role,nm];}
 function viaLabel(h,el){for(var p=h,k=0;p&&k<50;k++,p=p.parentElement){if(p.localName==='label')return p.control===el;}return false;}
-var r=topRect(el),cs=csOf(el),ln=el.localName;
+var r=topRect(el),cs=csOf(el),ln=el.localName,be=el;
+// a control hidden from the eye but not from readers (the visually-hidden radio of a styled
+// button set: 1 px, clipped) is operated through its label, as a person does; hits on the
+// label count as hits on it (viaLabel)
+if((r.w<4||r.h<4)&&el.labels){for(var q8=0;q8<el.labels.length;q8++){var lr=topRect(el.labels[q8]);if(lr.w>=4&&lr.h>=4){r=lr;be=el.labels[q8];break;}}}
 // an inline box holding only a float or a positioned box (a logo link around a floated image)
 // is empty itself: a person points at what it shows, its largest descendant box
 if(r.w<1||r.h<1){var ds=el.querySelectorAll('*'),big=0;for(var q7=0;q7<ds.length&&q7<200;q7++){
@@ -415,7 +445,7 @@ var editable=el.isContentEditable||ln==='textarea'||(ln==='input'&&T.indexOf((el
 var cx=r.x+r.w/2,cy=r.y+r.h/2,hit=false,cov=null,pt=null;
 // an inline box over several lines (a wrapped link): the center of its box can fall between
 // its lines, on its parent; its largest line box's center is on it
-var rs=el.getClientRects();if(rs.length>1){var best=0;for(var q6=0;q6<rs.length&&q6<100;q6++){var rr=rs[q6],ar2=rr.width*rr.height;
+var rs=be.getClientRects();if(rs.length>1){var best=0;for(var q6=0;q6<rs.length&&q6<100;q6++){var rr=rs[q6],ar2=rr.width*rr.height;
  if(rr.width>=1&&rr.height>=1&&ar2>best){best=ar2;cx=rr.left+rr.width/2;cy=rr.top+rr.height/2;pt=[cx,cy];}}}
 // the hit test of this frame only; the host checks that each ancestor shows the frame there
 if(cx>=0&&cy>=0&&cx<innerWidth&&cy<innerHeight){var h=hitAt(cx,cy);

@@ -54,6 +54,15 @@ OBS_PAGES: dict[str, str] = {
 <a href="#f1">Panel top</a><div style="height:200px"></div><a href="#f2">Panel end</a></div>
 <div style="height:3000px"></div><a href="#end">Page end</a>""",
     ),
+    # a native modal dialog, and a banner that calls itself modal but covers nothing
+    "/obs/modal": _page(
+        "Modal",
+        """<button onclick="document.getElementById('d').showModal()">Open</button>
+<p><a href="#x">Behind link</a></p>
+<dialog id=d><p>Native dialog</p><button onclick="this.closest('dialog').close()">Close it</button></dialog>
+<div role=dialog aria-modal=true aria-label=Cookies style="position:fixed;left:0;right:0;bottom:0;height:60px;background:#eee">
+<button>Accept</button></div>""",
+    ),
     "/obs/table": _page(
         "Table",
         """<h1>Prices</h1><table><caption>Fruit prices</caption>

@@ -457,3 +457,20 @@ def test_elements_no_person_can_reach_are_not_offered(
     answer = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Panel end")})
     assert "data" in answer, answer
     assert answer["data"]["page"]["url"].endswith("#f2")
+
+
+def test_an_open_modal_dialog_leaves_only_its_controls(
+    host: HostApp, site: Site, session: str
+) -> None:
+    """While a modal <dialog> is open the rest of the document is inert: its elements get no
+    ref (their clicks waited 5 s, covered by the dialog) and their text stays; once it closes
+    they are back. A fixed banner that calls itself modal but covers nothing blocks nothing."""
+    obs = observe(host, site, session, "/obs/modal")["observation"]
+    assert [e["name"] for e in obs["elements"]] == ["Open", "Behind link", "Accept"]
+    answer = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Open")})
+    obs = answer["data"]["observation"]
+    assert [e["name"] for e in obs["elements"]] == ["Close it"]
+    assert "Behind link" in " ".join(texts(obs))
+    answer = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Close it")})
+    obs = answer["data"]["observation"]
+    assert [e["name"] for e in obs["elements"]] == ["Open", "Behind link", "Accept"]

@@ -131,3 +131,48 @@ def test_an_autocomplete_suggestion_is_picked(host: HostApp, demos: str, session
     assert suggestions == ["Java", "JavaScript"]
     obs = after(act(host, obs["id"], {"action": "click", "ref": named(obs, "Java")["ref"]}))
     assert named(obs, "Tags:").get("value") == "Java"
+
+
+def test_a_styled_button_sets_radios_and_checkboxes_are_set_through_their_labels(
+    host: HostApp, demos: str, session: str
+) -> None:
+    """jQuery UI's checkboxradio hides each input for the eye (1 px, clipped) and styles its
+    label as the button. A click on the radio's ref waited 5 s and failed, covered by the
+    fieldset: a person clicks the label, and so does the click now."""
+    obs = open_demo(host, session, f"{demos}/checkboxradio/default.html")
+    obs = after(
+        act(
+            host,
+            obs["id"],
+            {"action": "click", "ref": named(obs, "Paris")["ref"]},
+            {"action": "click", "ref": named(obs, "3 Star")["ref"]},
+            {"action": "click", "ref": named(obs, "5 Star")["ref"]},
+        )
+    )
+    chosen = [e["name"] for e in obs["elements"] if "checked" in e.get("st", [])]
+    assert chosen == ["Paris", "3 Star", "5 Star"]
+
+
+def test_a_modal_dialog_leaves_only_its_own_controls_and_its_form_is_sent(
+    host: HostApp, demos: str, session: str
+) -> None:
+    """jQuery UI's modal dialog covers the page with an overlay. The page's button stayed an
+    element while the dialog was open (a click on it waited 5 s, covered); now the dialog's
+    controls are the elements until it closes, and its form adds the user to the page."""
+    obs = open_demo(host, session, f"{demos}/dialog/modal-form.html")
+    obs = after(
+        act(host, obs["id"], {"action": "click", "ref": named(obs, "Create new user")["ref"]})
+    )
+    names = [e["name"] for e in obs["elements"]]
+    assert "Create new user" not in names
+    assert {"Name", "Email", "Password", "Create an account", "Cancel"} <= set(names)
+    fields = {"Name": "Ada Lovelace", "Email": "ada@example.com", "Password": "engine42"}
+    steps: list[dict[str, Any]] = []
+    for field, text in fields.items():
+        ref = named(obs, field)["ref"]
+        steps += [{"action": "clear", "ref": ref}, {"action": "type", "ref": ref, "text": text}]
+    steps.append({"action": "click", "ref": named(obs, "Create an account")["ref"]})
+    obs = after(act(host, obs["id"], *steps))
+    cells = [c.get("t") for c in obs["content"] if c["k"] == "table_cell"]
+    assert cells[-3:] == ["Ada Lovelace", "ada@example.com", "engine42"]
+    assert [e["name"] for e in obs["elements"]] == ["Create new user"]
