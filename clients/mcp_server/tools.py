@@ -734,7 +734,9 @@ TOOLS: list[Tool] = [
         "page of an observation, in order, stopping at the first failure, then observes again: "
         "returns the new {page, observation}. Refs are revalidated first; a stale one fails "
         "with OBSERVATION_STALE (details.cause says why) and nothing runs. An action after one "
-        "that navigated the page fails the same way (the earlier ones ran): observe again.",
+        "that navigated the page fails the same way (the earlier ones ran): observe again. "
+        "The observation is taken as soon as the page handled the input: end a batch with "
+        "wait (0.5 s) where a widget answers later (suggestions of a search box).",
         _obj(
             {
                 "observation_id": OBSERVATION_ID,

@@ -83,6 +83,15 @@ document.getElementById('kb').addEventListener('keydown',function(e){if(e.key===
 </script>""",
 )
 
+# Pointer-styled boxes around refs: a list item around its link (the same target: one ref, the
+# link's), a table row beside its checkbox (two targets: two refs)
+PADDING = _page(
+    "Padding",
+    """<ul><li style="cursor:pointer;padding:8px"><a href="#docs">Docs</a></li></ul>
+<table><tr style="cursor:pointer" onmouseup="say('row opened')"><td><input type=checkbox aria-label="Pick order"></td>
+<td>Order 42</td><td>3 items</td></tr></table>""",
+)
+
 CODE = """def greet(name):
     if name:
         return f"hello {name}"
@@ -117,6 +126,7 @@ CLICK_PAGES: dict[str, str] = {
     "/clk/autocomplete": AUTOCOMPLETE,
     "/clk/datepicker": DATEPICKER,
     "/clk/menu": MENU,
+    "/clk/padding": PADDING,
     "/pre/code": PRE,
 }
 

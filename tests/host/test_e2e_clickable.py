@@ -195,3 +195,17 @@ def test_preformatted_text_keeps_its_lines(host: HostApp, site: Site, session: s
     assert long.startswith(LONG_PRE[:200])
     assert obs["clipped_text_count"] >= 1
     assert obs["truncated"]
+
+
+def test_a_pointer_box_around_a_ref_of_the_same_target_gives_way(
+    host: HostApp, site: Site, session: str
+) -> None:
+    """A list item with a pointer cursor around its link is the link's padding: one ref, the
+    link's (jQuery UI's menus listed each item twice). A pointer-styled row beside its checkbox
+    is another target: both keep their refs."""
+    obs = observe(host, site, session, "/clk/padding")["observation"]
+    assert elements(obs) == [
+        ("link", "Docs"),
+        ("clickable", "Pick order Order 42 3 items"),
+        ("checkbox", "Pick order"),
+    ]
