@@ -15,7 +15,7 @@ STAMP := $(VENV)/.installed
 # browser, never a downloaded one). postgresql: the key server's PostgreSQL store, run by its tests
 # and benchmark as a throwaway cluster (initdb/pg_ctl). strace: the witness that a proxied session
 # sends no DNS query (tests/host/test_e2e_dns.py).
-DEBIAN_PACKAGES ?= xvfb xdotool libxcb-icccm4 libxcb-keysyms1 nodejs python3-doc sqlite3-doc libjs-jquery-ui-docs chromium postgresql strace
+DEBIAN_PACKAGES ?= xvfb xdotool libxcb-icccm4 libxcb-keysyms1 nodejs python3-doc sqlite3-doc libjs-jquery-ui-docs libjs-codemirror chromium postgresql strace
 BENCH_DEBIAN_PACKAGES ?= chromium postgresql
 
 export QT_QPA_PLATFORM ?= offscreen

@@ -184,8 +184,18 @@ function addContent(e){if(!room())return null;entries++;content.push(e);bytes+=2
 var acc=null; // the open text accumulator {e, buf, own, refs}
 function openAcc(kind,cx){var e={k:kind};if(cx>=0)e.c=cx;var a={e:e,buf:'',own:false,refs:null,kind:kind,lazy:false,closed:false,ok:false};
  if(room()){entries++;content.push(e);a.ok=true;}return a;}
-function preText(s){return s.replace(/\r\n?/g,'\n').replace(/[ \t\u00a0]+$/gm,'').replace(/^\n+/,'').replace(/\s+$/,'');}
-function closeAcc(a){if(!a||!a.ok||a.closed)return;a.closed=true;var t=a.pre?preText(a.buf):sq(a.buf);var e=a.e;
+function preText(s){return s.replace(/\r\n?/g,'\n').replace(/[ \t\u00a0]+$/gm,'').replace(/^\u200b$/gm,'').replace(/^\n+/,'').replace(/\s+$/,'');}
+// An editor that draws each line as its own block (CodeMirror 5: a pre per line) gives one code
+// entry per line; a code block that starts where the last one ended (same left edge, its top at
+// the other's bottom, same element and white-space, nothing read between) continues it. Blocks
+// of a document have margins between them. (A line of only U+200B is an editor's empty line.)
+var lastCode=null;
+function codeAcc(c,cx,ws){var r=c.getBoundingClientRect(),L=lastCode;
+ if(L&&L.a.closed&&L.t===c.localName&&L.ws===ws&&content.length&&content[content.length-1]===L.a.e&&L.a.e.c===(cx>=0?cx:undefined)&&Math.abs(r.top-L.b)<=1&&Math.abs(r.left-L.l)<=1&&L.a.e.t){
+  var e=L.a.e,a={e:e,buf:L.a.raw+'\n',own:true,refs:e.e||null,kind:'code',lazy:false,closed:false,ok:true,pre:true};
+  bytes-=e.t.length+12;delete e.t;L.a=a;L.b=r.bottom;return a;}
+ var n=openAcc('code',cx);lastCode=n.ok?{a:n,l:r.left,b:r.bottom,t:c.localName,ws:ws}:null;return n;}
+function closeAcc(a){if(!a||!a.ok||a.closed)return;a.closed=true;a.raw=a.buf;var t=a.pre?preText(a.buf):sq(a.buf);var e=a.e;
  var keep=a.kind==='table_cell'||((a.kind==='heading'||a.kind==='code'||a.kind==='quote'||a.kind==='table_caption')?!!t:(a.own&&!!t));
  if(!keep){var i=content.lastIndexOf(e);if(i>=0){content.splice(i,1);entries--;}return;}
  if(t){e.t=clip(t);bytes+=e.t.length+12;}if(a.refs){e.e=a.refs;bytes+=a.refs.length*6;}}
@@ -280,8 +290,8 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  else if(isRow&&tbl){tbl.row++;var re={k:'table_row'};if(cx>=0)re.c=cx;if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(re);nctx=tbl.ctx.concat(['row '+tbl.row]);}
  else if(isCell&&tbl){myAcc=openAcc('table_cell',cx);if(t==='th'||role==='columnheader'||role==='rowheader')myAcc.e.h=1;}
  else if(/^h[1-6]$/.test(t)||role==='heading'){myAcc=openAcc('heading',cx);var lv=+(c.getAttribute('aria-level')||(t[0]==='h'?t.slice(1):2))||2;myAcc.e.l=Math.max(1,Math.min(6,lv));}
- else if(BLOCK_KIND[t]&&!inline){myAcc=openAcc(BLOCK_KIND[t],cx);}
- else if(ws&&!curWs&&!inline&&v&&!inEl&&t!=='textarea'&&t!=='input'&&t!=='select'){myAcc=openAcc('code',cx);}
+ else if(BLOCK_KIND[t]&&!inline){myAcc=BLOCK_KIND[t]==='code'?codeAcc(c,cx,ws):openAcc(BLOCK_KIND[t],cx);}
+ else if(ws&&!curWs&&!inline&&v&&!inEl&&t!=='textarea'&&t!=='input'&&t!=='select'){myAcc=codeAcc(c,cx,ws);}
  else if(t==='img'||role==='img'){var alt=role==='img'?nameOf(c,'img'):sq(c.getAttribute('alt')||'');if(alt&&v){var ie={k:'image',t:clip(alt)};if(cx>=0)ie.c=cx;if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(ie);}}
  if(myAcc){if(acc&&acc.lazy){closeAcc(acc);saved=null;}acc=myAcc;curCtx=cx;}
  else if(!inline&&acc&&acc.lazy){closeAcc(acc);acc=null;saved=null;}

@@ -176,3 +176,29 @@ def test_a_modal_dialog_leaves_only_its_own_controls_and_its_form_is_sent(
     cells = [c.get("t") for c in obs["content"] if c["k"] == "table_cell"]
     assert cells[-3:] == ["Ada Lovelace", "ada@example.com", "engine42"]
     assert [e["name"] for e in obs["elements"]] == ["Create new user"]
+
+
+CODEMIRROR = Path("/usr/share/doc/libjs-codemirror/examples")
+
+
+def test_a_code_editor_drawn_line_by_line_reads_as_one_code_block(
+    host: HostApp, demos: str, session: str
+) -> None:
+    """CodeMirror 5 (Debian's `libjs-codemirror`, its own examples) draws each line of an
+    editor as its own `pre`: the observation had one code entry per line (36 entries for two
+    editors, `svc read` a fenced block per line). Lines that follow each other on screen are
+    one code entry now, with the editor's text as its textarea holds it (CodeMirror draws only
+    the lines near the view, so the first editor's entry is the start of its text)."""
+    page = (CODEMIRROR / "complete.html").read_text()
+    sources = [block.split(">", 1)[1].strip("\n").rstrip() for block in page.split("<textarea")[1:]]
+    base = demos.removesuffix(str(DEMOS))
+    data = host.ok(
+        "POST",
+        "/v1/navigate/observe",
+        {"url": f"{base}{CODEMIRROR}/complete.html", "session_id": session},
+    )
+    code = [c["t"] for c in observation_of(data)["content"] if c["k"] == "code"]
+    assert len(code) == 2
+    assert code[0].count("\n") >= 20
+    assert sources[0].startswith(code[0])
+    assert code[1] == sources[1].split("</textarea>")[0].strip("\n").rstrip()
