@@ -84,12 +84,15 @@ document.getElementById('kb').addEventListener('keydown',function(e){if(e.key===
 )
 
 # Pointer-styled boxes around refs: a list item around its link (the same target: one ref, the
-# link's), a table row beside its checkbox (two targets: two refs)
+# link's), a table row beside its checkbox (two targets: two refs); a tab around its in-page
+# anchor (one ref, the tab's), a menu item around a link to another page (two: where it goes)
 PADDING = _page(
     "Padding",
     """<ul><li style="cursor:pointer;padding:8px"><a href="#docs">Docs</a></li></ul>
 <table><tr style="cursor:pointer" onmouseup="say('row opened')"><td><input type=checkbox aria-label="Pick order"></td>
-<td>Order 42</td><td>3 items</td></tr></table>""",
+<td>Order 42</td><td>3 items</td></tr></table>
+<ul role=tablist><li role=tab><a href="#one">One</a></li></ul>
+<ul role=menu><li role=menuitem><a href="/obs/table">Prices</a></li></ul>""",
 )
 
 CODE = """def greet(name):

@@ -202,10 +202,14 @@ def test_a_pointer_box_around_a_ref_of_the_same_target_gives_way(
 ) -> None:
     """A list item with a pointer cursor around its link is the link's padding: one ref, the
     link's (jQuery UI's menus listed each item twice). A pointer-styled row beside its checkbox
-    is another target: both keep their refs."""
+    is another target: both keep their refs. A tab's in-page anchor is the tab's (jQuery UI's
+    tabs listed each twice); a menu item's link to another page keeps its ref and destination."""
     obs = observe(host, site, session, "/clk/padding")["observation"]
     assert elements(obs) == [
         ("link", "Docs"),
         ("clickable", "Pick order Order 42 3 items"),
         ("checkbox", "Pick order"),
+        ("tab", "One"),
+        ("menuitem", "Prices"),
+        ("link", "Prices"),
     ]

@@ -202,3 +202,23 @@ def test_a_code_editor_drawn_line_by_line_reads_as_one_code_block(
     assert code[0].count("\n") >= 20
     assert sources[0].startswith(code[0])
     assert code[1] == sources[1].split("</textarea>")[0].strip("\n").rstrip()
+
+
+def test_tabs_are_listed_once_and_switched(host: HostApp, demos: str, session: str) -> None:
+    """jQuery UI's tabs are `li role=tab` around an anchor to the panel: each tab was listed
+    twice (the tab and a link of the same name to `#tabs-N`). One ref each now, with the
+    state; a click shows the panel."""
+    obs = open_demo(host, session, f"{demos}/tabs/default.html")
+    tabs = [(e["role"], e["name"], e.get("st")) for e in obs["elements"]]
+    assert tabs == [
+        ("tab", "Nunc tincidunt", ["expanded", "selected"]),
+        ("tab", "Proin dolor", ["collapsed"]),
+        ("tab", "Aenean lacinia", ["collapsed"]),
+    ]
+    obs = after(
+        act(host, obs["id"], {"action": "click", "ref": named(obs, "Aenean lacinia")["ref"]})
+    )
+    assert "selected" in named(obs, "Aenean lacinia")["st"]
+    shown = " ".join(c.get("t", "") for c in obs["content"])
+    assert "Mauris eleifend est et turpis" in shown
+    assert "Proin elit arcu" not in shown  # the first panel is hidden now
