@@ -55,7 +55,7 @@ def open_demo(host: HostApp, session: str, url: str) -> dict[str, Any]:
 
 
 def named(obs: dict[str, Any], name: str) -> dict[str, Any]:
-    found = [e for e in obs["elements"] if e.get("name") == name]
+    found: list[dict[str, Any]] = [e for e in obs["elements"] if e.get("name") == name]
     assert len(found) == 1, (name, obs["elements"])
     return found[0]
 
