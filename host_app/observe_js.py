@@ -51,6 +51,10 @@ function roleOf(el){
 // disabled: the control's own state, or aria-disabled on it or an ancestor (ARIA applies it to
 // the descendants: a menu item inside a disabled list item)
 function disabledOf(el){return !!((el.matches&&el.matches(':disabled'))||(el.closest&&el.closest('[aria-disabled="true"]')));}
+// `clip: rect()` that leaves nothing (the visually-hidden recipes: rect(0 0 0 0), rect(1px 1px
+// 1px 1px)); other clips are rare on controls
+function clippedAway(cs){var m=/^rect\(([-\d.]+)px,? ([-\d.]+)px,? ([-\d.]+)px,? ([-\d.]+)px\)$/.exec(cs.clip||'');
+ return !!m&&(+m[3]<=+m[1]||+m[2]<=+m[4]);}
 function hiddenQuick(el){return el.hidden||el.getAttribute('aria-hidden')==='true';}
 function byId(el,id){var root=el.getRootNode();var f=root.getElementById?root.getElementById(id):null;return f||el.ownerDocument.getElementById(id);}
 function textOf(node,depth,seen){
@@ -298,7 +302,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  if(!myAcc)curCtx=cx;
  // interactive element
  var sBlk=blocked;if(!blocked&&BLK.size&&BLK.has(c))blocked=true;
- var cue=v&&!blocked&&isInteractive(c,role,cs,inEl),isEl=!!cue&&!(own&&outOf(c.getBoundingClientRect(),own)),weak=null,wid=null;
+ var cue=v&&!blocked&&!unseenControl(c,t,cs)&&isInteractive(c,role,cs,inEl),isEl=!!cue&&!(own&&outOf(c.getBoundingClientRect(),own)),weak=null,wid=null;
  if(isEl){role=refRole(role);
   // a clickable keeps its text in the content, with its ref
   if(role==='clickable'&&!acc){acc=openAcc('text',inline?curCtx:cx);acc.lazy=true;}
@@ -348,6 +352,13 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  else if(!inline&&acc&&acc.lazy&&acc!==saved){closeAcc(acc);acc=null;}
  curCtx=savedCtx;
 }
+// A form control under 4 px (or clipped away) with no rendered label is seen by no person: a bot trap (a
+// honeypot field a person never fills) or an editor's input sink. One with a rendered label is
+// operated through it (the click goes to the label: _ELEMENT_INFO), so it stays.
+function unseenControl(c,t,cs){if(t!=='input'&&t!=='textarea'&&t!=='select')return false;
+ var r=c.getBoundingClientRect();if(r.width>=4&&r.height>=4&&!clippedAway(cs))return false;
+ var ls=c.labels;if(ls)for(var i=0;i<ls.length;i++){var lr=ls[i].getBoundingClientRect();if(lr.width>=4&&lr.height>=4)return false;}
+ return true;}
 function dropPadding(w){var same=false;
  for(var q=w.i+1;q<elements.length&&!same;q++){var d=elements[q],de=refGet(+d.ref.slice(1));
   same=(!!d.name&&d.name===w.el.name)||(!!de&&w.a>0&&area(de)*2>=w.a);}
@@ -458,7 +469,7 @@ var r=topRect(el),cs=csOf(el),ln=el.localName,be=el;
 // a control hidden from the eye but not from readers (the visually-hidden radio of a styled
 // button set: 1 px, clipped) is operated through its label, as a person does; hits on the
 // label count as hits on it (viaLabel)
-if((r.w<4||r.h<4)&&el.labels){for(var q8=0;q8<el.labels.length;q8++){var lr=topRect(el.labels[q8]);if(lr.w>=4&&lr.h>=4){r=lr;be=el.labels[q8];break;}}}
+if((r.w<4||r.h<4||clippedAway(cs))&&el.labels){for(var q8=0;q8<el.labels.length;q8++){var lr=topRect(el.labels[q8]);if(lr.w>=4&&lr.h>=4){r=lr;be=el.labels[q8];break;}}}
 // an inline box holding only a float or a positioned box (a logo link around a floated image)
 // is empty itself: a person points at what it shows, its largest descendant box
 if(r.w<1||r.h<1){var ds=el.querySelectorAll('*'),big=0;for(var q7=0;q7<ds.length&&q7<200;q7++){

@@ -63,6 +63,18 @@ OBS_PAGES: dict[str, str] = {
 <div role=dialog aria-modal=true aria-label=Cookies style="position:fixed;left:0;right:0;bottom:0;height:60px;background:#eee">
 <button>Accept</button></div>""",
     ),
+    # fields no person sees (bot traps) beside a visible form, and a switch whose input has no
+    # size inside its label (the label is the control a person clicks)
+    "/obs/traps": _page(
+        "Traps",
+        """<form><label>Email <input name=email></label>
+<input name=website style="width:0;height:0;border:0;padding:0" autocomplete=off>
+<textarea name=comment style="position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);border:0"></textarea>
+<input name=phone style="position:absolute;clip:rect(1px,1px,1px,1px)">
+<label style="display:inline-block;width:40px;height:20px;background:#ccc">
+<input type=checkbox aria-label="Dark mode" style="opacity:0;width:0;height:0"></label>
+<button>Send</button></form>""",
+    ),
     "/obs/table": _page(
         "Table",
         """<h1>Prices</h1><table><caption>Fruit prices</caption>

@@ -474,3 +474,19 @@ def test_an_open_modal_dialog_leaves_only_its_controls(
     answer = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Close it")})
     obs = answer["data"]["observation"]
     assert [e["name"] for e in obs["elements"]] == ["Open", "Behind link", "Accept"]
+
+
+def test_fields_no_person_sees_are_not_offered(host: HostApp, site: Site, session: str) -> None:
+    """Bot traps: a zero-size field, a 1 px clipped textarea and a clipped-away field beside a
+    visible form. They were textboxes an agent filling the form would type into (a site's sign
+    of a bot). A checkbox with no size inside its label (a CSS switch) stays: a click on it goes
+    to its label."""
+    obs = observe(host, site, session, "/obs/traps")["observation"]
+    assert [(e["role"], e.get("name")) for e in obs["elements"]] == [
+        ("textbox", "Email"),
+        ("checkbox", "Dark mode"),
+        ("button", "Send"),
+    ]
+    answer = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Dark mode")})
+    obs = answer["data"]["observation"]
+    assert "checked" in next(e for e in obs["elements"] if e["name"] == "Dark mode")["st"]

@@ -6,6 +6,7 @@ does with the widget; what it asserts is what the agent reads back."""
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
@@ -50,8 +51,15 @@ def demos() -> Iterator[str]:
 
 
 def open_demo(host: HostApp, session: str, url: str) -> dict[str, Any]:
+    """The demo's first observation with elements: a demo hides its page until RequireJS has
+    loaded its modules (slow on a loaded machine), so an agent observes again, as here."""
     data = host.ok("POST", "/v1/navigate/observe", {"url": url, "session_id": session})
-    return observation_of(data)
+    obs = observation_of(data)
+    deadline = time.monotonic() + 15
+    while not obs.get("elements") and time.monotonic() < deadline:
+        time.sleep(0.2)
+        obs = observation_of(host.ok("POST", "/v1/observe", {"session_id": session, "wait": 0}))
+    return obs
 
 
 def named(obs: dict[str, Any], name: str) -> dict[str, Any]:
@@ -127,6 +135,10 @@ def test_an_autocomplete_suggestion_is_picked(host: HostApp, demos: str, session
             {"action": "wait", "seconds": 0.6},
         )
     )
+    deadline = time.monotonic() + 10
+    while not any(e["role"] == "clickable" for e in obs["elements"]):
+        assert time.monotonic() < deadline, obs["elements"]  # a loaded machine: look again
+        obs = observation_of(host.ok("POST", "/v1/observe", {"session_id": session, "wait": 0}))
     suggestions = [e["name"] for e in obs["elements"] if e["role"] == "clickable"]
     assert suggestions == ["Java", "JavaScript"]
     obs = after(act(host, obs["id"], {"action": "click", "ref": named(obs, "Java")["ref"]}))
