@@ -317,7 +317,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
    if(MODE==='visual'){var tr=topRect(c);if(tr.x+tr.w<VIS[0]||tr.y+tr.h<VIS[1]||tr.x>VIS[0]+VIS[2]||tr.y>VIS[1]+VIS[3]){el=null;}}
    if(el){elements.push(el);sigs.push([n,sigOf(c,role)]);elBytes+=JSON.stringify(el).length+1;
     if(acc){(acc.refs||(acc.refs=[])).push(el.ref);}
-    if(cue===WEAK)weak={i:elements.length-1,el:el,acc:acc,a:area(c)};
+    if(cue===WEAK)weak={i:elements.length-1,el:el,ci:content.length,acc:acc,a:area(c)};
     else if(ANCHORED[role])wid={i:elements.length-1,name:el.name||'',ci:content.length,acc:acc};}
   }
   // a multi-line textarea value is preformatted text: a code entry too (svc read fences it)
@@ -343,7 +343,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  else if(t==='select'||t==='textarea'||t==='input'){}
  else if(depth<400){var kids=c.shadowRoot?c.shadowRoot.childNodes:c.childNodes,ie=(t==='label'&&!!c.control)?2:(inEl&&inEl!==3)?inEl:isEl?(role==='clickable'?3:true):inEl;
   for(var j=0;j<kids.length;j++){if(stopV)break;node(kids[j],nctx,v,ie,nsect,ntbl,depth+1);}}
- if(weak&&elements.length>weak.i+1)dropPadding(weak);
+ if(weak&&elements.length>weak.i+1)dropPadding(weak,[acc,saved,weak.acc]);
  if(wid&&elements.length>wid.i+1)dropAnchors(wid,[acc,saved,wid.acc]);
  curWs=savedWs;CL=sCL;CLA=sCLA;blocked=sBlk;
  if(box&&v&&acc)addText(' ',inEl);
@@ -359,12 +359,15 @@ function unseenControl(c,t,cs){if(t!=='input'&&t!=='textarea'&&t!=='select')retu
  var r=c.getBoundingClientRect();if(r.width>=4&&r.height>=4&&!clippedAway(cs))return false;
  var ls=c.labels;if(ls)for(var i=0;i<ls.length;i++){var lr=ls[i].getBoundingClientRect();if(lr.width>=4&&lr.height>=4)return false;}
  return true;}
-function dropPadding(w){var same=false;
+function dropPadding(w,accs){var same=false;
  for(var q=w.i+1;q<elements.length&&!same;q++){var d=elements[q],de=refGet(+d.ref.slice(1));
   same=(!!d.name&&d.name===w.el.name)||(!!de&&w.a>0&&area(de)*2>=w.a);}
- if(!same)return;
- elements.splice(w.i,1);sigs.splice(w.i,1);elBytes-=JSON.stringify(w.el).length+1;
- var rs=w.acc&&w.acc.refs;if(rs){var k=rs.indexOf(w.el.ref);if(k>=0)rs.splice(k,1);if(!rs.length){w.acc.refs=null;if(w.acc.e.e===rs)delete w.acc.e.e;}}}
+ if(same)dropEl(w.i,w.ci-1,accs);}
+// takes elements[i] back: its sig and bytes, and its ref from the content entries from index ci
+// on and from the accumulators still open (their refs become an entry's `e` when they close)
+function dropEl(i,ci,accs){var d=elements[i];elements.splice(i,1);sigs.splice(i,1);elBytes-=JSON.stringify(d).length+1;
+ for(var q=Math.max(0,ci);q<content.length;q++){var e=content[q].e;if(e){var k=e.indexOf(d.ref);if(k>=0){e.splice(k,1);if(!e.length)delete content[q].e;}}}
+ for(var j=0;j<accs.length;j++){var a=accs[j],rs=a&&a.refs;if(rs){var k2=rs.indexOf(d.ref);if(k2>=0)rs.splice(k2,1);if(!rs.length){a.refs=null;if(a.e&&a.e.e===rs)delete a.e.e;}}}}
 // A widget's own anchor (jQuery UI's tabs: li role=tab > a href="#panel") is no second target:
 // a link inside a tab, menu item, option or tree item, with its name, that only points into the
 // page (or runs script). A link to another page keeps its ref: where it goes is worth knowing.
@@ -373,9 +376,7 @@ function dropAnchors(w,accs){var here=location.href.split('#')[0];
  for(var q=elements.length-1;q>w.i;q--){var d=elements[q];
   if(d.role!=='link'||!w.name||d.name!==w.name)continue;
   if(d.dest!==undefined&&!(d.dest.indexOf('#')>=0&&d.dest.split('#')[0]===here))continue;
-  elements.splice(q,1);sigs.splice(q,1);elBytes-=JSON.stringify(d).length+1;
-  for(var i=Math.max(0,w.ci-1);i<content.length;i++){var e=content[i].e;if(e){var k=e.indexOf(d.ref);if(k>=0){e.splice(k,1);if(!e.length)delete content[i].e;}}}
-  for(var j=0;j<accs.length;j++){var rs=accs[j]&&accs[j].refs;if(rs){var k2=rs.indexOf(d.ref);if(k2>=0)rs.splice(k2,1);if(!rs.length)accs[j].refs=null;}}}}
+  dropEl(q,w.ci-1,accs);}}
 function valueOf(c,role){var t=c.localName;
  if(t==='input'){var ty=(c.getAttribute('type')||'text').toLowerCase();if(ty==='checkbox'||ty==='radio'||ty==='button'||ty==='submit'||ty==='reset'||ty==='image'||ty==='file')return ty==='file'&&c.files&&c.files.length?c.files[0].name:'';
   if(ty==='password')return c.value?'\u2022\u2022\u2022\u2022':'';return c.value;}
