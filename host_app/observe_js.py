@@ -55,6 +55,9 @@ function disabledOf(el){return !!((el.matches&&el.matches(':disabled'))||(el.clo
 // 1px 1px)); other clips are rare on controls
 function clippedAway(cs){var m=/^rect\(([-\d.]+)px,? ([-\d.]+)px,? ([-\d.]+)px,? ([-\d.]+)px\)$/.exec(cs.clip||'');
  return !!m&&(+m[3]<=+m[1]||+m[2]<=+m[4]);}
+// the first of a control's labels that is rendered (4 px or more each way): a person sees and
+// clicks that one when the control itself is hidden from the eye
+function shownLabel(el){var ls=el.labels;if(ls)for(var i=0;i<ls.length;i++){var r=ls[i].getBoundingClientRect();if(r.width>=4&&r.height>=4)return ls[i];}return null;}
 function hiddenQuick(el){return el.hidden||el.getAttribute('aria-hidden')==='true';}
 function byId(el,id){var root=el.getRootNode();var f=root.getElementById?root.getElementById(id):null;return f||el.ownerDocument.getElementById(id);}
 function textOf(node,depth,seen){
@@ -356,9 +359,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
 // honeypot field a person never fills) or an editor's input sink. One with a rendered label is
 // operated through it (the click goes to the label: _ELEMENT_INFO), so it stays.
 function unseenControl(c,t,cs){if(t!=='input'&&t!=='textarea'&&t!=='select')return false;
- var r=c.getBoundingClientRect();if(r.width>=4&&r.height>=4&&!clippedAway(cs))return false;
- var ls=c.labels;if(ls)for(var i=0;i<ls.length;i++){var lr=ls[i].getBoundingClientRect();if(lr.width>=4&&lr.height>=4)return false;}
- return true;}
+ var r=c.getBoundingClientRect();return !(r.width>=4&&r.height>=4&&!clippedAway(cs))&&!shownLabel(c);}
 function dropPadding(w,accs){var same=false;
  for(var q=w.i+1;q<elements.length&&!same;q++){var d=elements[q],de=refGet(+d.ref.slice(1));
   same=(!!d.name&&d.name===w.el.name)||(!!de&&w.a>0&&area(de)*2>=w.a);}
@@ -470,7 +471,7 @@ var r=topRect(el),cs=csOf(el),ln=el.localName,be=el;
 // a control hidden from the eye but not from readers (the visually-hidden radio of a styled
 // button set: 1 px, clipped) is operated through its label, as a person does; hits on the
 // label count as hits on it (viaLabel)
-if((r.w<4||r.h<4||clippedAway(cs))&&el.labels){for(var q8=0;q8<el.labels.length;q8++){var lr=topRect(el.labels[q8]);if(lr.w>=4&&lr.h>=4){r=lr;be=el.labels[q8];break;}}}
+if(r.w<4||r.h<4||clippedAway(cs)){var sl=shownLabel(el);if(sl){r=topRect(sl);be=sl;}}
 // an inline box holding only a float or a positioned box (a logo link around a floated image)
 // is empty itself: a person points at what it shows, its largest descendant box
 if(r.w<1||r.h<1){var ds=el.querySelectorAll('*'),big=0;for(var q7=0;q7<ds.length&&q7<200;q7++){
