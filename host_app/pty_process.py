@@ -41,7 +41,7 @@ def set_window_size(fd: int, rows: int, columns: int) -> None:
 
 
 def session_members(sid: int) -> list[int]:
-    """Live (not zombie) processes whose session is `sid`, from /proc; [] where there is none."""
+    """Live (neither zombie nor dead) processes whose session is `sid`, from /proc; [] if none."""
     members = []
     try:
         entries = os.listdir("/proc")
@@ -56,7 +56,7 @@ def session_members(sid: int) -> list[int]:
             continue
         fields = stat[stat.rfind(")") + 2 :].split()
         # state ppid pgrp session ...
-        if len(fields) >= 4 and fields[0] != "Z" and int(fields[3]) == sid:
+        if len(fields) >= 4 and fields[0] not in ("Z", "X") and int(fields[3]) == sid:
             members.append(int(entry))
     return members
 
@@ -149,4 +149,11 @@ class PtyProcess:
             time.sleep(0.01)
         if self._popen.poll() is None or session_members(sid):
             _signal_session(sid, signal.SIGKILL)
-        return self._popen.wait(timeout=10)
+        status = self._popen.wait(timeout=10)
+        # SIGKILL is delivered when the scheduler next runs the process: on a loaded machine a job
+        # of the shell can still be running (not yet a zombie) after the shell was reaped
+        deadline = time.monotonic() + 5
+        while session_members(sid) and time.monotonic() < deadline:
+            _signal_session(sid, signal.SIGKILL)
+            time.sleep(0.01)
+        return status
