@@ -43,7 +43,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: setup
-	$(BIN)/pytest
+	$(BIN)/pytest --durations=20
 
 test: setup lint pytest
 
