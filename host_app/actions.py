@@ -78,6 +78,7 @@ class ElementInfo:
     animating: bool = False  # a running or pending animation of its (or an ancestor's) geometry
     clip: Box | None = None  # its clipping ancestors' boxes intersected (a sidebar's scrollport)
     point: tuple[float, float] | None = None  # a wrapped inline box: its largest line's center
+    sink: bool = False  # a code editor's hidden input sink: its box is the editor's
 
     @property
     def cx(self) -> float:
@@ -126,6 +127,7 @@ class ElementInfo:
             animating=bool(v.get("an")),
             clip=None if v.get("cl") is None else _box(v["cl"]),
             point=None if v.get("pt") is None else (float(v["pt"][0]), float(v["pt"][1])),
+            sink=bool(v.get("sk")),
             rows=None
             if v.get("op") is None
             else [((float(a), float(b), float(c), float(d)), bool(e)) for a, b, c, d, e in v["op"]],
@@ -287,8 +289,13 @@ async def act(target: Target, action: TargetedAction, deadline: float) -> None:
         case RefHover(scroll=scroll):
             await hover(target, scroll=scroll, deadline=deadline)
         case Type(text=text) | RefType(text=text):
+            await engage_editor(target, deadline)
             info, caret = await focused_editable(target, end=True)
-            if caret is Focused.AT_END:
+            if info.sink:
+                # the sink's own text is not the editor's: the editor's caret goes to its end
+                # by its own key binding, as a person's would
+                await type_keys(target.page, text, end_key=True, ctrl=True)
+            elif caret is Focused.AT_END:
                 await type_keys(target.page, text)
             else:
                 textarea = await target.tag() == "textarea"
@@ -300,10 +307,11 @@ async def act(target: Target, action: TargetedAction, deadline: float) -> None:
             if (info.multiple and info.rows is not None) or info.aria_options is not None:
                 await clear_choices(target)
                 return
+            await engage_editor(target, deadline)
             await focused_editable(target)
             await clear_keys(target.page)
         case Press(key=key) | RefPress(key=key):
-            await element_info(target)
+            await engage_editor(target, deadline)
             if await target.focus() is Focused.NO:
                 raise _err(
                     ErrorId.ACTION_TARGET_NOT_FOUND,
@@ -490,6 +498,15 @@ async def actionable(
         await next_frame(target.page)
 
 
+async def engage_editor(target: Target, deadline: float) -> None:
+    """A code editor's input sink not yet focused is clicked (on the editor, where a person
+    clicks): an editor starts taking keys then, while Monaco ignores a focus() of its EditContext
+    box. Any other element is left to the action's own focus."""
+    info = await element_info(target)
+    if info.sink and not info.focused and info.editable and not info.disabled:
+        await click(target, mouse_move=True, scroll=True, deadline=deadline)
+
+
 async def focused_editable(target: Target, *, end: bool = False) -> tuple[ElementInfo, Focused]:
     what = target.what
     info = await element_info(target)
@@ -499,7 +516,9 @@ async def focused_editable(target: Target, *, end: bool = False) -> tuple[Elemen
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is read-only")
     if not info.editable:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is not editable")
-    caret = await target.focus(end=end)
+    # an editor's sink holds none of the editor's text: a caret set in it would be taken by the
+    # editor for a selection of its own (Ace reads one as "select all")
+    caret = await target.focus(end=end and not info.sink)
     if caret is Focused.NO:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element cannot take focus")
     return info, caret

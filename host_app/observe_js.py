@@ -58,6 +58,16 @@ function clippedAway(cs){var m=/^rect\(([-\d.]+)px,? ([-\d.]+)px,? ([-\d.]+)px,?
 // the first of a control's labels that is rendered (4 px or more each way): a person sees and
 // clicks that one when the control itself is hidden from the eye
 function shownLabel(el){var ls=el.labels;if(ls)for(var i=0;i<ls.length;i++){var r=ls[i].getBoundingClientRect();if(r.width>=4&&r.height>=4)return ls[i];}return null;}
+// A code editor's input sink (CodeMirror 5, Ace: a hidden textarea; Monaco: an EditContext box):
+// the editor reads its keys from it; a person types into it by clicking the editor around it.
+// Told from a bot trap (a hidden field a form submits, an input mostly) by being a textarea or an
+// EditContext box with no name that takes Tab focus, inside a box a person sees (4 levels up):
+// that box, else null. Only a sink hidden from the eye is one (a visible textarea is itself).
+function editorSink(el,t,cs){if(!(t==='textarea'||el.editContext)||el.getAttribute('name')||el.tabIndex<0)return null;
+ var r=el.getBoundingClientRect(),pa=el.parentElement;if(!pa)return null;var pr=pa.getBoundingClientRect(),pcs=csOf(pa);
+ if(!(r.width<4||r.height<4||clippedAway(cs)||+cs.opacity===0||((pr.width===0||pr.height===0)&&pcs.overflow!=='visible')))return null;
+ for(var p=pa,k=0;p&&k<4;k++,p=p.parentElement){var b=p.getBoundingClientRect();if(b.width>=40&&b.height>=16)return p;}
+ return null;}
 function hiddenQuick(el){return el.hidden||el.getAttribute('aria-hidden')==='true';}
 function byId(el,id){var root=el.getRootNode();var f=root.getElementById?root.getElementById(id):null;return f||el.ownerDocument.getElementById(id);}
 function textOf(node,depth,seen){
@@ -266,7 +276,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  if(disp==='none'||cs.contentVisibility==='hidden')return;
  var v=cs.visibility==='visible';
  var ov=cs.overflow,pos=cs.position,own=pos==='fixed'?(viewportFixed(c)?VP:CL):pos==='absolute'?CLA:CL,cc=own;
- if(ov!=='visible'){var rr=c.getBoundingClientRect();if((ov.indexOf('hidden')>=0||ov.indexOf('clip')>=0)&&(rr.width===0||rr.height===0))return;
+ if(ov!=='visible'){var rr=c.getBoundingClientRect();if((ov.indexOf('hidden')>=0||ov.indexOf('clip')>=0)&&(rr.width===0||rr.height===0)&&!(c.children.length===1&&editorSink(c.children[0],c.children[0].localName,csOf(c.children[0]))))return;
   // the body's and the root's overflow are the viewport's (it scrolls them); an inline box has none
   if(t!=='body'&&c!==document.documentElement&&disp!=='inline'&&disp!=='contents')cc=reachBox(c,cs,rr,own);}
  var sCL=CL,sCLA=CLA;
@@ -305,14 +315,15 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  if(!myAcc)curCtx=cx;
  // interactive element
  var sBlk=blocked;if(!blocked&&BLK.size&&BLK.has(c))blocked=true;
- var cue=v&&!blocked&&!unseenControl(c,t,cs)&&isInteractive(c,role,cs,inEl),isEl=!!cue&&!(own&&outOf(c.getBoundingClientRect(),own)),weak=null,wid=null;
+ var sink=(t==='textarea'||c.editContext)&&editorSink(c,t,cs);
+ var cue=v&&!blocked&&(sink||!unseenControl(c,t,cs))&&isInteractive(c,role,cs,inEl),isEl=!!cue&&(!!sink||!(own&&outOf(c.getBoundingClientRect(),own))),weak=null,wid=null;
  if(isEl){role=refRole(role);
   // a clickable keeps its text in the content, with its ref
   if(role==='clickable'&&!acc){acc=openAcc('text',inline?curCtx:cx);acc.lazy=true;}
   if(elRoom()){
    var n=S.e2n.get(c);if(!n){n=S.next++;S.e2n.set(c,n);}S.n2e.set(n,new WeakRef(c));
    var el={ref:'e'+n,role:role};var nm=nameOf(c,role);if(nm)el.name=clip(nm);
-   var val=valueOf(c,role);if(val)el.value=clip(val);
+   var val=sink?'':valueOf(c,role);if(val)el.value=clip(val);
    if(role==='link'&&c.href){var h=String(c.href);if(h.slice(0,11).toLowerCase()!=='javascript:')el.dest=clip(h);}
    var st=statesOf(c,role);if(st.length)el.st=st;
    if(t==='select'){var o=[];for(var q=0;q<c.options.length&&o.length<100;q++){var op=c.options[q];if(!op.disabled&&!(op.parentElement&&op.parentElement.disabled))o.push([clip(op.value),clip(sq(op.text))]);}if(o.length)el.opts=o;}
@@ -323,8 +334,9 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
     if(cue===WEAK)weak={i:elements.length-1,el:el,ci:content.length,acc:acc,a:area(c)};
     else if(ANCHORED[role])wid={i:elements.length-1,name:el.name||'',ci:content.length,acc:acc};}
   }
-  // a multi-line textarea value is preformatted text: a code entry too (svc read fences it)
-  if(t==='textarea'&&n&&MODE!=='visual'&&c.value.indexOf('\n')>=0){var tv=preText(c.value);if(tv){var te2={k:'code',t:clip(tv),e:['e'+n]};if(cx>=0)te2.c=cx;if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(te2);}}
+  // a multi-line textarea value is preformatted text: a code entry too (svc read fences it);
+  // an editor's sink holds a scrap of the editor's text (its lines are read as they are drawn)
+  if(t==='textarea'&&n&&!sink&&MODE!=='visual'&&c.value.indexOf('\n')>=0){var tv=preText(c.value);if(tv){var te2={k:'code',t:clip(tv),e:['e'+n]};if(cx>=0)te2.c=cx;if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(te2);}}
  }
  if(t==='br'&&v)addText('\n',inEl);
  // inline boxes (inline-block, inline-flex...) are apart on screen: keep their words apart
@@ -472,12 +484,14 @@ var r=topRect(el),cs=csOf(el),ln=el.localName,be=el;
 // button set: 1 px, clipped) is operated through its label, as a person does; hits on the
 // label count as hits on it (viaLabel)
 if(r.w<4||r.h<4||clippedAway(cs)){var sl=shownLabel(el);if(sl){r=topRect(sl);be=sl;}}
+// an editor's input sink is clicked where a person clicks: on the editor (editorSink)
+var sk=editorSink(el,ln,cs);if(sk){r=topRect(sk);be=sk;}
 // an inline box holding only a float or a positioned box (a logo link around a floated image)
 // is empty itself: a person points at what it shows, its largest descendant box
 if(r.w<1||r.h<1){var ds=el.querySelectorAll('*'),big=0;for(var q7=0;q7<ds.length&&q7<200;q7++){
  var dr=topRect(ds[q7]);if(dr.w>=1&&dr.h>=1&&dr.w*dr.h>big){big=dr.w*dr.h;r=dr;}}}
 var T=['text','search','url','tel','email','password','number','date','datetime-local','month','time','week',''];
-var editable=el.isContentEditable||ln==='textarea'||(ln==='input'&&T.indexOf((el.getAttribute('type')||'').toLowerCase())>=0);
+var editable=el.isContentEditable||ln==='textarea'||!!el.editContext||(ln==='input'&&T.indexOf((el.getAttribute('type')||'').toLowerCase())>=0);
 var cx=r.x+r.w/2,cy=r.y+r.h/2,hit=false,cov=null,pt=null;
 // an inline box over several lines (a wrapped link): the center of its box can fall between
 // its lines, on its parent; its largest line box's center is on it
@@ -486,7 +500,7 @@ var rs=be.getClientRects();if(rs.length>1){var best=0;for(var q6=0;q6<rs.length&
 // the hit test of this frame only; the host checks that each ancestor shows the frame there
 if(cx>=0&&cy>=0&&cx<innerWidth&&cy<innerHeight){var h=hitAt(cx,cy);
  if(h){var p=h;for(var k2=0;k2<200&&p;k2++){if(p===el){hit=true;break;}p=p.parentNode||(p.host||null);}if(!hit&&el.contains(h))hit=true;
-  if(!hit&&viaLabel(h,el))hit=true;if(!hit)cov=coverOf(h,el);}}
+  if(!hit&&viaLabel(h,el))hit=true;if(!hit&&sk&&sk.contains(h))hit=true;if(!hit)cov=coverOf(h,el);}}
 var opts=null,op=null,cb=null;if(ln==='select'){opts=[];for(var q=0;q<el.options.length;q++){var o=el.options[q];
 opts.push([o.value,!!(o.disabled||(o.parentElement&&o.parentElement.localName==='optgroup'&&o.parentElement.disabled))]);}
  if(el.multiple||el.size>1){op=[];for(var q2=0;q2<el.options.length&&q2<5000;q2++){var orr=topRect(el.options[q2]);op.push([orr.x,orr.y,orr.w,orr.h,el.options[q2].selected?1:0]);}
@@ -502,8 +516,8 @@ var an=0;try{var GEO=/^(transform|translate|scale|rotate|left|top|right|bottom|i
   for(var z2=0;z2<props.length;z2++)if(GEO.test(String(props[z2]).replace(/[A-Z]/g,function(c){return '-'+c.toLowerCase();}))){an=1;break;}}}catch(e){an=0;}
 // the boxes of the ancestors that clip it (overflow other than visible: a sidebar that scrolls on
 // its own), intersected; the document's own scroller is the viewport; a fixed box escapes them
-var cl=null;if(cs.position!=='fixed'){var c0=-1e9,c1=-1e9,c2=1e9,c3=1e9,any=0;
- for(var pa=el.parentElement||(el.parentNode&&el.parentNode.host)||null,k5=0;pa&&k5<200;k5++){
+var cl=null;if(cs.position!=='fixed'){var c0=-1e9,c1=-1e9,c2=1e9,c3=1e9,any=0,ce=sk||el;
+ for(var pa=ce.parentElement||(ce.parentNode&&ce.parentNode.host)||null,k5=0;pa&&k5<200;k5++){
   if(pa===document.body||pa===document.documentElement)break;var ps=csOf(pa);
   if(ps.overflowX!=='visible'||ps.overflowY!=='visible'){var pb=pa.getBoundingClientRect(),px=pb.left+pa.clientLeft,py=pb.top+pa.clientTop;
    c0=Math.max(c0,px);c1=Math.max(c1,py);c2=Math.min(c2,px+pa.clientWidth);c3=Math.min(c3,py+pa.clientHeight);any=1;}
@@ -516,7 +530,7 @@ var ao=null;if(ln!=='select'&&roleOf(el)==='listbox'&&el.getAttribute('aria-mult
 return JSON.stringify({x:r.x,y:r.y,w:r.w,h:r.h,vw:innerWidth,vh:innerHeight,
 vis:cs.visibility!=='hidden'&&cs.display!=='none',dis:disabledOf(el),ro:!!el.readOnly&&ln!=='select',
 ed:editable,f:deepActive()===el,hit:hit,cov:cov,v:('value' in el&&ln!=='button')?String(el.value):null,
-o:opts,si:ln==='select'?el.selectedIndex:-1,m:!!el.multiple,tag:ln,op:op,cb:cb,ao:ao,an:an,cl:cl,pt:pt});"""
+o:opts,si:ln==='select'?el.selectedIndex:-1,m:!!el.multiple,tag:ln,op:op,cb:cb,ao:ao,an:an,cl:cl,pt:pt,sk:sk?1:0});"""
 
 _ELEMENT = (
     "(function(N){"
