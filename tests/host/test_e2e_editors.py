@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import functools
 import json
-import shutil
-import subprocess
 import tarfile
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler
@@ -18,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests import npm
 from tests.host.obs_pages import observation_of
 from tests.httpserver import serving
 
@@ -62,21 +61,11 @@ class _Files(SimpleHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert (CODEMIRROR / "complete.html").is_file(), "libjs-codemirror: run make setup"
-    # `make test` installs nodejs; a missing npm is a setup failure, not a reason to skip
-    assert shutil.which("npm") is not None, "npm missing: the Makefile installs Debian's nodejs"
     root = tmp_path_factory.mktemp("editors")
     folder = root / "editors"
     folder.mkdir()
     for name, spec in PACKAGES.items():
-        packed = subprocess.run(
-            ["npm", "pack", spec, "--pack-destination", str(root), "--json"],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=240,
-        )
-        assert packed.returncode == 0, packed.stderr
-        with tarfile.open(root / json.loads(packed.stdout)[0]["filename"]) as tar:
+        with tarfile.open(npm.pack(spec, root)) as tar:
             tar.extractall(root / name, filter="data")
         (root / name / "package").rename(folder / name)
     (folder / "monaco.html").write_text(MONACO)
