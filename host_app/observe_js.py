@@ -181,7 +181,7 @@ _OBSERVE = (
 B=B||{};function bv(k,d){return B[k]!=null?B[k]:d;}
 var MAXV=bv('v',50000),MAXE=bv('e',5000),MAXEL=bv('el',5000),MAXB=bv('b',524288),MAXEB=bv('eb',524288);
 var visited=0,entries=0,bytes=0,elBytes=0,omitted=0,clipped=0,stopV=false,slots=[];
-var content=[],elements=[],sigs=[],ctxs=[],ctxIdx=new Map();
+var content=[],elements=[],sigs=[],lows=[],ctxs=[],ctxIdx=new Map();
 var active=deepActive();
 var vw=innerWidth,vh=innerHeight,VIS=B.vis||[0,0,vw,vh];
 function clip(s){if(s.length*3<=LIM)return s;var b=ENC.encode(s);if(b.length<=LIM)return s;
@@ -196,7 +196,8 @@ var ROOTP=FP?B.pre.concat([FP]):[];
 // content and elements are collected up to MAXE candidates each; elements come first in the
 // returned MAXE entries (content is cut from the end below), and content bytes never crowd them out
 function room(){if(entries>=MAXE||bytes>=MAXB){omitted++;return false;}return true;}
-function elRoom(){if(elements.length>=MAXEL||elBytes>=MAXEB){omitted++;return false;}return true;}
+// past MAXEB bytes elements are still collected (to twice that): keepEls chooses which go
+function elRoom(){if(elements.length>=MAXEL||elBytes>=2*MAXEB){omitted++;return false;}return true;}
 function addContent(e){if(!room())return null;entries++;content.push(e);bytes+=24;return e;}
 var acc=null; // the open text accumulator {e, buf, own, refs}
 function openAcc(kind,cx){var e={k:kind};if(cx>=0)e.c=cx;var a={e:e,buf:'',own:false,refs:null,kind:kind,lazy:false,closed:false,ok:false};
@@ -329,7 +330,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
    if(t==='select'){var o=[];for(var q=0;q<c.options.length&&o.length<100;q++){var op=c.options[q];if(!op.disabled&&!(op.parentElement&&op.parentElement.disabled))o.push([clip(op.value),clip(sq(op.text))]);}if(o.length)el.opts=o;}
    var ecx=ctxOf(nctx,false);if(ecx>=0)el.c=ecx;
    if(MODE==='visual'){var tr=topRect(c);if(tr.x+tr.w<VIS[0]||tr.y+tr.h<VIS[1]||tr.x>VIS[0]+VIS[2]||tr.y>VIS[1]+VIS[3]){el=null;}}
-   if(el){elements.push(el);sigs.push([n,sigOf(c,role)]);elBytes+=JSON.stringify(el).length+1;
+   if(el){elements.push(el);sigs.push([n,sigOf(c,role)]);lows.push(lowEl(c,nctx));elBytes+=JSON.stringify(el).length+1;
     if(acc){(acc.refs||(acc.refs=[])).push(el.ref);}
     if(cue===WEAK)weak={i:elements.length-1,el:el,ci:content.length,acc:acc,a:area(c)};
     else if(ANCHORED[role])wid={i:elements.length-1,name:el.name||'',ci:content.length,acc:acc};}
@@ -378,9 +379,22 @@ function dropPadding(w,accs){var same=false;
  if(same)dropEl(w.i,w.ci-1,accs);}
 // takes elements[i] back: its sig and bytes, and its ref from the content entries from index ci
 // on and from the accumulators still open (their refs become an entry's `e` when they close)
-function dropEl(i,ci,accs){var d=elements[i];elements.splice(i,1);sigs.splice(i,1);elBytes-=JSON.stringify(d).length+1;
+function dropEl(i,ci,accs){var d=elements[i];elements.splice(i,1);sigs.splice(i,1);lows.splice(i,1);elBytes-=JSON.stringify(d).length+1;
  for(var q=Math.max(0,ci);q<content.length;q++){var e=content[q].e;if(e){var k=e.indexOf(d.ref);if(k>=0){e.splice(k,1);if(!e.length)delete content[q].e;}}}
  for(var j=0;j<accs.length;j++){var a=accs[j],rs=a&&a.refs;if(rs){var k2=rs.indexOf(d.ref);if(k2>=0)rs.splice(k2,1);if(!rs.length){a.refs=null;if(a.e&&a.e.e===rs)delete a.e.e;}}}}
+// Over the bytes bound, which elements go: first those out of view in a navigation or
+// complementary landmark (a sidebar listing every page of a manual: 3,676 links on a rustdoc
+// page pushed out the links and buttons of the page's own text), from the end; then any, from
+// the end. Each is counted as omitted.
+function lowEl(c,parts){for(var i=0;i<parts.length;i++){var p=parts[i];if(p.indexOf('navigation')===0||p.indexOf('complementary')===0){
+ var r=c.getBoundingClientRect();return r.bottom<0||r.right<0||r.top>=vh||r.left>=vw;}}return false;}
+function keepEls(){if(elBytes<=MAXEB)return;var gone=new Set();
+ for(var pass=0;pass<2;pass++)for(var i=elements.length-1;i>=0&&elBytes>MAXEB;i--){var d=elements[i];
+  if(!gone.has(d.ref)&&(pass||lows[i])){gone.add(d.ref);elBytes-=JSON.stringify(d).length+1;omitted++;}}
+ // one pass over the lists and the content's refs (dropEl per element is quadratic here)
+ var w=0;for(var j=0;j<elements.length;j++)if(!gone.has(elements[j].ref)){elements[w]=elements[j];sigs[w]=sigs[j];lows[w]=lows[j];w++;}
+ elements.length=sigs.length=lows.length=w;
+ for(var q=0;q<content.length;q++){var e=content[q].e;if(e){var k=e.filter(function(r){return !gone.has(r);});if(k.length)content[q].e=k;else delete content[q].e;}}}
 // A widget's own anchor (jQuery UI's tabs: li role=tab > a href="#panel") is no second target:
 // a link inside a tab, menu item, option or tree item, with its name, that only points into the
 // page (or runs script). A link to another page keeps its ref: where it goes is worth knowing.
@@ -441,6 +455,7 @@ function below(sb,O,inert){if(inert)return true;var r=sb.getBoundingClientRect()
 var body=document.body||document.documentElement;
 if(body)node(body,ROOTP,true,false,false,null,0);
 if(acc){closeAcc(acc);acc=null;}
+keepEls();
 if(!B.pre&&content.length+elements.length>MAXE){var keep=Math.max(0,MAXE-elements.length);omitted+=content.length-keep;content.length=keep;}
 if(stopV){var total=document.getElementsByTagName('*').length;omitted+=Math.max(1,total-MAXV);}
 var de=document.documentElement;

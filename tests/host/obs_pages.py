@@ -18,6 +18,8 @@ def _page(title: str, body: str, head: str = "") -> str:
 
 HUGE_NODES = 200_000
 MANY = 3_000
+SIDEBAR_LINKS = 3_000
+SIDEBAR_PATH = "core/arch/x86_64/" * 10  # each link ~250 bytes as an element
 LONG_TEXT = "Lorem ipsum dolor sit amet é " * 400  # ~11,600 chars, multibyte
 
 OBS_PAGES: dict[str, str] = {
@@ -177,6 +179,19 @@ c2.innerHTML='Gamma <button>Open gamma</button>';l.replaceChild(c2,c);}</script>
         "<ul>"
         + "".join(f"<li>Item {i} <a href='/obs/table?{i}'>Open {i}</a></li>" for i in range(MANY))
         + "</ul>",
+    ),
+    # a manual's sidebar listing every page (rustdoc's: 3,676 links) before the page's own text:
+    # its elements alone pass the 512 KiB bound
+    "/obs/sidebar": _page(
+        "Sidebar",
+        "<nav style='position:fixed;top:0;left:0;width:250px;height:100vh;overflow-y:auto'><ul>"
+        + "".join(
+            f"<li><a href='/obs/table?{SIDEBAR_PATH}{i}'>intrinsic_function_{i:04}</a></li>"
+            for i in range(SIDEBAR_LINKS)
+        )
+        + "</ul></nav><main style='margin-left:260px'><h1>intrinsic_function_0042</h1>"
+        "<p>Adds two vectors. <a href='/obs/table?source'>source</a></p>"
+        "<button onclick=\"this.textContent='Copied'\">Copy item path</button></main>",
     ),
 }
 

@@ -15,7 +15,7 @@ from bridge_protocol import observation as wire
 
 from . import obs_pages  # noqa: F401  (registers the /obs/ pages)
 from .hostproc import HostApp
-from .obs_pages import HUGE_NODES, MANY
+from .obs_pages import HUGE_NODES, MANY, SIDEBAR_LINKS
 from .site import Site
 
 pytestmark = pytest.mark.e2e
@@ -283,6 +283,29 @@ def test_elements_come_first_in_the_entry_bound(host: HostApp, site: Site, sessi
     # the last ref works, even with a click that scrolls far down the long page first
     after = act(host, obs["id"], {"action": "click", "ref": last["ref"]})
     assert after["data"]["observation"]["title"] == "Table"
+
+
+def test_over_the_bytes_bound_a_sidebar_out_of_view_goes_first(
+    host: HostApp, site: Site, session: str
+) -> None:
+    """A sidebar of 3,000 links (a manual's every page) before the page's own text passes the
+    512 KiB bound by itself: the elements were cut from the end, so the link and the button of
+    the page's text were gone. Now the sidebar's links out of view go first (from the end); those
+    in view and the page's own elements stay."""
+    data = observe(host, site, session, "/obs/sidebar")
+    obs = data["observation"]
+    names = [e["name"] for e in obs["elements"]]
+    assert names[-2:] == ["source", "Copy item path"]
+    assert names[0] == "intrinsic_function_0000"
+    kept = len(names) - 2
+    assert 900 < kept < SIDEBAR_LINKS  # the links in view and then some, down to the bound
+    assert names[:kept] == [f"intrinsic_function_{i:04}" for i in range(kept)]
+    assert obs["truncated"] is True
+    assert obs["omitted_node_count"] == SIDEBAR_LINKS - kept
+    size = len(json.dumps(data["wire"], ensure_ascii=False, separators=(",", ":")).encode())
+    assert size <= 512 * 1024
+    after = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Copy item path")})
+    assert "Copied" in [e.get("name") for e in after["data"]["observation"]["elements"]]
 
 
 def test_ref_actions_type_clear_select_press_click(host: HostApp, site: Site, session: str) -> None:
