@@ -36,8 +36,28 @@ WaitSeconds = Annotated[float, msgspec.Meta(ge=0, le=3600)]
 PositiveSeconds = Annotated[float, msgspec.Meta(gt=0, le=86400)]
 
 
+def untypable(text: str) -> str | None:
+    """The first character of `text` that no keyboard types, else None: a control character
+    other than tab and line breaks (which are the Tab and Enter keys), or a lone surrogate."""
+    for ch in text:
+        code = ord(ch)
+        if (code < 0x20 and ch not in "\t\n\r") or 0x7F <= code <= 0x9F or 0xD800 <= code <= 0xDFFF:
+            return ch
+    return None
+
+
+def _check_text(action: object) -> None:
+    text = getattr(action, "text", None)
+    if isinstance(text, str) and (ch := untypable(text)) is not None:
+        raise ValueError(
+            f"`text`: U+{ord(ch):04X} is a control character no keyboard types "
+            "(a tab and a line break are typed as the Tab and Enter keys)"
+        )
+
+
 class _Action(msgspec.Struct, tag_field="action", forbid_unknown_fields=True, kw_only=True):
     def __post_init__(self) -> None:
+        _check_text(self)
         # Runs as part of decoding, on both ends: a selector outside the spec's subset never
         # crosses the bridge. The leading `field` lets the agent name it in details.field.
         selector = getattr(self, "selector", None)
@@ -106,6 +126,9 @@ Delta = Annotated[int, msgspec.Meta(ge=-10000, le=10000)]
 class _RefAction(msgspec.Struct, tag_field="action", forbid_unknown_fields=True, kw_only=True):
     """An action of an observation batch (POST /v1/observations/{id}/actions): its target is a
     ref of that observation, not a selector."""
+
+    def __post_init__(self) -> None:
+        _check_text(self)
 
 
 class RefClick(_RefAction, tag="click"):

@@ -45,6 +45,7 @@ from .logic.actionability import (
     wheel_burst,
     wheel_into,
 )
+from .logic.typing_keys import strokes
 from .progress import Renderer, input_done, next_frame, tick
 
 MAX_SCROLL_STEPS = 40
@@ -567,8 +568,7 @@ async def type_keys(page: Pointer, text: str, *, end_key: bool = False, ctrl: bo
     if end_key:
         page.key("End", ctrl=ctrl)
     page.type_text(text)
-    # QTest types one key per UTF-16 unit
-    keys = len(text.encode("utf-16-le")) // 2 + end_key
+    keys = len(strokes(text)) + end_key
     await input_done(page, before, keys=keys)
 
 

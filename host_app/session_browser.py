@@ -51,12 +51,14 @@ from .logic.page_events import PageEvent, PageEvents
 from .logic.page_stack import PageStack
 from .logic.policy import IMAGE_SIZE, NetworkPolicy, Request, Route, Verdict, route_of
 from .logic.readiness import Probe
+from .logic.typing_keys import strokes
 from .qt import (
     QApplication,
     QBuffer,
     QByteArray,
     QEvent,
     QIODevice,
+    QKeyEvent,
     QMouseEvent,
     QObject,
     QPoint,
@@ -911,7 +913,17 @@ class SessionBrowser:
 
     def type_text(self, text: str) -> None:
         self._focus_view()
-        _QTEST.keyClicks(self._target(), text)
+        target = self._target()
+        for stroke in strokes(text):
+            if stroke.key is not None:
+                _QTEST.keyClick(target, KEYS[stroke.key])
+            elif stroke.text.isascii():
+                _QTEST.keyClicks(target, stroke.text)  # with its key's code (KeyA...)
+            else:
+                # a key that produces the character (a layout's "é" key): QTest would abort
+                for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+                    event = QKeyEvent(kind, 0, Qt.KeyboardModifier.NoModifier, stroke.text)
+                    QApplication.sendEvent(target, event)
 
     def to_html(self) -> aio.Future[str]:
         fut: aio.Future[str] = aio.Future()

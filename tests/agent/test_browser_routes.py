@@ -936,6 +936,21 @@ def test_selectors_outside_the_subset_never_reach_the_host(
     assert len(agent.host.requests) == before
 
 
+@pytest.mark.parametrize("text", ["a\x00b", "bell\x07", "\x1b[A", "del\x7f", "\x85"])
+def test_text_no_keyboard_types_never_reaches_the_host(agent: AgentProcess, text: str) -> None:
+    """A control character in `text` (other than tab and line breaks, typed as keys) is refused
+    with the field named; typed, such characters aborted the app (tests/host/test_e2e_actions.py
+    ::test_type_takes_any_text_a_keyboard_types)."""
+    assert agent.host is not None
+    before = len(agent.host.requests)
+    action = {"action": "type", "selector": "#q", "text": text}
+    status, error = agent.error("POST", "/v1/perform", {"actions": [action]})
+    assert (status, error["id"]) == (422, "VALIDATION_FAILED")
+    assert error["details"]["field"] == "actions[0].text"
+    assert "no keyboard types" in error["message"]
+    assert len(agent.host.requests) == before
+
+
 @pytest.mark.parametrize(
     ("route", "extra"),
     [

@@ -7,6 +7,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 import bridge_protocol as bp
+from bridge_protocol.actions import untypable
 
 ids = st.text(min_size=1, max_size=12)
 texts = st.text(max_size=40)
@@ -29,6 +30,8 @@ seconds = st.floats(min_value=0.001, max_value=86400, allow_nan=False)
 settle = st.floats(min_value=0, max_value=86400, allow_nan=False)
 # Only selectors of the spec's subset decode (the structs validate them).
 _idents = st.from_regex(r"[a-z][a-z0-9_-]{0,6}", fullmatch=True)
+# what a keyboard types (control characters are refused: bridge_protocol.actions.untypable)
+typed = st.text(min_size=1, max_size=20).filter(lambda t: untypable(t) is None)
 _compounds = st.builds(
     lambda tag, ids, classes: (
         tag + "".join("#" + i for i in ids) + "".join("." + c for c in classes)
@@ -46,7 +49,7 @@ selectors = st.builds(
 actions: st.SearchStrategy[bp.Action] = st.one_of(
     st.builds(bp.Click, selector=selectors, mouse_move=st.booleans(), scroll=st.booleans()),
     st.builds(bp.WaitFor, selector=selectors, timeout=st.none() | seconds),
-    st.builds(bp.Type, selector=selectors, text=st.text(min_size=1, max_size=20)),
+    st.builds(bp.Type, selector=selectors, text=typed),
     st.builds(bp.Clear, selector=selectors),
     st.builds(bp.Press, selector=selectors, key=st.sampled_from(bp.NAMED_KEYS)),
     st.builds(bp.Select, selector=selectors, value=texts),
@@ -67,7 +70,7 @@ refs = st.integers(1, 10**5).map(lambda n: f"e{n}")
 ref_actions: st.SearchStrategy[bp.RefAction] = st.one_of(
     st.builds(bp.RefClick, ref=refs, mouse_move=st.booleans(), scroll=st.booleans()),
     st.builds(bp.RefHover, ref=refs),
-    st.builds(bp.RefType, ref=refs, text=st.text(min_size=1, max_size=20)),
+    st.builds(bp.RefType, ref=refs, text=typed),
     st.builds(bp.RefClear, ref=refs),
     st.builds(bp.RefPress, ref=refs, key=st.sampled_from(bp.NAMED_KEYS)),
     st.builds(bp.RefSelect, ref=refs, value=texts),

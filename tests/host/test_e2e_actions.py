@@ -121,6 +121,29 @@ def test_type_appends_with_the_texts_keys_only(host: HostApp, site: Site, sessio
     assert values == ["Hello you", "first line\nsecond line!", "a@bc"]
 
 
+def test_type_takes_any_text_a_keyboard_types(host: HostApp, site: Site, session: str) -> None:
+    """Accents, other scripts, emoji and line breaks: QTest's typing knows ASCII only, and
+    any other character (a line break, "é") aborted the whole app on an assertion in Qt, every
+    session with it. Each character is its own key now; a line break is the Enter key."""
+    _open(host, site, session, "/keys")
+    text = "José\nÜber 中文 😀\r\nend"
+    _perform(
+        host,
+        session,
+        [
+            {"action": "type", "selector": "#area", "text": text},
+            {"action": "type", "selector": "#line", "text": " Zoë ñ"},
+        ],
+    )
+    capture = host.ok("POST", "/v1/capture", {"session_id": session, "wait": 0})
+    html = Path(capture["capture"]["output_path"]).read_text()
+    values = json.loads(html.split('<pre id="vals">')[1].split("</pre>")[0].replace("&quot;", '"'))
+    assert values[:2] == ["Hello Zoë ñ", "first line\nsecond lineJosé\nÜber 中文 😀\nend"]
+    log = html.split('<pre id="log">')[1].split("</pre>")[0].split()
+    assert log.count("area:Enter") == 2
+    assert "area:中" in log
+
+
 @pytest.mark.parametrize("selector", ["#ro", "#dis", "#plain"])
 def test_type_refuses_non_editable(host: HostApp, site: Site, session: str, selector: str) -> None:
     _open(host, site, session)
