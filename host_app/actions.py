@@ -517,8 +517,8 @@ async def focused_editable(target: Target, *, end: bool = False) -> tuple[Elemen
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is read-only")
     if not info.editable:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is not editable")
-    # an editor's sink holds none of the editor's text: a caret set in it would be taken by the
-    # editor for a selection of its own (Ace reads one as "select all")
+    # an editor's sink holds a scrap of the editor's text at most: a caret set there is not the
+    # editor's, and an editor may take a selection in its sink for one of its own
     caret = await target.focus(end=end and not info.sink)
     if caret is Focused.NO:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element cannot take focus")

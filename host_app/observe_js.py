@@ -316,7 +316,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  if(!myAcc)curCtx=cx;
  // interactive element
  var sBlk=blocked;if(!blocked&&BLK.size&&BLK.has(c))blocked=true;
- var sink=(t==='textarea'||c.editContext)&&editorSink(c,t,cs);
+ var sink=editorSink(c,t,cs);
  var cue=v&&!blocked&&(sink||!unseenControl(c,t,cs))&&isInteractive(c,role,cs,inEl),isEl=!!cue&&(!!sink||!(own&&outOf(c.getBoundingClientRect(),own))),weak=null,wid=null;
  if(isEl){role=refRole(role);
   // a clickable keeps its text in the content, with its ref

@@ -22,6 +22,7 @@ from tests.httpserver import serving
 
 from .hostproc import HostApp
 from .test_e2e_observations import act
+from .test_e2e_widgets import after
 
 pytestmark = pytest.mark.e2e
 
@@ -90,11 +91,6 @@ def observe(host: HostApp, session: str, url: str, ready: str) -> dict[str, Any]
 
 def texts(obs: dict[str, Any], kind: str) -> list[str]:
     return [str(c.get("t")) for c in obs["content"] if c["k"] == kind]
-
-
-def after(answer: dict[str, Any]) -> dict[str, Any]:
-    assert "data" in answer, answer
-    return observation_of(answer["data"])
 
 
 def test_monaco_takes_typed_text_at_its_end_and_is_cleared(
