@@ -369,32 +369,35 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  curCtx=savedCtx;
 }
 // A form control under 4 px (or clipped away) with no rendered label is seen by no person: a bot trap (a
-// honeypot field a person never fills) or an editor's input sink. One with a rendered label is
-// operated through it (the click goes to the label: _ELEMENT_INFO), so it stays.
+// honeypot field a person never fills; an editor's input sink is told apart: editorSink). One with
+// a rendered label is operated through it (the click goes to the label: _ELEMENT_INFO), so it stays.
 function unseenControl(c,t,cs){if(t!=='input'&&t!=='textarea'&&t!=='select')return false;
  var r=c.getBoundingClientRect();return !(r.width>=4&&r.height>=4&&!clippedAway(cs))&&!shownLabel(c);}
 function dropPadding(w,accs){var same=false;
  for(var q=w.i+1;q<elements.length&&!same;q++){var d=elements[q],de=refGet(+d.ref.slice(1));
   same=(!!d.name&&d.name===w.el.name)||(!!de&&w.a>0&&area(de)*2>=w.a);}
  if(same)dropEl(w.i,w.ci-1,accs);}
-// takes elements[i] back: its sig and bytes, and its ref from the content entries from index ci
-// on and from the accumulators still open (their refs become an entry's `e` when they close)
-function dropEl(i,ci,accs){var d=elements[i];elements.splice(i,1);sigs.splice(i,1);lows.splice(i,1);elBytes-=JSON.stringify(d).length+1;
- for(var q=Math.max(0,ci);q<content.length;q++){var e=content[q].e;if(e){var k=e.indexOf(d.ref);if(k>=0){e.splice(k,1);if(!e.length)delete content[q].e;}}}
- for(var j=0;j<accs.length;j++){var a=accs[j],rs=a&&a.refs;if(rs){var k2=rs.indexOf(d.ref);if(k2>=0)rs.splice(k2,1);if(!rs.length){a.refs=null;if(a.e&&a.e.e===rs)delete a.e.e;}}}}
+// takes back the elements whose refs are in `gone`: their sigs and bytes, and their refs from the
+// content entries from index ci on and from the accumulators still open (whose refs become an
+// entry's `e` when they close: removed in place, as the two may be one array)
+function unref(rs,gone){for(var k=rs.length-1;k>=0;k--)if(gone.has(rs[k]))rs.splice(k,1);}
+function dropRefs(gone,ci,accs){
+ var w=0;for(var j=0;j<elements.length;j++){var d=elements[j];if(gone.has(d.ref)){elBytes-=JSON.stringify(d).length+1;continue;}
+  elements[w]=d;sigs[w]=sigs[j];lows[w]=lows[j];w++;}
+ elements.length=sigs.length=lows.length=w;
+ for(var q=Math.max(0,ci);q<content.length;q++){var e=content[q].e;if(e){unref(e,gone);if(!e.length)delete content[q].e;}}
+ for(var j2=0;j2<accs.length;j2++){var a=accs[j2],rs=a&&a.refs;if(rs){unref(rs,gone);if(!rs.length){a.refs=null;if(a.e&&a.e.e===rs)delete a.e.e;}}}}
+function dropEl(i,ci,accs){dropRefs(new Set([elements[i].ref]),ci,accs);}
 // Over the bytes bound, which elements go: first those out of view in a navigation or
 // complementary landmark (a sidebar listing every page of a manual: 3,676 links on a rustdoc
 // page pushed out the links and buttons of the page's own text), from the end; then any, from
 // the end. Each is counted as omitted.
 function lowEl(c,parts){for(var i=0;i<parts.length;i++){var p=parts[i];if(p.indexOf('navigation')===0||p.indexOf('complementary')===0){
  var r=c.getBoundingClientRect();return r.bottom<0||r.right<0||r.top>=vh||r.left>=vw;}}return false;}
-function keepEls(){if(elBytes<=MAXEB)return;var gone=new Set();
- for(var pass=0;pass<2;pass++)for(var i=elements.length-1;i>=0&&elBytes>MAXEB;i--){var d=elements[i];
-  if(!gone.has(d.ref)&&(pass||lows[i])){gone.add(d.ref);elBytes-=JSON.stringify(d).length+1;omitted++;}}
- // one pass over the lists and the content's refs (dropEl per element is quadratic here)
- var w=0;for(var j=0;j<elements.length;j++)if(!gone.has(elements[j].ref)){elements[w]=elements[j];sigs[w]=sigs[j];lows[w]=lows[j];w++;}
- elements.length=sigs.length=lows.length=w;
- for(var q=0;q<content.length;q++){var e=content[q].e;if(e){var k=e.filter(function(r){return !gone.has(r);});if(k.length)content[q].e=k;else delete content[q].e;}}}
+function keepEls(){if(elBytes<=MAXEB)return;var gone=new Set(),left=elBytes;
+ for(var pass=0;pass<2;pass++)for(var i=elements.length-1;i>=0&&left>MAXEB;i--){var d=elements[i];
+  if(!gone.has(d.ref)&&(pass||lows[i])){gone.add(d.ref);left-=JSON.stringify(d).length+1;omitted++;}}
+ dropRefs(gone,0,[]);}
 // A widget's own anchor (jQuery UI's tabs: li role=tab > a href="#panel") is no second target:
 // a link inside a tab, menu item, option or tree item, with its name, that only points into the
 // page (or runs script). A link to another page keeps its ref: where it goes is worth knowing.
