@@ -40,6 +40,7 @@ from .qt import (
     QIODevice,
     QNetworkCookie,
     QObject,
+    QTimer,
     QUrl,
     QWebEngineProfile,
     QWebEngineUrlRequestJob,
@@ -51,12 +52,14 @@ from .qt import (
 from .shared_assets import SharedAssets
 
 MAX_VERDICTS = 4096
+SWEEP_MS = 500  # how soon a fetch of a request the engine dropped is aborted
 BLOCKING_KINDS = frozenset({"script", "stylesheet"})  # may block the parser
 MAX_FAILED_RECORDS = 100  # network.asset_failed records per page load, one per URL
 _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="svc-asset")
-# fetches under way, so that the app's exit aborts them rather than waiting (the interpreter
-# joins the pool's threads at exit)
-_ACTIVE: set[Fetch] = set()
+# fetches under way and their jobs: the app's exit aborts them rather than waiting (the
+# interpreter joins the pool's threads at exit), and a sweep aborts those whose job the engine
+# deleted (`_Main.sweep`), whether their session lives on or went with its handler
+_ACTIVE: dict[Fetch, QWebEngineUrlRequestJob] = {}
 
 
 def abort_all() -> None:
@@ -89,13 +92,30 @@ def schemes_registered() -> bool:
 
 
 class _Main(QObject):
-    """Carries a worker thread's result to the UI thread (a queued signal)."""
+    """Carries a worker thread's result to the UI thread (a queued signal), and sweeps the
+    fetches of requests the engine dropped."""
 
     done = pyqtSignal(object)
 
     def __init__(self) -> None:
         super().__init__()
         self.done.connect(lambda cb: cb())
+        self._sweep = QTimer(self)
+        self._sweep.setInterval(SWEEP_MS)
+        self._sweep.timeout.connect(self.sweep)
+
+    def track(self, fetch: Fetch, job: QWebEngineUrlRequestJob) -> None:
+        _ACTIVE[fetch] = job
+        if not self._sweep.isActive():
+            self._sweep.start()
+
+    def sweep(self) -> None:
+        for fetch, job in list(_ACTIVE.items()):
+            if sip.isdeleted(job):
+                del _ACTIVE[fetch]
+                fetch.abort()
+        if not _ACTIVE:
+            self._sweep.stop()
 
 
 _MAIN: list[_Main] = []  # made with the first handler, in the UI thread
@@ -346,8 +366,12 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
             # the app is exiting (the pool takes no more work) while the engine still asks
             job.fail(QWebEngineUrlRequestJob.Error.RequestAborted)
             return
-        job.destroyed.connect(lambda *_: fetch.abort())
-        _ACTIVE.add(fetch)
+        # A Python callable connected to the job's `destroyed` crashed the app (SIGSEGV): the
+        # engine makes the job, so nothing keeps its wrapper alive, and once the wrapper fell
+        # into a garbage cycle the collector cleared the callable with it while the engine
+        # still held the job; the job's deletion then ran the cleared function. A job the
+        # engine dropped is found by a sweep instead (`_Main.sweep`).
+        _MAIN[0].track(fetch, job)
 
         def finished(fut: Future[Fetched]) -> None:
             _to_main(lambda: self._answer(job, original, fut, fetch, verdict))
@@ -365,19 +389,20 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
         # a request that came only for the shared cache (no image limit): the engine's own
         # network may fetch it instead
         engine_may = not verdict.limit
-        _ACTIVE.discard(fetch)
+        _ACTIVE.pop(fetch, None)
         if sip.isdeleted(job):
             return  # the engine cancelled the request; its fetch was aborted
         if sip.isdeleted(self) or sip.isdeleted(self.profile):
             # the session went (deleted, rebuilt) while the fetch was finishing: nothing is
             # left to answer or to store cookies in (an exception here would abort the app)
             return
-        try:
-            got = fut.result()
-        except Aborted:
+        # read, not raised: a raised exception's traceback holds this frame, and with it the
+        # job's wrapper, in a reference cycle with the future
+        exc = fut.exception()
+        if isinstance(exc, Aborted):
             job.fail(QWebEngineUrlRequestJob.Error.RequestAborted)
             return
-        except (OSError, ValueError) as exc:
+        if isinstance(exc, (OSError, ValueError)):
             if engine_may:
                 # say, a certificate chain the engine completes (AIA) and OpenSSL does not
                 self.assets.failed(original, f"{exc}; the engine fetched it itself")
@@ -386,6 +411,7 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
             self.assets.failed(original, str(exc))
             job.fail(QWebEngineUrlRequestJob.Error.RequestFailed)
             return
+        got = fut.result()  # any other exception is a bug: raised as before
         self._store_cookies(original, got.set_cookies)
         if got.native:
             self._to_engine(job, original)

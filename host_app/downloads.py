@@ -8,6 +8,7 @@ translates the Qt download request into them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -85,8 +86,16 @@ class SessionDownloads:
         request.setDownloadFileName(name)
         item = _Item(request, url, name, self.folder / name, self.requested)
         self._active[request.id()] = item
-        request.stateChanged.connect(lambda state, i=item: self._state(i, state))
+        # bound to the request's id, not to the item: the item holds the request, and a
+        # callable on the engine's object that leads back to its wrapper forms a cycle the
+        # collector may clear while the engine still emits (asset_scheme.AssetHandler)
+        request.stateChanged.connect(partial(self._state_of, request.id()))
         request.accept()
+
+    def _state_of(self, request_id: int, state: QWebEngineDownloadRequest.DownloadState) -> None:
+        item = self._active.get(request_id)
+        if item is not None:
+            self._state(item, state)
 
     def _state(self, item: _Item, state: QWebEngineDownloadRequest.DownloadState) -> None:
         if state == _State.DownloadCompleted:
