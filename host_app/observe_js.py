@@ -479,12 +479,9 @@ var out={};for(var i=0;i<NS.length;i++){var n=NS[i],el=refGet(n);
 return JSON.stringify({key:KEY,id:S.id,s:out});})"""
 )
 
-# The element-info body over `el` (the ref's element, or a selector snapshot's node): its box in
-# top-document coordinates, state, whether its center hits it, and for the actions of
-# docs/decisions.md "Actions that behave like a careful person": the covering element's role and
-# name (`cov`), and the option rows of a list box (`op`, `cb`) or of a multi-selectable ARIA
-# listbox (`ao`).
-_ELEMENT_INFO = r"""
+# The role and name of what covers `el` at a hit test's element `h` (an element's `cov`, an
+# iframe's cover in its parent: `_SLOT`).
+_COVER = r"""
 function roleOrDialog(p){return roleOf(p)||(p.localName==='dialog'?'dialog':'');}
 var LAYER={dialog:1,alertdialog:1,menu:1,menubar:1,listbox:1,tooltip:1,alert:1,status:1,log:1,grid:1,tree:1,tablist:1,banner:1,navigation:1,region:1,complementary:1,contentinfo:1,form:1,search:1};
 function coverOf(h,el){
@@ -496,6 +493,16 @@ function coverOf(h,el){
  var c=layer||first,node=c?c[0]:top,role=c?c[1]:'generic',nm=c?nameOf(node,role):'';
  if(!nm)nm=sq(textOf(node,0));if(nm.length>80)nm=nm.slice(0,79)+'\u2026';
  return [role,nm];}
+"""
+
+# The element-info body over `el` (the ref's element, or a selector snapshot's node): its box in
+# top-document coordinates, state, whether its center hits it, and for the actions of
+# docs/decisions.md "Actions that behave like a careful person": the covering element's role and
+# name (`cov`), and the option rows of a list box (`op`, `cb`) or of a multi-selectable ARIA
+# listbox (`ao`).
+_ELEMENT_INFO = (
+    _COVER
+    + r"""
 function viaLabel(h,el){for(var p=h,k=0;p&&k<50;k++,p=p.parentElement){if(p.localName==='label')return p.control===el;}return false;}
 var r=topRect(el),cs=csOf(el),ln=el.localName,be=el;
 // a control hidden from the eye but not from readers (the visually-hidden radio of a styled
@@ -549,6 +556,7 @@ return JSON.stringify({x:r.x,y:r.y,w:r.w,h:r.h,vw:innerWidth,vh:innerHeight,
 vis:cs.visibility!=='hidden'&&cs.display!=='none',dis:disabledOf(el),ro:!!el.readOnly&&ln!=='select',
 ed:editable,f:deepActive()===el,hit:hit,cov:cov,v:('value' in el&&ln!=='button')?String(el.value):null,
 o:opts,si:ln==='select'?el.selectedIndex:-1,m:!!el.multiple,tag:ln,op:op,cb:cb,ao:ao,an:an,cl:cl,pt:pt,sk:sk?1:0});"""
+)
 
 _ELEMENT = (
     "(function(N){"
@@ -570,10 +578,11 @@ _ELEMENT_AT = (
 _SLOT = (
     "(function(N,P){"
     + _COMMON
+    + _COVER
     + r"""
 var el=refGet(N);if(!el||!el.isConnected)return 'null';
-var b=slotBox(el),cs=csOf(el),hit=null;if(P){var h=hitAt(P[0],P[1]);hit=h===el;}
-return JSON.stringify({x:b.x,y:b.y,w:b.w,h:b.h,vw:innerWidth,vh:innerHeight,vis:cs.visibility!=='hidden'&&cs.display!=='none',hit:hit});})"""
+var b=slotBox(el),cs=csOf(el),hit=null,cov=null;if(P){var h=hitAt(P[0],P[1]);hit=h===el;if(h&&!hit)cov=coverOf(h,el);}
+return JSON.stringify({x:b.x,y:b.y,w:b.w,h:b.h,vw:innerWidth,vh:innerHeight,vis:cs.visibility!=='hidden'&&cs.display!=='none',hit:hit,cov:cov});})"""
 )
 
 # After a focus, E asks for the caret after the element's text (`type` appends): a text control's

@@ -22,6 +22,7 @@ from . import frame_reads, observe_js
 from .actions import SCROLL_SETTLE, ElementInfo, Focused, focused
 from .logic import aio
 from .logic import frames as fl
+from .logic.actionability import Cover
 
 if TYPE_CHECKING:
     from .observations import Kept, ObsDriver
@@ -126,14 +127,24 @@ class RefTarget:
         ox, oy = offs[-1]
         gx, gy = ox + info.cx, oy + info.cy
         hit = info.hit and fl.shown(levels, info.cx, info.cy)
+        cover = info.cover
         for i in range(len(chain) - 1):
             if not hit:
                 break
             point = (gx - offs[i][0], gy - offs[i][1])
             v = await self.page.run_js_in(chain[i][1], observe_js.slot(chain[i + 1][0].slot, point))
             hit = isinstance(v, dict) and v.get("hit") is True
+            if not hit and isinstance(v, dict):
+                # what covers the frame there, in the document that holds it
+                cover = Cover.from_js(v.get("cov"))
         return replace(
-            info, x=info.x + ox, y=info.y + oy, vw=levels[0].vw, vh=levels[0].vh, hit=hit
+            info,
+            x=info.x + ox,
+            y=info.y + oy,
+            vw=levels[0].vw,
+            vh=levels[0].vh,
+            hit=hit,
+            cover=cover,
         )
 
     async def relocate(self) -> bool:

@@ -405,6 +405,8 @@ def test_covered_frame_is_not_clicked(host: HostApp, origins: Origins, session: 
     # a frame covered by an overlay: waited for, then named (docs/decisions.md, point 7)
     assert err["id"] == "ACTION_TIMEOUT"
     assert err["details"]["reason"] == "covered"
+    # named by what covers the frame in the page that holds it
+    assert err["details"]["covered_by"] == {"role": "generic", "name": "Cookie overlay"}, err
     again = observe_now(host, session)
     assert "verified by bank" not in str(again.get("content"))
 
