@@ -78,6 +78,7 @@ def run(data_dir: Path) -> dict[str, Any]:
 
 def _scenario(data_dir: Path, base: str) -> dict[str, Any]:
     from host_app import asset_scheme
+    from host_app.logic import aio
     from host_app.logic.settings import AppSettings
 
     app, engine = start_engine(
@@ -100,7 +101,7 @@ def _scenario(data_dir: Path, base: str) -> dict[str, Any]:
             await inengine.until(engine, lambda: not fetching(), 5)
             gc.collect()
             engine.close_session(f"Session{n}")
-            await inengine.until(engine, lambda: False, 1.0)  # the pages and jobs go
+            await aio.sleep(engine.loop, 1.0)  # the pages and jobs go
             gc.collect()
             out["deleted_while_fetching"] += 1
         # a page that goes elsewhere while its image is fetched: the engine drops the request
