@@ -46,6 +46,10 @@ Outcome = Ready | Failed | None
 Kind = Literal["url", "same-document", "history", "reload"]
 
 
+def _blank(href: str) -> bool:
+    return href in ("", "about:blank") or href.startswith("about:blank#")
+
+
 def http_status(status: int) -> int | None:
     return status if 100 <= status <= 599 else None
 
@@ -79,7 +83,12 @@ class Readiness:
         self.load_started = True
 
     def is_new_document(self, p: Probe) -> bool:
-        return self.old is None or p.origin != self.old.origin
+        if self.old is None or p.origin != self.old.origin:
+            return True
+        # a popup's initial empty document and the document that replaces it can share their
+        # time origin (measured on QtWebEngine 6.11 when a navigation overtakes the popup's own
+        # first load): no same-document move leaves about:blank for another URL
+        return _blank(self.old.href) and not _blank(p.href)
 
     def probe(self, p: Probe, now: float) -> Outcome:
         if not self.is_new_document(p):
@@ -90,7 +99,7 @@ class Readiness:
             if self.kind == "history" and p.href != self.old.href and not self.load_started:
                 return Ready(p.href, p.title, self.previous_status, p.origin)
             return None
-        if p.href in ("", "about:blank") and self.target not in (None, "about:blank"):
+        if _blank(p.href) and self.target not in (None, "about:blank"):
             return None
         if p.href.startswith("chrome-error:"):
             # the engine's own error page: the load failed below HTTP; its cause arrives as a

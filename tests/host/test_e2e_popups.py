@@ -68,6 +68,11 @@ WRITER = """<!doctype html><html><head><title>Report</title></head><body><h1>Rep
 <button type=button onclick="var w=window.open('');w.document.write('<h1>Printable</h1><p>written by the opener</p>')">Print view</button>
 </body></html>"""
 
+# a script's window.open: the popup has an opener (a link's target=_blank has none)
+OPENER = """<!doctype html><html><head><title>Opener</title></head><body><h1>Opener</h1>
+<button type=button onclick="window.open('/docs?' + Math.random(), '_blank')">Open docs</button>
+</body></html>"""
+
 LOGIN = """<!doctype html><html><head><title>Log in</title></head><body><main>
 <h1>Log in to Example ID</h1>
 <form action="/done"><label>User name <input name=user></label>
@@ -143,6 +148,8 @@ def origins() -> Iterator[Origins]:
             return AUTO.format()
         if path == "/writer":
             return WRITER
+        if path == "/opener":
+            return OPENER
         if path == "/chain":
             n = int(q.get("", "0"))
             return CHAIN.format(n=n, next=n + 1)
@@ -360,6 +367,27 @@ def test_a_popup_its_opener_writes_into_is_observed(
     opened = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Print view")})
     assert popup_events(opened["observation"]) == [{"event": "opened", "url": "about:blank"}]
     assert "written by the opener" in texts(opened["observation"])
+
+
+def test_a_navigation_after_a_popup_made_the_batch_stale_completes(
+    host: HostApp, origins: Origins, session: str
+) -> None:
+    """The agent's retry after OBSERVATION_STALE: the popup opened by the batch's click is the
+    current page before its own first document arrived, and the next navigation (of the popup)
+    failed TIMEOUT at its deadline every time (found by a soak): the document that replaced the
+    popup's empty one kept its time origin and was taken for the old document."""
+    obs = navigate(host, session, f"{origins.app}/opener")["observation"]
+    error = act_error(
+        host,
+        obs["id"],
+        {"action": "click", "ref": ref(obs, "Open docs")},
+        {"action": "scroll", "delta_y": -500},
+    )
+    assert error["id"] == "OBSERVATION_STALE"
+    assert "popup" in error["message"]
+    data = navigate(host, session, f"{origins.app}/search?q=plums", timeout=20)
+    assert data["page"]["url"] == f"{origins.app}/search?q=plums"
+    assert "Results for plums" in texts(data["observation"])
 
 
 def test_a_popup_without_a_user_gesture_is_blocked_and_reported(

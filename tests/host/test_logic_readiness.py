@@ -139,6 +139,24 @@ def test_blank_document_is_not_the_target() -> None:
     assert r.probe(Probe("about:blank", "complete", 39, 0, 5.0), 0) is None
 
 
+def test_leaving_a_popups_empty_document_is_a_new_document_even_with_its_time_origin() -> None:
+    # measured: a navigation that overtakes a popup's own first load commits a document with
+    # the initial about:blank's performance.timeOrigin
+    blank = Probe("about:blank", "complete", 39, 0, 7.0)
+    r = Readiness("url", old=blank, previous_status=None, target="http://a/x")
+    assert r.probe(Probe("about:blank", "complete", 39, 0, 7.0), 0) is None
+    assert r.probe(Probe("http://a/x", "loading", 0, 200, 7.0), 0) is None
+    assert r.probe(Probe("http://a/x", "complete", 80, 200, 7.0, "X"), 0) == Ready(
+        "http://a/x", "X", 200, 7.0
+    )
+
+
+def test_a_fragment_move_on_an_empty_document_stays_the_same_document() -> None:
+    blank = Probe("about:blank", "complete", 39, 0, 7.0)
+    r = Readiness("url", old=blank, previous_status=None, target="http://a/x")
+    assert r.probe(Probe("about:blank#top", "complete", 39, 0, 7.0), 0) is None
+
+
 def test_settle_restart_on_new_document() -> None:
     ready = Ready("http://a/x", "", 200, 2.0)
     assert not settle_restarts(ready, Probe("http://a/x#y", "complete", 1, 200, 2.0))
