@@ -91,6 +91,12 @@ class PageDriver(DomPage, Protocol):
         """A main-frame load of the current page is under way."""
         ...
 
+    @property
+    def history_index(self) -> int:
+        """The current page's entry in its session history (the move's entry once a back or
+        forward began)."""
+        ...
+
     failure: tuple[int, str, str] | None  # (load_starts at failure, message, url)
     last_status: int | None
 
@@ -153,21 +159,23 @@ async def navigate(
                 challenge_wait=opts.wait_for_bot_challenge,
             )
         page.load(target)
-    else:
-        r = Readiness(
-            "history" if how in ("back", "forward") else "reload",
-            old=old,
-            previous_status=previous,
-            strict=strict,
-            challenge_wait=opts.wait_for_bot_challenge,
-        )
-        if not page.history(how):
-            # nothing to go back or forward to: the page stays as it is
-            return Ready(old.href, old.title, previous, old.origin)
-    return await _await_ready(page, r)
+        return await _await_ready(page, r)
+    r = Readiness(
+        "history" if how in ("back", "forward") else "reload",
+        old=old,
+        previous_status=previous,
+        strict=strict,
+        challenge_wait=opts.wait_for_bot_challenge,
+    )
+    entry = page.history_index + (-1 if how == "back" else 1)
+    if not page.history(how):
+        # nothing to go back or forward to: the page stays as it is
+        return Ready(old.href, old.title, previous, old.origin)
+    return await _await_ready(page, r, entry if how in ("back", "forward") else None)
 
 
-async def _await_ready(page: PageDriver, r: Readiness) -> Ready:
+async def _await_ready(page: PageDriver, r: Readiness, entry: int | None = None) -> Ready:
+    """`entry`: the history entry a back or forward move goes to."""
     starts = page.load_starts
     done = False
     try:
@@ -190,6 +198,8 @@ async def _await_ready(page: PageDriver, r: Readiness) -> Ready:
                 page.failure = None
                 raise SvcError(_failed(r, failure))
             p = await page.probe()
+            if entry is not None and page.history_index == entry and not page.loading:
+                r.history_moved(page.loop.time())
             outcome = r.probe(p, page.loop.time())
             if isinstance(outcome, Ready):
                 page.last_status = outcome.status

@@ -376,6 +376,11 @@ class SessionBrowser:
         return self.stack.load_starts
 
     @property
+    def history_index(self) -> int:
+        hist = self.page.history() if self.page is not None else None
+        return hist.currentItemIndex() if hist is not None else 0
+
+    @property
     def failure(self) -> tuple[int, str, str] | None:
         return self.stack.failure
 

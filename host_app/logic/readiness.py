@@ -16,6 +16,10 @@ from bridge_protocol import ApiError, ErrorId
 
 CHALLENGE_WAIT = 15.0
 ERROR_PAGE_GRACE = 1.0
+# a history move that reached its entry with no main-frame load (a subframe's move, or a state
+# pushed with the same URL) is taken once this long passes without one: a main-frame move starts
+# its load at once, or after the page's beforeunload answered
+HISTORY_MOVE_GRACE = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,10 +81,16 @@ class Readiness:
         self.challenge_since: float | None = None
         self.committed: Probe | None = None
         self.error_page_since: float | None = None
+        self.moved_since: float | None = None
 
     def started(self) -> None:
         """A main-frame load began (Qt's loadStarted)."""
         self.load_started = True
+
+    def history_moved(self, now: float) -> None:
+        """The session history is at the move's entry and the main frame loads nothing."""
+        if self.moved_since is None:
+            self.moved_since = now
 
     def is_new_document(self, p: Probe) -> bool:
         if self.old is None or p.origin != self.old.origin:
@@ -96,8 +106,12 @@ class Readiness:
             assert self.old is not None
             if self.kind == "same-document" and self.target is not None and p.href == self.target:
                 return Ready(p.href, p.title, self.previous_status, p.origin)
-            if self.kind == "history" and p.href != self.old.href and not self.load_started:
-                return Ready(p.href, p.title, self.previous_status, p.origin)
+            if self.kind == "history" and not self.load_started:
+                if p.href != self.old.href:
+                    return Ready(p.href, p.title, self.previous_status, p.origin)
+                # the move changed a subframe (back after a frame's link) or only the state
+                if self.moved_since is not None and now - self.moved_since >= HISTORY_MOVE_GRACE:
+                    return Ready(p.href, p.title, self.previous_status, p.origin)
             return None
         if _blank(p.href) and self.target not in (None, "about:blank"):
             return None

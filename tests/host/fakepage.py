@@ -132,6 +132,7 @@ class FakePage:
         self.paused = False
         self.page_id = 0
         self.load_starts = 0
+        self.history_index = 0
         self.loading = False
         self.url = "http://site.test/"
         self._downloads = FakeDownloads()

@@ -133,6 +133,11 @@ d.close();</script>""",
         """<style>html,body{overflow:hidden}</style><div style="height:800px">fixed filler</div>
 <button>Unreachable</button>""",
     ),
+    "/linked": _page(
+        "Linked",
+        """<h1>Linked</h1><iframe title="Help" src="{F}/help" style="width:400px;height:120px"></iframe>""",
+    ),
+    "/help": _page("Help", """<p>Help index</p><a href="/other">Other page</a>"""),
     "/covered": _page(
         "Covered",
         """<iframe title="Payment" src="{F}/verify" style="width:400px;height:200px"></iframe>
@@ -409,6 +414,25 @@ def test_covered_frame_is_not_clicked(host: HostApp, origins: Origins, session: 
     assert err["details"]["covered_by"] == {"role": "generic", "name": "Cookie overlay"}, err
     again = observe_now(host, session)
     assert "verified by bank" not in str(again.get("content"))
+
+
+def test_back_and_forward_move_a_frame_the_agent_navigated(
+    host: HostApp, origins: Origins, session: str
+) -> None:
+    """A link in a cross-origin frame adds a history entry of that frame only: back and forward
+    move the frame and the page keeps its document (both waited for a main-frame document until
+    their deadline; found by a soak)."""
+    obs = observe(host, session, origins.top("/linked"))
+    moved = act(host, obs["id"], {"action": "click", "ref": element(obs, "Other page")["ref"]})
+    assert "Another document" in str(ok(moved).get("content"))
+    for how, shown in (("back", "Help index"), ("forward", "Another document")):
+        data = host.ok(
+            "POST",
+            "/v1/navigate/observe",
+            {"session_id": session, "navigation": how, "timeout": 20, "wait": 0.5},
+        )
+        assert data["page"]["url"] == origins.top("/linked"), how
+        assert shown in str(observation_of(data).get("content")), how
 
 
 def test_visual_mode_keeps_frame_elements_that_show(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from host_app.logic.readiness import (
     CHALLENGE_WAIT,
+    HISTORY_MOVE_GRACE,
     RENDERER_GONE,
     Failed,
     Probe,
@@ -80,6 +81,25 @@ def test_history_with_load_waits_for_new_document() -> None:
     out = r.probe(Probe("http://a/prev", "complete", 100, 200, 3.0), 0)
     assert isinstance(out, Ready)
     assert out.status == 200
+
+
+def test_a_history_move_of_a_frame_only_is_taken_once_no_main_frame_load_follows() -> None:
+    # back after a link in a frame: the history is at its entry, the page's document unchanged
+    r = Readiness("history", old=OLD, previous_status=200)
+    assert r.probe(OLD, 0.0) is None  # the move has not been seen yet
+    r.history_moved(0.1)
+    assert r.probe(OLD, 0.1 + HISTORY_MOVE_GRACE / 2) is None
+    out = r.probe(OLD, 0.1 + HISTORY_MOVE_GRACE)
+    assert out == Ready(OLD.href, OLD.title, 200, OLD.origin)
+
+
+def test_a_history_move_with_a_main_frame_load_waits_for_its_document() -> None:
+    r = Readiness("history", old=OLD, previous_status=200)
+    r.history_moved(0.0)
+    r.started()
+    assert r.probe(OLD, 10 * HISTORY_MOVE_GRACE) is None
+    out = r.probe(Probe("http://a/prev", "complete", 100, 200, 3.0), 10 * HISTORY_MOVE_GRACE)
+    assert out == Ready("http://a/prev", "", 200, 3.0)
 
 
 def test_challenge_gets_time_then_fails() -> None:
