@@ -504,6 +504,9 @@ _ELEMENT_INFO = (
     _COVER
     + r"""
 function viaLabel(h,el){for(var p=h,k=0;p&&k<50;k++,p=p.parentElement){if(p.localName==='label')return p.control===el;}return false;}
+// a box can outlive its rendering: the content of a closed <details> (or of any
+// content-visibility:hidden box) keeps its layout, and the hit test there finds the page
+function shown(e){try{return !e.checkVisibility||e.checkVisibility();}catch(x){return true;}}
 var r=topRect(el),cs=csOf(el),ln=el.localName,be=el;
 // a control hidden from the eye but not from readers (the visually-hidden radio of a styled
 // button set: 1 px, clipped) is operated through its label, as a person does; hits on the
@@ -553,7 +556,7 @@ var ao=null;if(ln!=='select'&&roleOf(el)==='listbox'&&el.getAttribute('aria-mult
   ao.push([nameOf(a,'option'),a.getAttribute('aria-selected')==='true'?1:0,a.getAttribute('aria-disabled')==='true'?1:0,ar.x,ar.y,ar.w,ar.h]);}
  cb=[r.x+el.clientLeft,r.y+el.clientTop,el.clientWidth,el.clientHeight];}
 return JSON.stringify({x:r.x,y:r.y,w:r.w,h:r.h,vw:innerWidth,vh:innerHeight,
-vis:cs.visibility!=='hidden'&&cs.display!=='none',dis:disabledOf(el),ro:!!el.readOnly&&ln!=='select',
+vis:cs.visibility!=='hidden'&&cs.display!=='none'&&shown(el),dis:disabledOf(el),ro:!!el.readOnly&&ln!=='select',
 ed:editable,f:deepActive()===el,hit:hit,cov:cov,v:('value' in el&&ln!=='button')?String(el.value):null,
 o:opts,si:ln==='select'?el.selectedIndex:-1,m:!!el.multiple,tag:ln,op:op,cb:cb,ao:ao,an:an,cl:cl,pt:pt,sk:sk?1:0});"""
 )

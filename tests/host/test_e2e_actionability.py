@@ -52,6 +52,13 @@ setTimeout(function(){{c.style.display='none';}},300);}}</script>""",
 <a href="#done" onclick="out('wrapped clicked')">Handling Keyboard Interruption</a></li></ul>
 <p id=out>nothing yet</p>""",
         ),
+        # a disclosure whose link the agent saw open; "More" closes it
+        "/act/details": _page(
+            "Details",
+            """<details open><summary>More</summary>
+<a href="#in" onclick="out('inner link clicked')">Inner link</a></details>
+<p id=out>nothing yet</p>""",
+        ),
         # a 120 px panel that scrolls on its own, inside the viewport: its last link is below
         # the panel's scrollport but inside the viewport, over the paragraph under the panel
         "/act/panel": _page(
@@ -145,6 +152,25 @@ def test_click_scrolls_a_panel_to_a_link_below_its_scrollport(
     data = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Last link")})
     assert data["status"] == "ok", data
     assert _out(data["data"]["observation"]) == "panel link clicked"
+
+
+def test_a_link_its_disclosure_closed_is_not_rendered_not_covered(
+    host: HostApp, site: Site, session: str
+) -> None:
+    """Found by a soak on rustdoc pages (a collapsed doc block): the link in a closed <details>
+    keeps a box, and the click failed as "covered by" the page that holds it."""
+    obs = observe(host, site, session, "/act/details")["observation"]
+    data = act(
+        host,
+        obs["id"],
+        {"action": "click", "ref": ref(obs, "More")},
+        {"action": "click", "ref": ref(obs, "Inner link")},
+    )
+    error = data["error"]
+    assert error["id"] == "ACTION_TIMEOUT", error
+    assert error["details"]["reason"] == "not_visible", error
+    assert "covered_by" not in error["details"]
+    assert "not rendered" in error["message"]
 
 
 def test_click_under_a_permanent_overlay_names_it(host: HostApp, site: Site, session: str) -> None:
