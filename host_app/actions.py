@@ -34,6 +34,7 @@ from bridge_protocol.selectors import DomNode
 from .logic import aio
 from .logic.actionability import (
     COVERED,
+    DEADLINE_MARGIN,
     NOT_VISIBLE,
     Box,
     Cover,
@@ -46,7 +47,15 @@ from .logic.actionability import (
     wheel_into,
 )
 from .logic.typing_keys import strokes
-from .progress import Renderer, input_done, next_frame, tick
+from .progress import (
+    FOCUS_SCRIPTS_WAIT,
+    Renderer,
+    input_done,
+    next_frame,
+    pending_scripts,
+    scripts_ran,
+    tick,
+)
 
 MAX_SCROLL_STEPS = 40
 MAX_DISTANCE_STEPS = 2000  # ~2,000,000 px: more than any page Chromium lays out
@@ -291,7 +300,14 @@ async def act(target: Target, action: TargetedAction, deadline: float) -> None:
             await hover(target, scroll=scroll, deadline=deadline)
         case Type(text=text) | RefType(text=text):
             await engage_editor(target, deadline)
+            scripts = await pending_scripts(target.page)
             info, caret = await focused_editable(target, end=True)
+            if not info.focused:
+                # a control that loads on its focus what its keys need (rustdoc's search box
+                # fetches its index then, and drops keys that come before it ran)
+                loop = target.page.loop
+                end = min(loop.time() + FOCUS_SCRIPTS_WAIT, deadline - DEADLINE_MARGIN)
+                await scripts_ran(target.page, scripts, end)
             if info.sink:
                 # the sink's own text is not the editor's: the editor's caret goes to its end
                 # by its own key binding, as a person's would

@@ -16,6 +16,20 @@ PROBE = (
     "o:performance.timeOrigin,t:d.title||'',c:st>=400?" + CHALLENGE_JS + ":false})})()"
 )
 
+# The document's external scripts still to run, by URL: one the isolated world saw unfinished
+# gets load and error listeners (its load event comes after it ran); one it sees first with a
+# resource timing entry had loaded before it looked.
+PENDING_SCRIPTS = (
+    "(function(){var W=window,M=W.__svcScripts||(W.__svcScripts=new WeakMap()),d={},"
+    "es=performance.getEntriesByType('resource'),s=document.scripts,o=[];"
+    "for(var i=0;i<es.length;i++)d[es[i].name]=1;"
+    "for(var j=0;j<s.length&&j<2000;j++){var e=s[j],u=e.src,st=M.get(e);if(!u||!/^https?:/.test(u))continue;"
+    "if(st===undefined){if(d[u])continue;st=0;M.set(e,0);(function(e){function f(){M.set(e,1);}"
+    "e.addEventListener('load',f);e.addEventListener('error',f);})(e);}"
+    "if(st===0&&o.length<100)o.push(u);}"
+    "return JSON.stringify(o);})()"
+)
+
 SNAPSHOT = """(function(){
 var all=document.getElementsByTagName('*'),lim=Math.min(all.length,50000),idx=new Map(),out=[],links=[];
 for(var i=0;i<lim;i++)idx.set(all[i],i);

@@ -18,6 +18,10 @@ TICK_POLL = 0.002
 INPUT_ACK_FRAMES = 3
 INPUT_ACK_IDLE = 0.15
 INPUT_ACK_MAX = 1.0
+# a control's focus may load what its keys need (a search box fetches its index then): the keys
+# wait this long at most for the scripts the focus inserted
+FOCUS_SCRIPTS_WAIT = 3.0
+SCRIPTS_POLL = 0.05
 
 
 class Renderer(Protocol):
@@ -155,3 +159,19 @@ async def navigation_started(page: Loading, mark: LoadMark) -> bool:
         if mark.moved(page):
             return True
     return False
+
+
+async def pending_scripts(page: Renderer) -> frozenset[str]:
+    """The URLs of the main document's external scripts still to run (js.PENDING_SCRIPTS)."""
+    found = await page.run_js(js.PENDING_SCRIPTS)
+    return frozenset(str(u) for u in found) if isinstance(found, list) else frozenset()
+
+
+async def scripts_ran(page: Renderer, before: frozenset[str], end: float) -> None:
+    """Until the scripts the page inserted since `before` was read have run (their load or error
+    event), at the latest at `end`; then one frame for what they set up."""
+    while page.loop.time() < end:
+        if not (await pending_scripts(page)) - before:
+            break
+        await aio.sleep(page.loop, SCRIPTS_POLL)
+    await next_frame(page)

@@ -57,6 +57,7 @@ from .qt import (
     QBuffer,
     QByteArray,
     QEvent,
+    QFocusEvent,
     QIODevice,
     QKeyEvent,
     QMouseEvent,
@@ -857,6 +858,13 @@ class SessionBrowser:
     def _focus_view(self) -> None:
         target = self._target()
         target.setFocus(Qt.FocusReason.OtherFocusReason)
+        if not target.hasFocus():
+            # a window that is not active (headless, a session in the background) gives its
+            # view no focus: the page got the keys but never a focus event (a search box that
+            # loads its index on focus stayed empty). Told directly, as each page of a
+            # headless browser is focused
+            reason = Qt.FocusReason.OtherFocusReason
+            QApplication.sendEvent(target, QFocusEvent(QEvent.Type.FocusIn, reason))
 
     def mouse_click(self, x: float, y: float, move: bool, ctrl: bool = False) -> None:
         target = self._target()

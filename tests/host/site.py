@@ -227,6 +227,16 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/challenge-403":
             self._send(403, PAGES["/challenge"])
             return
+        if path == "/slow-search.js":
+            # what a search box loads on its focus (rustdoc's index): it answers its keys
+            time.sleep(float(query.get("s", ["0.5"])[0]))
+            self._send(
+                200,
+                "document.getElementById('q').addEventListener('keyup',function(){"
+                "document.getElementById('out').textContent='searched '+this.value;});",
+                "text/javascript",
+            )
+            return
         if path == "/slow":
             time.sleep(float(query.get("s", ["2"])[0]))
             self._send(200, "<html><head><title>Slow</title></head><body>slow</body></html>")

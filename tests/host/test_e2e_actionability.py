@@ -59,6 +59,14 @@ setTimeout(function(){{c.style.display='none';}},300);}}</script>""",
 <a href="#in" onclick="out('inner link clicked')">Inner link</a></details>
 <p id=out>nothing yet</p>""",
         ),
+        # a search box that loads its script on its first focus (rustdoc's search)
+        "/act/lazy-search": _page(
+            "Lazy search",
+            """<label>Search <input id=q></label><p id=out>nothing yet</p>
+<script>document.getElementById('q').addEventListener('focus',function(){
+if(window.loading)return;window.loading=1;var s=document.createElement('script');
+s.src='/slow-search.js?s=0.5';document.head.append(s);});</script>""",
+        ),
         # a 120 px panel that scrolls on its own, inside the viewport: its last link is below
         # the panel's scrollport but inside the viewport, over the paragraph under the panel
         "/act/panel": _page(
@@ -171,6 +179,17 @@ def test_a_link_its_disclosure_closed_is_not_rendered_not_covered(
     assert error["details"]["reason"] == "not_visible", error
     assert "covered_by" not in error["details"]
     assert "not rendered" in error["message"]
+
+
+def test_type_lets_a_search_box_load_what_its_focus_asked_for(
+    host: HostApp, site: Site, session: str
+) -> None:
+    """Found on rustdoc's search (Debian's rust-doc): a headless page never got
+    the focus event, and keys typed at once came before the script that answers them."""
+    obs = observe(host, site, session, "/act/lazy-search")["observation"]
+    data = act(host, obs["id"], {"action": "type", "ref": ref(obs, "Search"), "text": "pears"})
+    assert data["status"] == "ok", data
+    assert "searched pears" in texts(data["data"]["observation"])
 
 
 def test_click_under_a_permanent_overlay_names_it(host: HostApp, site: Site, session: str) -> None:
