@@ -16,17 +16,23 @@ PROBE = (
     "o:performance.timeOrigin,t:d.title||'',c:st>=400?" + CHALLENGE_JS + ":false})})()"
 )
 
-# The document's external scripts still to run, by URL: one the isolated world saw unfinished
-# gets load and error listeners (its load event comes after it ran); one it sees first with a
-# resource timing entry had loaded before it looked.
+# The document's external scripts still to run, by URL. The first read of a document starts
+# watching: a script inserted after it (a focus handler's) gets load and error listeners in the
+# microtask after its insertion, before it can load (its load event comes after it ran); one
+# already there is taken as run when it has a resource timing entry, else (a script through the
+# asset scheme has none) as pending, which the caller's baseline discounts.
 PENDING_SCRIPTS = (
-    "(function(){var W=window,M=W.__svcScripts||(W.__svcScripts=new WeakMap()),d={},"
-    "es=performance.getEntriesByType('resource'),s=document.scripts,o=[];"
-    "for(var i=0;i<es.length;i++)d[es[i].name]=1;"
-    "for(var j=0;j<s.length&&j<2000;j++){var e=s[j],u=e.src,st=M.get(e);if(!u||!/^https?:/.test(u))continue;"
-    "if(st===undefined){if(d[u])continue;st=0;M.set(e,0);(function(e){function f(){M.set(e,1);}"
-    "e.addEventListener('load',f);e.addEventListener('error',f);})(e);}"
-    "if(st===0&&o.length<100)o.push(u);}"
+    "(function(){var W=window,M=W.__svcScripts,d={},s=document.scripts,o=[];"
+    "function watch(e){M.set(e,0);function f(){M.set(e,1);}"
+    "e.addEventListener('load',f);e.addEventListener('error',f);}"
+    "if(!M){M=W.__svcScripts=new WeakMap();new MutationObserver(function(ms){"
+    "for(var a=0;a<ms.length;a++){var n=ms[a].addedNodes;for(var b=0;b<n.length;b++){var x=n[b];"
+    "if(x.localName==='script'&&x.src&&!M.has(x))watch(x);}}})"
+    ".observe(document,{childList:true,subtree:true});}"
+    "var es=performance.getEntriesByType('resource');for(var i=0;i<es.length;i++)d[es[i].name]=1;"
+    "for(var j=0;j<s.length&&j<2000;j++){var e=s[j],u=e.src;if(!u||!/^https?:/.test(u))continue;"
+    "if(!M.has(e)){if(d[u])continue;watch(e);}"
+    "if(M.get(e)===0&&o.length<100)o.push(u);}"
     "return JSON.stringify(o);})()"
 )
 

@@ -128,6 +128,16 @@ def _out(obs: dict[str, Any]) -> str:
     return found[0]
 
 
+def _clicks_failing(
+    host: HostApp, site: Site, session: str, path: str, *names: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The observation of `path` and the error of a batch clicking `names` in turn."""
+    obs = observe(host, site, session, path)["observation"]
+    data = act(host, obs["id"], *({"action": "click", "ref": ref(obs, n)} for n in names))
+    assert data["status"] == "error", data
+    return obs, data["error"]
+
+
 def test_click_waits_for_a_fading_overlay(host: HostApp, site: Site, session: str) -> None:
     obs = observe(host, site, session, "/act/overlay")["observation"]
     data = act(
@@ -167,14 +177,7 @@ def test_a_link_its_disclosure_closed_is_not_rendered_not_covered(
 ) -> None:
     """Found by a soak on rustdoc pages (a collapsed doc block): the link in a closed <details>
     keeps a box, and the click failed as "covered by" the page that holds it."""
-    obs = observe(host, site, session, "/act/details")["observation"]
-    data = act(
-        host,
-        obs["id"],
-        {"action": "click", "ref": ref(obs, "More")},
-        {"action": "click", "ref": ref(obs, "Inner link")},
-    )
-    error = data["error"]
+    _, error = _clicks_failing(host, site, session, "/act/details", "More", "Inner link")
     assert error["id"] == "ACTION_TIMEOUT", error
     assert error["details"]["reason"] == "not_visible", error
     assert "covered_by" not in error["details"]
@@ -193,14 +196,7 @@ def test_type_lets_a_search_box_load_what_its_focus_asked_for(
 
 
 def test_click_under_a_permanent_overlay_names_it(host: HostApp, site: Site, session: str) -> None:
-    obs = observe(host, site, session, "/act/overlay")["observation"]
-    data = act(
-        host,
-        obs["id"],
-        {"action": "click", "ref": ref(obs, "Show consent")},
-        {"action": "click", "ref": ref(obs, "Book")},
-    )
-    error = data["error"]
+    obs, error = _clicks_failing(host, site, session, "/act/overlay", "Show consent", "Book")
     assert error["id"] == "ACTION_TIMEOUT"
     assert error["retryable"] is True
     assert 'alertdialog "Cookie consent"' in error["message"]
