@@ -47,8 +47,6 @@ KEEP = 64  # locator sets kept; the agent retains 32 observations, so a retained
 DOCUMENTS_KEPT = 32  # per session: documents whose sequence number is remembered
 MAX_SEMANTICS = 512 * 1024
 NAV_SETTLE = 0.15
-# after a batch, how long a document with content may stay loading before it is observed as it is
-STILL_WRITING = 3.0
 Key = tuple[float, int]
 
 
@@ -481,19 +479,7 @@ async def _after_batch(page: ObsDriver, before: LoadMark, deadline: float) -> No
     tells whether it started a navigation."""
     if not await navigation_started(page, before):
         return
-    shown_since: float | None = None  # since when the document has had content
-    while page.loop.time() < deadline - 0.5:
-        p = await page.probe()
-        if not page.loading and p.ready_state in ("interactive", "complete") and p.length > 0:
-            break
-        # A document a script opened and keeps writing (`w = window.open(); w.document.
-        # write(...)` without `close()`) stays "loading" for good: the batch waited for it
-        # until the deadline and failed TIMEOUT (90 s). What it shows after a while is read.
-        now = page.loop.time()
-        shown_since = (shown_since or now) if p.length > 0 and not page.loading else None
-        if shown_since is not None and now - shown_since >= STILL_WRITING:
-            break
-        await aio.sleep(page.loop, operations.PROBE_INTERVAL)
+    await operations.readable(page, deadline)
     await aio.sleep(page.loop, NAV_SETTLE)
 
 

@@ -59,9 +59,11 @@ from .logic.readiness import (
     is_skeleton,
     settle_restarts,
 )
-from .progress import LoadMark, download_clicked, navigation_started
+from .progress import Loading, LoadMark, download_clicked, navigation_started
 
 PROBE_INTERVAL = 0.05
+# after input, how long a document with content may stay loading before it is read as it is
+STILL_WRITING = 3.0
 SETTLE_PROBE_INTERVAL = 0.1
 WAIT_FOR_INTERVAL = 0.1
 
@@ -167,11 +169,12 @@ async def navigate(
         strict=strict,
         challenge_wait=opts.wait_for_bot_challenge,
     )
-    entry = page.history_index + (-1 if how == "back" else 1)
+    moves = {"back": -1, "forward": 1}.get(how)
+    entry = None if moves is None else page.history_index + moves
     if not page.history(how):
         # nothing to go back or forward to: the page stays as it is
         return Ready(old.href, old.title, previous, old.origin)
-    return await _await_ready(page, r, entry if how in ("back", "forward") else None)
+    return await _await_ready(page, r, entry)
 
 
 async def _await_ready(page: PageDriver, r: Readiness, entry: int | None = None) -> Ready:
@@ -359,18 +362,38 @@ async def run_actions(page: PageDriver, actions: list[Action], deadline: float) 
 # --- outputs ----------------------------------------------------------------------------------
 
 
+class Probing(Loading, Protocol):
+    def probe(self) -> aio.Future[Probe]: ...
+
+
+async def readable(page: Probing, deadline: float) -> Probe | None:
+    """After input that started a navigation (`navigation_started`): until the page's document
+    is readable, whose probe this is (None: the deadline came first, or a document that a
+    script keeps writing is read as it is). One that commits nothing (a download, a 204) ends
+    with its loading."""
+    shown_since: float | None = None  # since when the document has had content
+    while page.loop.time() < deadline - 0.5:
+        p = await page.probe()
+        if not page.loading and p.ready_state in ("interactive", "complete") and p.length > 0:
+            return p
+        # A document a script opened and keeps writing (`w = window.open(); w.document.
+        # write(...)` without `close()`) stays "loading" for good: the wait ran to the
+        # deadline and failed TIMEOUT (90 s). What it shows after a while is read.
+        now = page.loop.time()
+        shown_since = (shown_since or now) if p.length > 0 and not page.loading else None
+        if shown_since is not None and now - shown_since >= STILL_WRITING:
+            return None
+        await aio.sleep(page.loop, PROBE_INTERVAL)
+    return None
+
+
 async def _after_actions(page: PageDriver, before: Ready, mark: LoadMark, deadline: float) -> Ready:
-    """The page after the actions: a navigation they started (it shows as a load start within one
-    animation frame of the last input's dispatch) is let reach a readable document; one that
-    commits nothing (a download, a 204) ends with its loading."""
+    """The page after the actions: a navigation they started is let reach a readable document
+    (`readable`), whose status is the page's."""
     if await navigation_started(page, mark):
-        while page.loop.time() < deadline - 0.5:
-            p = await page.probe()
-            if not page.loading and p.ready_state in ("interactive", "complete") and p.length > 0:
-                if p.origin != before.origin and p.status:
-                    page.last_status = p.status
-                break
-            await aio.sleep(page.loop, PROBE_INTERVAL)
+        p = await readable(page, deadline)
+        if p is not None and p.origin != before.origin and p.status:
+            page.last_status = p.status
     return await current(page)
 
 
