@@ -48,13 +48,17 @@ from .logic.actionability import (
 )
 from .logic.typing_keys import strokes
 from .progress import (
-    FOCUS_SCRIPTS_WAIT,
+    INSERTED_SCRIPTS_WAIT,
+    TREE_QUIET_MAX,
+    Loads,
     Renderer,
+    Tick,
     input_done,
+    loads_done,
     next_frame,
-    pending_scripts,
-    scripts_ran,
+    pending_loads,
     tick,
+    tree_quiet,
 )
 
 MAX_SCROLL_STEPS = 40
@@ -300,14 +304,14 @@ async def act(target: Target, action: TargetedAction, deadline: float) -> None:
             await hover(target, scroll=scroll, deadline=deadline)
         case Type(text=text) | RefType(text=text):
             await engage_editor(target, deadline)
-            scripts = await pending_scripts(target.page)
+            loads = await pending_loads(target.page)
             info, caret = await focused_editable(target, end=True)
             if not info.focused:
                 # a control that loads on its focus what its keys need (rustdoc's search box
                 # fetches its index then, and drops keys that come before it ran)
                 loop = target.page.loop
-                end = min(loop.time() + FOCUS_SCRIPTS_WAIT, deadline - DEADLINE_MARGIN)
-                await scripts_ran(target.page, scripts, end)
+                end = min(loop.time() + INSERTED_SCRIPTS_WAIT, deadline - DEADLINE_MARGIN)
+                await loads_done(target.page, loads.pending, end)
             if info.sink:
                 # the sink's own text is not the editor's: the editor's caret goes to its end
                 # by its own key binding, as a person's would
@@ -335,7 +339,10 @@ async def act(target: Target, action: TargetedAction, deadline: float) -> None:
                     f"{target.what}: the element cannot take focus",
                     **target.ids,
                 )
+            loads = await pending_loads(target.page)
+            before = await tick(target.page)
             await press_keys(target.page, [key])
+            await _what_it_loaded(target.page, before, loads, deadline)
         case Select(value=value) | RefSelect(value=value):
             await choose(target, value)
 
@@ -546,9 +553,28 @@ async def focused_editable(target: Target, *, end: bool = False) -> tuple[Elemen
 
 async def click(target: Target, *, mouse_move: bool, scroll: bool, deadline: float) -> None:
     info = await actionable(target, scroll=scroll, deadline=deadline, click=True)
+    loads = await pending_loads(target.page)
     before = await tick(target.page)
     target.page.mouse_click(info.cx, info.cy, mouse_move)
     await input_done(target.page, before, ups=1)
+    await _what_it_loaded(target.page, before, loads, deadline)
+
+
+async def _what_it_loaded(page: Renderer, before: Tick, loads: Loads, deadline: float) -> None:
+    """Input that loads what it opens (CKEditor fetches a dialog's script and stylesheet on the
+    click that opens it, and fills the dialog once both arrived): the scripts and stylesheets
+    the input inserted into its document load (at most INSERTED_SCRIPTS_WAIT), then the tree
+    settles (tree_quiet), before the observation, which showed the dialog's empty cover only.
+    Input that inserted nothing is not held; a document it replaced is its navigation's."""
+    if (await tick(page)).document != before.document:
+        return
+    if not (await pending_loads(page)).pending - loads.pending:
+        return
+    loop = page.loop
+    await loads_done(
+        page, loads.pending, min(loop.time() + INSERTED_SCRIPTS_WAIT, deadline - DEADLINE_MARGIN)
+    )
+    await tree_quiet(page, min(loop.time() + TREE_QUIET_MAX, deadline - DEADLINE_MARGIN))
 
 
 async def hover(target: Target, *, scroll: bool, deadline: float) -> None:

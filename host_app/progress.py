@@ -18,10 +18,15 @@ TICK_POLL = 0.002
 INPUT_ACK_FRAMES = 3
 INPUT_ACK_IDLE = 0.15
 INPUT_ACK_MAX = 1.0
-# a control's focus may load what its keys need (a search box fetches its index then): the keys
-# wait this long at most for the scripts the focus inserted
-FOCUS_SCRIPTS_WAIT = 3.0
+# a control's focus may load what its keys need (a search box fetches its index then), a click
+# what it opens (an editor's dialog): the keys, or the observation after the click, wait this
+# long at most for the scripts the input inserted
+INSERTED_SCRIPTS_WAIT = 3.0
 SCRIPTS_POLL = 0.05
+# then what the input opens is built: the tree quiet this long (a page that polls for its
+# stylesheet looks every 100 ms), for at most TREE_QUIET_MAX
+TREE_QUIET = 0.15
+TREE_QUIET_MAX = 1.0
 
 
 class Renderer(Protocol):
@@ -161,17 +166,45 @@ async def navigation_started(page: Loading, mark: LoadMark) -> bool:
     return False
 
 
-async def pending_scripts(page: Renderer) -> frozenset[str]:
-    """The URLs of the main document's external scripts still to run (js.PENDING_SCRIPTS)."""
-    found = await page.run_js(js.PENDING_SCRIPTS)
-    return frozenset(str(u) for u in found) if isinstance(found, list) else frozenset()
+@dataclass(frozen=True, slots=True)
+class Loads:
+    """What a document still loads that its input may have asked for (js.PENDING_LOADS)."""
+
+    pending: frozenset[str]  # scripts to run, stylesheets to load, by URL
+    quiet: float  # seconds since its tree last changed
 
 
-async def scripts_ran(page: Renderer, before: frozenset[str], end: float) -> None:
-    """Until the scripts the page inserted since `before` was read have run (their load or error
-    event), at the latest at `end`; then one frame for what they set up."""
+async def pending_loads(page: Renderer) -> Loads:
+    """The main document's external scripts still to run and stylesheets still to load."""
+    found = await page.run_js(js.PENDING_LOADS)
+    if not isinstance(found, dict):
+        return Loads(frozenset(), 0.0)
+    urls = found.get("p")
+    quiet = found.get("q")
+    return Loads(
+        frozenset(str(u) for u in urls) if isinstance(urls, list) else frozenset(),
+        quiet / 1000 if isinstance(quiet, int | float) else 0.0,
+    )
+
+
+async def loads_done(page: Renderer, before: frozenset[str], end: float) -> None:
+    """Until the scripts and stylesheets the page inserted since `before` was read have run or
+    loaded (their load or error event), at the latest at `end`; then one frame for what they
+    set up."""
     while page.loop.time() < end:
-        if not (await pending_scripts(page)) - before:
+        if not (await pending_loads(page)).pending - before:
             break
         await aio.sleep(page.loop, SCRIPTS_POLL)
     await next_frame(page)
+
+
+async def tree_quiet(page: Renderer, end: float) -> None:
+    """Until the document's tree has not changed for TREE_QUIET seconds since this call, at the
+    latest at `end`: what a page builds once its code and styles arrived (CKEditor checks for
+    a dialog's stylesheet every 100 ms, and fills the dialog then)."""
+    start = page.loop.time()
+    while (now := page.loop.time()) < end:
+        quiet = min((await pending_loads(page)).quiet, now - start)
+        if quiet >= TREE_QUIET:
+            return
+        await aio.sleep(page.loop, SCRIPTS_POLL)

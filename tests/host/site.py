@@ -237,6 +237,25 @@ class Handler(BaseHTTPRequestHandler):
                 "text/javascript",
             )
             return
+        if path == "/slow-dialog.js":
+            # what an editor loads on the click that opens a dialog (CKEditor): it looks for the
+            # dialog's stylesheet every 100 ms, and builds the dialog once that applies
+            time.sleep(float(query.get("s", ["0.1"])[0]))
+            self._send(
+                200,
+                "(function look(){var p=document.getElementById('probe');"
+                "if(getComputedStyle(p).zIndex!=='7'){setTimeout(look,100);return;}"
+                "var d=document.createElement('div');d.setAttribute('role','dialog');"
+                "d.setAttribute('aria-label','Link');"
+                "d.innerHTML='<label>URL <input id=url></label><button>OK</button>';"
+                "document.body.append(d);})();",
+                "text/javascript",
+            )
+            return
+        if path == "/slow-dialog.css":
+            time.sleep(float(query.get("s", ["0.4"])[0]))
+            self._send(200, "#probe{position:relative;z-index:7}", "text/css")
+            return
         if path == "/slow":
             time.sleep(float(query.get("s", ["2"])[0]))
             self._send(200, "<html><head><title>Slow</title></head><body>slow</body></html>")

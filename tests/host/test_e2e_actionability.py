@@ -11,7 +11,7 @@ import pytest
 
 from .hostproc import HostApp
 from .site import PAGES, Site
-from .test_e2e_observations import act, observe, ref, texts
+from .test_e2e_observations import act, decoded, observe, ref, texts
 
 pytestmark = pytest.mark.e2e
 
@@ -66,6 +66,16 @@ setTimeout(function(){{c.style.display='none';}},300);}}</script>""",
 <script>document.getElementById('q').addEventListener('focus',function(){
 if(window.loading)return;window.loading=1;var s=document.createElement('script');
 s.src='/slow-search.js?s=0.5';document.head.append(s);});</script>""",
+        ),
+        # an editor's toolbar button that loads its dialog's script and stylesheet on the click
+        # that opens it (CKEditor's "Link"), and fills the dialog once both arrived
+        "/act/lazy-dialog": _page(
+            "Lazy dialog",
+            """<button onclick="open_dialog()">Insert link</button><p id=probe>editor</p>
+<script>function open_dialog(){var c=document.createElement('div');c.className='cover';
+document.body.append(c);var l=document.createElement('link');l.rel='stylesheet';
+l.href='/slow-dialog.css?s=0.4';document.head.append(l);var s=document.createElement('script');
+s.src='/slow-dialog.js?s=0.1';document.head.append(s);}</script>""",
         ),
         # a 120 px panel that scrolls on its own, inside the viewport: its last link is below
         # the panel's scrollport but inside the viewport, over the paragraph under the panel
@@ -193,6 +203,21 @@ def test_type_lets_a_search_box_load_what_its_focus_asked_for(
     data = act(host, obs["id"], {"action": "type", "ref": ref(obs, "Search"), "text": "pears"})
     assert data["status"] == "ok", data
     assert "searched pears" in texts(data["data"]["observation"])
+
+
+def test_a_click_shows_the_dialog_it_loaded(host: HostApp, site: Site, session: str) -> None:
+    """Found on CKEditor 4 (Debian's ckeditor samples): the observation after "Link" showed
+    the dialog's empty cover; its script, its stylesheet and what they built came later."""
+    obs = observe(host, site, session, "/act/lazy-dialog")["observation"]
+    data = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Insert link")})
+    assert data["status"] == "ok", data
+    after = data["data"]["observation"]
+    url = ref(after, "URL")
+    assert ref(after, "OK")
+    typed = act(host, after["id"], {"action": "type", "ref": url, "text": "example.org"})
+    assert typed["status"] == "ok", typed
+    fields = decoded(typed["data"]["observation"])["elements"]
+    assert [e.get("value") for e in fields if e["ref"] == url] == ["example.org"]
 
 
 def test_click_under_a_permanent_overlay_names_it(host: HostApp, site: Site, session: str) -> None:
