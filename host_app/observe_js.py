@@ -208,6 +208,9 @@ function preText(s){return s.replace(/\r\n?/g,'\n').replace(/[ \t\u00a0]+$/gm,''
 // the other's bottom, same element and white-space, nothing read between) continues it. Blocks
 // of a document have margins between them. (A line of only U+200B is an editor's empty line.)
 var lastCode=null;
+// a block that keeps its white-space is code when it is drawn as code (a monospace font, or code
+// inside); else it is prose that keeps its lines (a chat message, a tweet, pdf.js's text layer)
+function codeLike(c,cs){return /mono|courier|consolas|menlo|monaco/.test((cs.fontFamily||'').toLowerCase())||!!c.querySelector('code,kbd,samp,tt');}
 function codeAcc(c,cx,ws){var r=c.getBoundingClientRect(),L=lastCode;
  if(L&&L.a.closed&&L.t===c.localName&&L.ws===ws&&content.length&&content[content.length-1]===L.a.e&&L.a.e.c===(cx>=0?cx:undefined)&&Math.abs(r.top-L.b)<=1&&Math.abs(r.left-L.l)<=1&&L.a.e.t){
   var e=L.a.e,a={e:e,buf:L.a.raw+'\n',own:true,refs:e.e||null,kind:'code',lazy:false,closed:false,ok:true,pre:true};
@@ -309,7 +312,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  else if(isCell&&tbl){myAcc=openAcc('table_cell',cx);if(t==='th'||role==='columnheader'||role==='rowheader')myAcc.e.h=1;}
  else if(/^h[1-6]$/.test(t)||role==='heading'){myAcc=openAcc('heading',cx);var lv=+(c.getAttribute('aria-level')||(t[0]==='h'?t.slice(1):2))||2;myAcc.e.l=Math.max(1,Math.min(6,lv));}
  else if(BLOCK_KIND[t]&&!inline){myAcc=BLOCK_KIND[t]==='code'?codeAcc(c,cx,ws):openAcc(BLOCK_KIND[t],cx);}
- else if(ws&&!curWs&&!inline&&v&&!inEl&&t!=='textarea'&&t!=='input'&&t!=='select'){myAcc=codeAcc(c,cx,ws);}
+ else if(ws&&!curWs&&!inline&&v&&!inEl&&t!=='textarea'&&t!=='input'&&t!=='select'){myAcc=codeLike(c,cs)?codeAcc(c,cx,ws):openAcc('paragraph',cx);}
  else if(t==='img'||role==='img'){var alt=role==='img'?nameOf(c,'img'):sq(c.getAttribute('alt')||'');if(alt&&v){var ie={k:'image',t:clip(alt)};if(cx>=0)ie.c=cx;if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(ie);}}
  if(myAcc){if(acc&&acc.lazy){closeAcc(acc);saved=null;}acc=myAcc;curCtx=cx;}
  else if(!inline&&acc&&acc.lazy){closeAcc(acc);acc=null;saved=null;}

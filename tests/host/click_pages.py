@@ -112,8 +112,10 @@ PRE = _page(
     <span class=k>if</span> name:
         <span class=k>return</span> f"hello {{name}}"
     return   "nobody"  # three spaces</pre>
-<div style="white-space:pre-wrap">first  line
+<div style="white-space:pre-wrap;font-family:monospace">first  line
   second line</div>
+<div style="white-space:pre-wrap">A message  that keeps
+its lines</div>
 <div style="white-space:pre-line">poem   line one
    poem line two</div>
 <pre class=lines><div>line A</div><div>  line B</div></pre>

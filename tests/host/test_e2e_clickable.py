@@ -176,20 +176,23 @@ def test_preformatted_text_keeps_its_lines(host: HostApp, site: Site, session: s
     data = observe(host, site, session, "/pre/code")
     obs = data["observation"]
     code = [c for c in obs["content"] if c["k"] == "code"]
-    assert [c["t"] for c in code[:5]] == [
+    assert [c["t"] for c in code[:4]] == [
         click_pages.CODE,
         "first  line\n  second line",  # pre-wrap keeps spaces and breaks
-        "poem line one\npoem line two",  # pre-line keeps breaks, collapses spaces
         "line A\n  line B",  # a pre made of line blocks
         "alpha\n  beta\ngamma",  # a textarea's lines, with its ref
     ]
-    assert code[4]["e"] == [ref(obs, "Notes")]
+    assert code[3]["e"] == [ref(obs, "Notes")]
     assert decoded(obs)["elements"][0]["value"] == "alpha\n  beta\ngamma"
+    # prose that keeps its white-space but is not drawn as code keeps its lines as prose
+    prose = [c.get("t") for c in obs["content"] if c["k"] == "paragraph"]
+    assert "A message  that keeps\nits lines" in prose
+    assert "poem line one\npoem line two" in prose  # pre-line collapses spaces
     # prose is still collapsed; a br parts words
     assert "Some prose that wraps." in texts(obs)
     assert "Break here" in texts(obs)
     # the long pre is clipped by bytes, lines intact up to the cut
-    long = code[5]["t"]
+    long = code[4]["t"]
     assert long.endswith("…")
     assert len(long[:-1].encode()) <= 2048
     assert long.startswith(LONG_PRE[:200])
