@@ -201,7 +201,9 @@ async def _await_ready(page: PageDriver, r: Readiness, entry: int | None = None)
                 page.failure = None
                 raise SvcError(_failed(r, failure))
             p = await page.probe()
-            if entry is not None and page.history_index == entry and not page.loading:
+            if not page.loading and (
+                r.kind == "restart" or (entry is not None and page.history_index == entry)
+            ):
                 r.history_moved(page.loop.time())
             outcome = r.probe(p, page.loop.time())
             if isinstance(outcome, Ready):
@@ -250,7 +252,7 @@ async def settle(
             return ready
         old = Probe(ready.url, "complete", 1, 0, ready.origin, ready.title)
         r = Readiness(
-            "url",
+            "restart",
             old=old,
             previous_status=ready.status,
             strict=strict,

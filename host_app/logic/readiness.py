@@ -28,7 +28,7 @@ class Probe:
     ready_state: str
     length: int
     status: int  # responseStatus of the navigation entry; 0 when unknown / not HTTP
-    origin: float  # performance.timeOrigin
+    origin: float  # performance.timeOrigin; -1 when the page did not answer the probe
     title: str = ""
     challenge: bool = False
 
@@ -47,7 +47,10 @@ class Failed:
 
 
 Outcome = Ready | Failed | None
-Kind = Literal["url", "same-document", "history", "reload"]
+# "restart": a main-frame load began while the page settled after its readiness; it may be a
+# same-document move, which the engine reports as a load too (`location.hash = ...` as a page
+# loads: CKEditor's toolbar configurator), and then the document stays
+Kind = Literal["url", "same-document", "history", "reload", "restart"]
 
 
 def _blank(href: str) -> bool:
@@ -88,7 +91,8 @@ class Readiness:
         self.load_started = True
 
     def history_moved(self, now: float) -> None:
-        """The session history is at the move's entry and the main frame loads nothing."""
+        """The main frame loads nothing, and for a history move the session history is at the
+        move's entry."""
         if self.moved_since is None:
             self.moved_since = now
 
@@ -101,12 +105,14 @@ class Readiness:
         return _blank(self.old.href) and not _blank(p.href)
 
     def probe(self, p: Probe, now: float) -> Outcome:
+        if p.origin < 0:
+            return None  # the page did not answer: nothing is known of its document
         if not self.is_new_document(p):
             # same document: only a same-document move completes here
             assert self.old is not None
             if self.kind == "same-document" and self.target is not None and p.href == self.target:
                 return Ready(p.href, p.title, self.previous_status, p.origin)
-            if self.kind == "history" and not self.load_started:
+            if (self.kind == "history" and not self.load_started) or self.kind == "restart":
                 if p.href != self.old.href:
                     return Ready(p.href, p.title, self.previous_status, p.origin)
                 # the move changed a subframe (back after a frame's link) or only the state
@@ -180,8 +186,10 @@ def upstream_error(url: str, status: int) -> ApiError:
 
 
 def settle_restarts(ready: Ready, p: Probe) -> bool:
-    """During the settle wait: does this probe show another main-frame document?"""
-    return p.origin != ready.origin
+    """During the settle wait: does this probe show another main-frame document? A probe the
+    page did not answer (origin -1: the engine drops a script in flight when the document
+    moves within itself, as a page setting its fragment does) shows none."""
+    return p.origin >= 0 and p.origin != ready.origin
 
 
 # The bot-challenge detection rule (docs/decisions.md "Host app"): the document answered 403,

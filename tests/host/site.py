@@ -58,6 +58,14 @@ document.getElementById('late').appendChild(s);},400)</script>
 <p>keeps loading</p><img src="/forever-image"><script>fetch('/forever-fetch')</script></body></html>""",
     "/selfnav": """<!doctype html><html><head><title>Self navigating</title></head><body>moving
 <script>setTimeout(function(){location.href='/table'},300)</script></body></html>""",
+    # sets its fragment after it loaded, as CKEditor's toolbar configurator does (here again and
+    # again for 1.5 s: a probe of the page in flight as the fragment changes is not answered)
+    "/selfhash": """<!doctype html><html><head><title>Self fragment</title></head><body>mode
+<script>var n=0,t=setInterval(function(){n++;location.hash=n<300?'#m'+n:'#basic';
+if(n>=300)clearInterval(t);},5);</script></body></html>""",
+    # follows a link to a 204 once loaded: the engine starts a load that commits nothing
+    "/self204": """<!doctype html><html><head><title>Self 204</title></head><body>stays
+<script>setTimeout(function(){location.href='/nocontent'},300)</script></body></html>""",
     "/notify": """<!doctype html><html><head><title>Notify</title></head><body>
 <script>Notification.requestPermission().then(function(p){document.title='perm '+p;
 if(p==='granted'){new Notification('Hello',{body:'from the fixture',tag:'t1'});}});</script>
@@ -255,6 +263,11 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/slow-dialog.css":
             time.sleep(float(query.get("s", ["0.4"])[0]))
             self._send(200, "#probe{position:relative;z-index:7}", "text/css")
+            return
+        if path == "/nocontent":
+            self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
             return
         if path == "/slow":
             time.sleep(float(query.get("s", ["2"])[0]))

@@ -98,6 +98,37 @@ def test_wait_restarts_when_the_page_navigates_itself(
     assert data["page"]["url"] == site.url("/table")
 
 
+def test_a_page_that_sets_its_fragment_while_the_wait_runs_is_ready(
+    host: HostApp, site: Site, session: str
+) -> None:
+    """Found on CKEditor's toolbar configurator (Debian's ckeditor samples): the engine reports
+    the move as a load, and the wait then waited for a new document to its deadline."""
+    t0 = time.monotonic()
+    data = host.ok(
+        "POST",
+        "/v1/navigate",
+        {"url": site.url("/selfhash"), "session_id": session, "wait": 2, "timeout": 15},
+    )
+    assert time.monotonic() - t0 < 10
+    # the document is the one asked for, at the fragment it had set when the wait ended
+    assert data["page"]["url"].startswith(site.url("/selfhash#"))
+    assert data["capture"]["target_http_status"] == 200
+
+
+def test_a_load_the_page_starts_while_the_wait_runs_that_commits_nothing_ends_the_wait(
+    host: HostApp, site: Site, session: str
+) -> None:
+    t0 = time.monotonic()
+    data = host.ok(
+        "POST",
+        "/v1/navigate",
+        {"url": site.url("/self204"), "session_id": session, "wait": 1, "timeout": 15},
+    )
+    assert time.monotonic() - t0 < 10
+    assert data["page"]["url"] == site.url("/self204")
+    assert data["capture"]["target_http_status"] == 200
+
+
 def test_fragment_and_history_moves_keep_the_document(
     host: HostApp, site: Site, session: str
 ) -> None:

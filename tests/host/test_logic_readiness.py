@@ -102,6 +102,36 @@ def test_a_history_move_with_a_main_frame_load_waits_for_its_document() -> None:
     assert out == Ready("http://a/prev", "", 200, 3.0)
 
 
+def test_a_load_while_settling_may_be_a_move_within_the_document() -> None:
+    r = Readiness("restart", old=OLD, previous_status=200)
+    r.started()
+    assert r.probe(OLD, 0.0) is None  # a real navigation not committed yet
+    moved = Probe(OLD.href + "#basic", "complete", 100, 0, OLD.origin, OLD.title)
+    assert r.probe(moved, 0.0) == Ready(moved.href, OLD.title, 200, OLD.origin)
+    # the same URL, the main frame idle for the grace: the state only
+    r = Readiness("restart", old=OLD, previous_status=200)
+    r.started()
+    r.history_moved(0.0)
+    assert r.probe(OLD, HISTORY_MOVE_GRACE / 2) is None
+    assert r.probe(OLD, HISTORY_MOVE_GRACE) == Ready(OLD.href, OLD.title, 200, OLD.origin)
+    # a new document is waited for as after any load
+    r = Readiness("restart", old=OLD, previous_status=200)
+    r.started()
+    out = r.probe(Probe("http://a/next", "complete", 100, 200, 7.0), 0.0)
+    assert out == Ready("http://a/next", "", 200, 7.0)
+
+
+def test_an_unanswered_probe_while_settling_is_no_new_document() -> None:
+    ready = Ready(OLD.href, OLD.title, 200, OLD.origin)
+    assert not settle_restarts(ready, Probe(OLD.href + "#m1", "loading", 0, 0, -1.0))
+    assert not settle_restarts(ready, Probe(OLD.href + "#m1", "complete", 100, 0, OLD.origin))
+    assert settle_restarts(ready, Probe("http://a/next", "loading", 0, 200, 9.0))
+    # nor is it a commit that a later load failure would come after
+    r = Readiness("url", old=OLD, previous_status=200, target="http://a/next")
+    assert r.probe(Probe("http://a/next", "loading", 0, 0, -1.0), 0.0) is None
+    assert r.committed is None
+
+
 def test_challenge_gets_time_then_fails() -> None:
     r = Readiness("url", old=OLD, previous_status=None, target="http://a/c")
     challenge = Probe("http://a/c", "complete", 100, 503, 2.0, "Just a moment...", True)
