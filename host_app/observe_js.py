@@ -100,7 +100,9 @@ function nameOf(el,role){
   var ty=(el.getAttribute('type')||'').toLowerCase();
   if(t==='input'&&(ty==='button'||ty==='submit'||ty==='reset')){return sq(el.value||(ty==='submit'?'Submit':ty==='reset'?'Reset':''))||sq(el.getAttribute('title')||'');}
   if(t==='input'&&ty==='image'){return sq(el.getAttribute('alt')||el.getAttribute('title')||'Submit');}
-  var ls=el.labels;if(ls&&ls.length){var parts=[];for(var i=0;i<ls.length;i++)parts.push(textOfLabel(ls[i],el));n=sq(parts.join(' '));if(n)return n;}
+  // a label drawn as an icon names its control by its own aria-label or title (accname 2C, 2I
+  // on the label: CKEditor's toolbar configurator)
+  var ls=el.labels;if(ls&&ls.length){var parts=[];for(var i=0;i<ls.length;i++){var lb=ls[i];parts.push(sq(textOfLabel(lb,el))||lb.getAttribute('aria-label')||lb.getAttribute('title')||'');}n=sq(parts.join(' '));if(n)return n;}
  }
  if(t==='img'||t==='area'){n=sq(el.getAttribute('alt')||'');if(n)return n;}
  if(t==='fieldset'){var lg=el.querySelector('legend');if(lg){n=sq(textOf(lg,0));if(n)return n;}}

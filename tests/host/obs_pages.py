@@ -97,6 +97,7 @@ OBS_PAGES: dict[str, str] = {
 <label>Age <input type=number value=42></label>
 <label>Volume <input type=range min=0 max=10 value=3></label>
 <label><input type=checkbox checked> Subscribe</label>
+<label title="Bold"><input type=checkbox><span class=icon></span></label>
 <label><input type=radio name=plan value=free> Free</label><label><input type=radio name=plan value=pro checked> Pro</label>
 <label>Birthday <input type=date></label>
 <label>Avatar <input type=file></label>

@@ -99,6 +99,7 @@ def test_routes_shape_roles_names_and_states(host: HostApp, site: Site, session:
         "Age": "spinbutton",
         "Volume": "slider",
         "Subscribe": "checkbox",
+        "Bold": "checkbox",  # the title of a label drawn as an icon
         "Pro": "radio",
         "Country": "combobox",
         "Toppings": "listbox",
