@@ -41,6 +41,16 @@ PENDING_LOADS = (
     "return JSON.stringify({p:o,q:performance.now()-W.__svcChanged});})()"
 )
 
+# The milliseconds until the document's running CSS transitions and animations of finite length
+# end (the longest; 0 when none run). Infinite ones (a spinner) never end and are left out.
+ANIMATIONS_LEFT = (
+    "(function(){var m=0;try{var a=document.getAnimations();"
+    "for(var i=0;i<a.length&&i<1000;i++){var x=a[i];if(x.playState!=='running'||!x.effect)continue;"
+    "var t=x.effect.getComputedTiming();if(!isFinite(t.endTime))continue;"
+    "var r=(t.endTime-(t.localTime||0))/Math.abs(x.playbackRate||1);if(r>m)m=r;}}catch(e){}"
+    "return JSON.stringify(m);})()"
+)
+
 SNAPSHOT = """(function(){
 var all=document.getElementsByTagName('*'),lim=Math.min(all.length,50000),idx=new Map(),out=[],links=[];
 for(var i=0;i<lim;i++)idx.set(all[i],i);

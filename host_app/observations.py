@@ -40,7 +40,13 @@ from .logic import aio
 from .logic import frames as fl
 from .logic.page_events import PageEvent
 from .logic.readiness import Probe
-from .progress import LoadMark, download_clicked, navigation_started
+from .progress import (
+    ANIMATIONS_MAX,
+    LoadMark,
+    animations_done,
+    download_clicked,
+    navigation_started,
+)
 from .ref_target import RefTarget
 
 KEEP = 64  # locator sets kept; the agent retains 32 observations, so a retained one is always here
@@ -476,8 +482,9 @@ async def _replaced(
 async def _after_batch(page: ObsDriver, before: LoadMark, deadline: float) -> None:
     """Let a navigation the batch started reach a readable document before the new observation.
     The last input was dispatched already (its handlers ran); navigation_started
-    tells whether it started a navigation."""
+    tells whether it started a navigation; without one, what the batch set moving ends first."""
     if not await navigation_started(page, before):
+        await animations_done(page, min(page.loop.time() + ANIMATIONS_MAX, deadline - 0.5))
         return
     await operations.readable(page, deadline)
     await aio.sleep(page.loop, NAV_SETTLE)

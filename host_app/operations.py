@@ -59,7 +59,14 @@ from .logic.readiness import (
     is_skeleton,
     settle_restarts,
 )
-from .progress import Loading, LoadMark, download_clicked, navigation_started
+from .progress import (
+    ANIMATIONS_MAX,
+    Loading,
+    LoadMark,
+    animations_done,
+    download_clicked,
+    navigation_started,
+)
 
 PROBE_INTERVAL = 0.05
 # after input, how long a document with content may stay loading before it is read as it is
@@ -396,6 +403,8 @@ async def _after_actions(page: PageDriver, before: Ready, mark: LoadMark, deadli
         p = await readable(page, deadline)
         if p is not None and p.origin != before.origin and p.status:
             page.last_status = p.status
+    else:
+        await animations_done(page, min(page.loop.time() + ANIMATIONS_MAX, deadline - 0.5))
     return await current(page)
 
 

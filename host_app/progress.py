@@ -27,6 +27,9 @@ SCRIPTS_POLL = 0.05
 # stylesheet looks every 100 ms), for at most TREE_QUIET_MAX
 TREE_QUIET = 0.15
 TREE_QUIET_MAX = 1.0
+# after input, what it set moving (a modal that fades in, a menu that slides open) ends before
+# the page is read, for at most this long
+ANIMATIONS_MAX = 1.0
 
 
 class Renderer(Protocol):
@@ -208,3 +211,19 @@ async def tree_quiet(page: Renderer, end: float) -> None:
         if quiet >= TREE_QUIET:
             return
         await aio.sleep(page.loop, SCRIPTS_POLL)
+
+
+async def animations_done(page: Renderer, end: float) -> None:
+    """Until the main document's finite CSS transitions and animations have ended, at the latest
+    at `end`; then one frame. Bootstrap's modal fades its backdrop in, then the dialog: read at
+    once, the page showed the backdrop over everything and the dialog still transparent, with
+    nothing to act on. An animation that input started in the meantime is waited for too."""
+    waited = False
+    while (now := page.loop.time()) < end:
+        left = await page.run_js(js.ANIMATIONS_LEFT)
+        if not isinstance(left, int | float) or left <= 0:
+            break
+        waited = True
+        await aio.sleep(page.loop, min(left / 1000 + TICK_POLL, end - now))
+    if waited:
+        await next_frame(page)

@@ -168,6 +168,8 @@ class FakePage:
             return done([800, 600])
         if code == js.PROBE:
             return done({"h": self.url, "r": "complete", "l": 100, "s": 200, "o": 1.0})
+        if code == js.ANIMATIONS_LEFT:
+            return done(0)
         if code == js.PENDING_LOADS:
             return done({"p": [], "q": 1000})
         raise AssertionError(f"the fake page does not know this script: {code[:60]!r}")

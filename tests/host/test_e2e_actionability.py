@@ -77,6 +77,22 @@ document.body.append(c);var l=document.createElement('link');l.rel='stylesheet';
 l.href='/slow-dialog.css?s=0.4';document.head.append(l);var s=document.createElement('script');
 s.src='/slow-dialog.js?s=0.1';document.head.append(s);}</script>""",
         ),
+        # a modal as Bootstrap's: its backdrop fades in (150 ms), then the dialog (300 ms)
+        "/act/fading-modal": _page(
+            "Fading modal",
+            """<style>.fade{opacity:0;transition:opacity .15s linear}.fade.show{opacity:1}
+#dialog.fade{transition:opacity .3s linear}
+#backdrop{position:fixed;inset:0;background:rgba(0,0,0,.5);display:none}</style>
+<button onclick="openModal()">Launch modal</button><p id=out>nothing yet</p>
+<div id=backdrop class=fade></div>
+<div id=dialog class=fade role=dialog aria-modal=true aria-label="Terms" style="display:none;
+ position:fixed;top:20%;left:20%;background:#fff;padding:20px">
+ <p>Read the terms.</p><button onclick="out('understood')">Understood</button></div>
+<script>function openModal(){var b=document.getElementById('backdrop'),d=document.getElementById('dialog');
+b.style.display='block';b.offsetHeight;b.classList.add('show');
+b.addEventListener('transitionend',function(){d.style.display='block';d.offsetHeight;
+d.classList.add('show');},{once:true});}</script>""",
+        ),
         # a 120 px panel that scrolls on its own, inside the viewport: its last link is below
         # the panel's scrollport but inside the viewport, over the paragraph under the panel
         "/act/panel": _page(
@@ -218,6 +234,19 @@ def test_a_click_shows_the_dialog_it_loaded(host: HostApp, site: Site, session: 
     assert typed["status"] == "ok", typed
     fields = decoded(typed["data"]["observation"])["elements"]
     assert [e.get("value") for e in fields if e["ref"] == url] == ["example.org"]
+
+
+def test_a_click_shows_the_modal_it_faded_in(host: HostApp, site: Site, session: str) -> None:
+    """Found on Bootstrap 5's modals (Debian's libjs-bootstrap5 examples): the observation
+    after "Launch" showed the backdrop over everything and no dialog, nothing to act on."""
+    obs = observe(host, site, session, "/act/fading-modal")["observation"]
+    data = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Launch modal")})
+    assert data["status"] == "ok", data
+    after = data["data"]["observation"]
+    assert "Read the terms." in texts(after)
+    done = act(host, after["id"], {"action": "click", "ref": ref(after, "Understood")})
+    assert done["status"] == "ok", done
+    assert "understood" in texts(done["data"]["observation"])
 
 
 def test_click_under_a_permanent_overlay_names_it(host: HostApp, site: Site, session: str) -> None:
