@@ -432,6 +432,9 @@ function statesOf(c,role){var s=[],a=function(n){return c.getAttribute(n);};
  if(a('aria-selected')==='true'||(c.localName==='option'&&c.selected))s.push('selected');
  if(a('aria-pressed')==='true')s.push('pressed');
  if(c.required||a('aria-required')==='true')s.push('required');
+ // what a person sees as a field in error: aria-invalid, the browser's own check once the field
+ // was edited or its form submitted (:user-invalid), or a form marked checked the Bootstrap way
+ var ai=a('aria-invalid');if((ai&&ai!=='false')||(c.willValidate&&!c.validity.valid&&(c.matches(':user-invalid')||!!(c.form&&c.form.classList.contains('was-validated')))))s.push('invalid');
  if(((c.localName==='input'||c.localName==='textarea')&&c.readOnly)||a('aria-readonly')==='true')s.push('readonly');
  if(c===active)s.push('focused');
  return s;}

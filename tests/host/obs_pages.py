@@ -183,6 +183,17 @@ c2.innerHTML='Gamma <button>Open gamma</button>';l.replaceChild(c2,c);}</script>
     ),
     # a manual's sidebar listing every page (rustdoc's: 3,676 links) before the page's own text:
     # its elements alone pass the 512 KiB bound
+    # a form the browser checks, one checked the Bootstrap way (novalidate, was-validated on a
+    # submit attempt: Debian's libjs-bootstrap5 checkout example), one field marked by script
+    "/obs/validation": _page(
+        "Validation",
+        """<form id=native onsubmit="return false"><label>Email <input type=email required></label>
+<label>Nickname <input></label><button>Send</button></form>
+<form id=bs class=needs-validation novalidate onsubmit="this.classList.add('was-validated');
+return false"><label>Zip <input required></label><label>Town <input required value=Oslo></label>
+<button>Continue</button></form>
+<label>Coupon <input aria-invalid=true value=NOPE></label>""",
+    ),
     "/obs/sidebar": _page(
         "Sidebar",
         "<nav style='position:fixed;top:0;left:0;width:250px;height:100vh;overflow-y:auto'><ul>"

@@ -153,6 +153,29 @@ def test_routes_shape_roles_names_and_states(host: HostApp, site: Site, session:
     assert error["id"] == "VALIDATION_FAILED"
 
 
+def test_fields_in_error_are_invalid(host: HostApp, site: Site, session: str) -> None:
+    """What a person sees as a field in error, after a submit attempt or by the page's marking;
+    a field nobody touched is not in error yet."""
+
+    def states(obs: dict[str, Any]) -> dict[str, list[str]]:
+        return {e["name"]: e.get("st", []) for e in decoded(obs)["elements"] if "name" in e}
+
+    obs = observe(host, site, session, "/obs/validation")["observation"]
+    before = states(obs)
+    assert "invalid" not in before["Email"]
+    assert "invalid" not in before["Zip"]
+    assert "invalid" in before["Coupon"]
+    obs = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Send")})["data"]["observation"]
+    after = states(obs)
+    assert "invalid" in after["Email"]
+    assert "invalid" not in after["Nickname"]  # not required: valid
+    assert "invalid" not in after["Zip"]  # another form
+    obs = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Continue")})["data"]
+    after = states(obs["observation"])
+    assert "invalid" in after["Zip"]
+    assert "invalid" not in after["Town"]
+
+
 def test_hidden_content_is_excluded(host: HostApp, site: Site, session: str) -> None:
     obs = observe(host, site, session, "/obs/hidden")["observation"]
     dump = json.dumps(obs)
