@@ -50,7 +50,10 @@ function roleOf(el){
  return '';}
 // disabled: the control's own state, or aria-disabled on it or an ancestor (ARIA applies it to
 // the descendants: a menu item inside a disabled list item)
-function disabledOf(el){return !!((el.matches&&el.matches(':disabled'))||(el.closest&&el.closest('[aria-disabled="true"]')));}
+function disabledOf(el){if((el.matches&&el.matches(':disabled'))||(el.closest&&el.closest('[aria-disabled="true"]')))return true;
+ // a link or button put out of the pointer's reach takes no click (Bootstrap's .disabled is
+ // pointer-events: none; a click there goes to what is under it)
+ var t=el.localName;return (t==='a'||t==='button')&&csOf(el).pointerEvents==='none';}
 // `clip: rect()` that leaves nothing (the visually-hidden recipes: rect(0 0 0 0), rect(1px 1px
 // 1px 1px)); other clips are rare on controls
 function clippedAway(cs){var m=/^rect\(([-\d.]+)px,? ([-\d.]+)px,? ([-\d.]+)px,? ([-\d.]+)px\)$/.exec(cs.clip||'');

@@ -115,7 +115,8 @@ OBS_PAGES: dict[str, str] = {
 <input type=image alt="Go" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
 <button type=button onclick="document.getElementById('out').textContent='clicked '+document.getElementById('first').value">Save draft</button>
 <input type=hidden value=hiddenvalue>
-</form><p id=out>nothing yet</p><a href="/obs/table">Prices table</a></main>""",
+</form><p id=out>nothing yet</p><a href="/obs/table">Prices table</a>
+<a href="/obs/table?page=2" style="pointer-events:none">Older prices</a></main>""",
     ),
     "/obs/landmarks": _page(
         "Landmarks",

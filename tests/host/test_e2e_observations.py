@@ -123,6 +123,9 @@ def test_routes_shape_roles_names_and_states(host: HostApp, site: Site, session:
     assert "st" not in by_name["Free"]
     assert "readonly" in by_name["Read only"]["st"]
     assert "disabled" in by_name["Disabled field"]["st"]
+    # a link out of the pointer's reach (Bootstrap's .disabled: pointer-events none)
+    assert "disabled" in by_name["Older prices"]["st"]
+    assert "st" not in by_name["Prices table"]
     assert "collapsed" in by_name["Menu"]["st"]
     assert "checked" in by_name["Dark mode"]["st"]
     assert by_name["Country"]["opts"] == [["", "Choose"], ["fr", "France"], ["it", "Italy"]]
