@@ -98,34 +98,27 @@ def test_wait_restarts_when_the_page_navigates_itself(
     assert data["page"]["url"] == site.url("/table")
 
 
-def test_a_page_that_sets_its_fragment_while_the_wait_runs_is_ready(
-    host: HostApp, site: Site, session: str
+@pytest.mark.parametrize(
+    ("path", "landed"),
+    [
+        # sets its fragment again and again as the wait runs (CKEditor's toolbar configurator,
+        # Debian's ckeditor samples): the engine drops a probe in flight as the fragment moves,
+        # and that unanswered probe restarted the wait, which then waited for a new document
+        ("/selfhash", "/selfhash#"),
+        # follows a link to a 204: a load that commits nothing restarted the wait the same way
+        ("/self204", "/self204"),
+    ],
+)
+def test_a_page_that_moves_while_the_wait_runs_but_keeps_its_document_is_ready(
+    host: HostApp, site: Site, session: str, path: str, landed: str
 ) -> None:
-    """Found on CKEditor's toolbar configurator (Debian's ckeditor samples): the engine reports
-    the move as a load, and the wait then waited for a new document to its deadline."""
-    t0 = time.monotonic()
+    # both ran to this deadline (TIMEOUT) before
     data = host.ok(
         "POST",
         "/v1/navigate",
-        {"url": site.url("/selfhash"), "session_id": session, "wait": 2, "timeout": 15},
+        {"url": site.url(path), "session_id": session, "wait": 2, "timeout": 15},
     )
-    assert time.monotonic() - t0 < 10
-    # the document is the one asked for, at the fragment it had set when the wait ended
-    assert data["page"]["url"].startswith(site.url("/selfhash#"))
-    assert data["capture"]["target_http_status"] == 200
-
-
-def test_a_load_the_page_starts_while_the_wait_runs_that_commits_nothing_ends_the_wait(
-    host: HostApp, site: Site, session: str
-) -> None:
-    t0 = time.monotonic()
-    data = host.ok(
-        "POST",
-        "/v1/navigate",
-        {"url": site.url("/self204"), "session_id": session, "wait": 1, "timeout": 15},
-    )
-    assert time.monotonic() - t0 < 10
-    assert data["page"]["url"] == site.url("/self204")
+    assert data["page"]["url"].startswith(site.url(landed))
     assert data["capture"]["target_http_status"] == 200
 
 
