@@ -49,16 +49,12 @@ from .logic.actionability import (
 from .logic.typing_keys import strokes
 from .progress import (
     INSERTED_SCRIPTS_WAIT,
-    TREE_QUIET_MAX,
-    Loads,
     Renderer,
-    Tick,
     input_done,
     loads_done,
     next_frame,
     pending_loads,
     tick,
-    tree_quiet,
 )
 
 MAX_SCROLL_STEPS = 40
@@ -339,10 +335,7 @@ async def act(target: Target, action: TargetedAction, deadline: float) -> None:
                     f"{target.what}: the element cannot take focus",
                     **target.ids,
                 )
-            loads = await pending_loads(target.page)
-            before = await tick(target.page)
             await press_keys(target.page, [key])
-            await _what_it_loaded(target.page, before, loads, deadline)
         case Select(value=value) | RefSelect(value=value):
             await choose(target, value)
 
@@ -553,28 +546,9 @@ async def focused_editable(target: Target, *, end: bool = False) -> tuple[Elemen
 
 async def click(target: Target, *, mouse_move: bool, scroll: bool, deadline: float) -> None:
     info = await actionable(target, scroll=scroll, deadline=deadline, click=True)
-    loads = await pending_loads(target.page)
     before = await tick(target.page)
     target.page.mouse_click(info.cx, info.cy, mouse_move)
     await input_done(target.page, before, ups=1)
-    await _what_it_loaded(target.page, before, loads, deadline)
-
-
-async def _what_it_loaded(page: Renderer, before: Tick, loads: Loads, deadline: float) -> None:
-    """Input that loads what it opens (CKEditor fetches a dialog's script and stylesheet on the
-    click that opens it, and fills the dialog once both arrived): the scripts and stylesheets
-    the input inserted into its document load (at most INSERTED_SCRIPTS_WAIT), then the tree
-    settles (tree_quiet), before the observation, which showed the dialog's empty cover only.
-    Input that inserted nothing is not held; a document it replaced is its navigation's."""
-    if (await tick(page)).document != before.document:
-        return
-    if not (await pending_loads(page)).pending - loads.pending:
-        return
-    loop = page.loop
-    await loads_done(
-        page, loads.pending, min(loop.time() + INSERTED_SCRIPTS_WAIT, deadline - DEADLINE_MARGIN)
-    )
-    await tree_quiet(page, min(loop.time() + TREE_QUIET_MAX, deadline - DEADLINE_MARGIN))
 
 
 async def hover(target: Target, *, scroll: bool, deadline: float) -> None:

@@ -41,11 +41,12 @@ from .logic import frames as fl
 from .logic.page_events import PageEvent
 from .logic.readiness import Probe
 from .progress import (
-    ANIMATIONS_MAX,
     LoadMark,
-    animations_done,
+    Loads,
     download_clicked,
     navigation_started,
+    pending_loads,
+    what_input_set_going,
 )
 from .ref_target import RefTarget
 
@@ -413,6 +414,7 @@ async def run_ref_actions(
     # whole batch first: document sequence and every target before any input
     await revalidate(page, kept, obs_id, numbers)
     before = LoadMark.of(page)
+    loads = await pending_loads(page)
     mark = page.downloads.mark()
     page.pointer = None
     for index, action in enumerate(actions):
@@ -446,7 +448,7 @@ async def run_ref_actions(
                     scroll=action.scroll if isinstance(action, RefClick | RefHover) else True,
                 )
                 await act(target, action, deadline)
-    await _after_batch(page, before, deadline)
+    await _after_batch(page, before, loads, deadline)
     clicked = await download_clicked(page)
     await page.downloads.settle(mark, deadline, clicked=clicked)
     framed = {kept.locate(n)[0] for n in numbers} - {0}
@@ -479,12 +481,13 @@ async def _replaced(
         ) from exc
 
 
-async def _after_batch(page: ObsDriver, before: LoadMark, deadline: float) -> None:
+async def _after_batch(page: ObsDriver, before: LoadMark, loads: Loads, deadline: float) -> None:
     """Let a navigation the batch started reach a readable document before the new observation.
     The last input was dispatched already (its handlers ran); navigation_started
-    tells whether it started a navigation; without one, what the batch set moving ends first."""
+    tells whether it started a navigation; without one, what the batch set going is let end
+    (`what_input_set_going`; `loads` were read before the batch)."""
     if not await navigation_started(page, before):
-        await animations_done(page, min(page.loop.time() + ANIMATIONS_MAX, deadline - 0.5))
+        await what_input_set_going(page, loads, deadline)
         return
     await operations.readable(page, deadline)
     await aio.sleep(page.loop, NAV_SETTLE)

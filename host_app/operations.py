@@ -60,12 +60,13 @@ from .logic.readiness import (
     settle_restarts,
 )
 from .progress import (
-    ANIMATIONS_MAX,
     Loading,
     LoadMark,
-    animations_done,
+    Loads,
     download_clicked,
     navigation_started,
+    pending_loads,
+    what_input_set_going,
 )
 
 PROBE_INTERVAL = 0.05
@@ -396,7 +397,9 @@ async def readable(page: Probing, deadline: float) -> Probe | None:
     return None
 
 
-async def _after_actions(page: PageDriver, before: Ready, mark: LoadMark, deadline: float) -> Ready:
+async def _after_actions(
+    page: PageDriver, before: Ready, mark: LoadMark, loads: Loads, deadline: float
+) -> Ready:
     """The page after the actions: a navigation they started is let reach a readable document
     (`readable`), whose status is the page's."""
     if await navigation_started(page, mark):
@@ -404,7 +407,7 @@ async def _after_actions(page: PageDriver, before: Ready, mark: LoadMark, deadli
         if p is not None and p.origin != before.origin and p.status:
             page.last_status = p.status
     else:
-        await animations_done(page, min(page.loop.time() + ANIMATIONS_MAX, deadline - 0.5))
+        await what_input_set_going(page, loads, deadline)
     return await current(page)
 
 
@@ -494,8 +497,9 @@ async def capture(
     page_ready_ms = int((time.monotonic() - t0) * 1000)
     if actions:
         before = LoadMark.of(page)
+        loads = await pending_loads(page)
         await run_actions(page, actions, deadline)
-        ready = await _after_actions(page, ready, before, deadline)
+        ready = await _after_actions(page, ready, before, loads, deadline)
     ready = await settle(page, ready, wait, strict=strict, opts=opts)
     html = await rendered_html(page, deadline)
     rendered_ms = int((time.monotonic() - t0) * 1000)

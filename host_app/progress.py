@@ -175,6 +175,7 @@ class Loads:
 
     pending: frozenset[str]  # scripts to run, stylesheets to load, by URL
     quiet: float  # seconds since its tree last changed
+    inserted: int = 0  # scripts and stylesheets inserted since the document was first read
 
 
 async def pending_loads(page: Renderer) -> Loads:
@@ -184,9 +185,11 @@ async def pending_loads(page: Renderer) -> Loads:
         return Loads(frozenset(), 0.0)
     urls = found.get("p")
     quiet = found.get("q")
+    inserted = found.get("n")
     return Loads(
         frozenset(str(u) for u in urls) if isinstance(urls, list) else frozenset(),
         quiet / 1000 if isinstance(quiet, int | float) else 0.0,
+        inserted if isinstance(inserted, int) else 0,
     )
 
 
@@ -215,9 +218,7 @@ async def tree_quiet(page: Renderer, end: float) -> None:
 
 async def animations_done(page: Renderer, end: float) -> None:
     """Until the main document's finite CSS transitions and animations have ended, at the latest
-    at `end`; then one frame. Bootstrap's modal fades its backdrop in, then the dialog: read at
-    once, the page showed the backdrop over everything and the dialog still transparent, with
-    nothing to act on. An animation that input started in the meantime is waited for too."""
+    at `end`; then one frame. An animation that started in the meantime is waited for too."""
     waited = False
     while (now := page.loop.time()) < end:
         left = await page.run_js(js.ANIMATIONS_LEFT)
@@ -227,3 +228,20 @@ async def animations_done(page: Renderer, end: float) -> None:
         await aio.sleep(page.loop, min(left / 1000 + TICK_POLL, end - now))
     if waited:
         await next_frame(page)
+
+
+async def what_input_set_going(page: Renderer, before: Loads, deadline: float) -> None:
+    """After input that started no navigation, before the page is read: what the input set
+    going that a person waits for. The scripts and stylesheets it inserted load, then the tree
+    settles: CKEditor fetches a dialog's script and stylesheet on the click that opens it (from
+    a timer, after the click), and fills the dialog once both arrived; read at once, the page
+    showed the dialog's empty cover. Then the transitions it started end: Bootstrap's modal
+    fades its backdrop in, then the dialog; read at once, the backdrop covered everything and
+    the dialog was still transparent. Input that inserted and moved nothing is not held (two
+    isolated-world reads). `before`: the document's loads read before the input."""
+    end = deadline - 0.5
+    if (await pending_loads(page)).inserted != before.inserted:
+        t = page.loop.time()
+        await loads_done(page, before.pending, min(t + INSERTED_SCRIPTS_WAIT, end))
+        await tree_quiet(page, min(page.loop.time() + TREE_QUIET_MAX, end))
+    await animations_done(page, min(page.loop.time() + ANIMATIONS_MAX, end))

@@ -249,14 +249,16 @@ class Handler(BaseHTTPRequestHandler):
             # what an editor loads on the click that opens a dialog (CKEditor): it looks for the
             # dialog's stylesheet every 100 ms, and builds the dialog once that applies
             time.sleep(float(query.get("s", ["0.1"])[0]))
+            # d: it sets the dialog up this long before it looks
+            later = int(query.get("d", ["0"])[0])
             self._send(
                 200,
-                "(function look(){var p=document.getElementById('probe');"
+                f"setTimeout(function look(){{var p=document.getElementById('probe');"
                 "if(getComputedStyle(p).zIndex!=='7'){setTimeout(look,100);return;}"
                 "var d=document.createElement('div');d.setAttribute('role','dialog');"
                 "d.setAttribute('aria-label','Link');"
                 "d.innerHTML='<label>URL <input id=url></label><button>OK</button>';"
-                "document.body.append(d);})();",
+                f"document.body.append(d);}},{later});",
                 "text/javascript",
             )
             return

@@ -77,6 +77,15 @@ document.body.append(c);var l=document.createElement('link');l.rel='stylesheet';
 l.href='/slow-dialog.css?s=0.4';document.head.append(l);var s=document.createElement('script');
 s.src='/slow-dialog.js?s=0.1';document.head.append(s);}</script>""",
         ),
+        # the same loaded from a timer the click set, at once, and set up 100 ms after it ran
+        # (CKEditor's "Create Editor": its scripts had loaded when the batch ended)
+        "/act/later-dialog": _page(
+            "Later dialog",
+            """<button onclick="setTimeout(open_dialog,0)">Insert link</button><p id=probe>editor</p>
+<script>function open_dialog(){var l=document.createElement('link');l.rel='stylesheet';
+l.href='/slow-dialog.css?s=0';document.head.append(l);var s=document.createElement('script');
+s.src='/slow-dialog.js?s=0&d=100';document.head.append(s);}</script>""",
+        ),
         # a modal as Bootstrap's: its backdrop fades in (150 ms), then the dialog (300 ms)
         "/act/fading-modal": _page(
             "Fading modal",
@@ -221,10 +230,13 @@ def test_type_lets_a_search_box_load_what_its_focus_asked_for(
     assert "searched pears" in texts(data["data"]["observation"])
 
 
-def test_a_click_shows_the_dialog_it_loaded(host: HostApp, site: Site, session: str) -> None:
+@pytest.mark.parametrize("path", ["/act/lazy-dialog", "/act/later-dialog"])
+def test_a_click_shows_the_dialog_it_loaded(
+    host: HostApp, site: Site, session: str, path: str
+) -> None:
     """Found on CKEditor 4 (Debian's ckeditor samples): the observation after "Link" showed
     the dialog's empty cover; its script, its stylesheet and what they built came later."""
-    obs = observe(host, site, session, "/act/lazy-dialog")["observation"]
+    obs = observe(host, site, session, path)["observation"]
     data = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Insert link")})
     assert data["status"] == "ok", data
     after = data["data"]["observation"]
