@@ -14,8 +14,9 @@ STAMP := $(VENV)/.installed
 # (tests/agent/test_browser_origins.py), and the benchmarks' Playwright baseline (Debian's
 # browser, never a downloaded one). postgresql: the key server's PostgreSQL store, run by its tests
 # and benchmark as a throwaway cluster (initdb/pg_ctl). strace: the witness that a proxied session
-# sends no DNS query (tests/host/test_e2e_dns.py).
-DEBIAN_PACKAGES ?= xvfb xdotool libxcb-icccm4 libxcb-keysyms1 nodejs python3-doc sqlite3-doc libjs-jquery-ui-docs libjs-codemirror chromium postgresql strace
+# sends no DNS query (tests/host/test_e2e_dns.py). libjs-mathjax: MathJax 2 and its test pages, real
+# typeset math (tests/host/test_e2e_corpus.py).
+DEBIAN_PACKAGES ?= xvfb xdotool libxcb-icccm4 libxcb-keysyms1 nodejs python3-doc sqlite3-doc libjs-jquery-ui-docs libjs-codemirror libjs-mathjax chromium postgresql strace
 BENCH_DEBIAN_PACKAGES ?= chromium postgresql
 
 export QT_QPA_PLATFORM ?= offscreen

@@ -265,6 +265,32 @@ function reachBox(c,cs,r,own){var kl=r.left+c.clientLeft,kt=r.top+c.clientTop,kr
  function hi(v,ax,k){return v==='clip'||(v==='hidden'&&ax&&rtl)?Math.min(o[ax?2:3],k):v==='visible'?o[ax?2:3]:FAR;}
  var b=[lo(x,1,kl),lo(y,0,kt),hi(x,1,kr),hi(y,0,kb)];
  return b[0]<=-FAR&&b[1]<=-FAR&&b[2]>=FAR&&b[3]>=FAR?null:b;}
+// Math as TeX, which a reader of the page's text takes in at once: MathJax 2 keeps the source
+// it typeset in a script beside the output (`MathJax-Element-3` for `MathJax-Element-3-Frame`);
+// MathML gives its `alttext` or a TeX `annotation`, else its structure written the TeX way
+var MATHJAX=/(^|\s)MathJax(_Display|_CHTML|_SVG|_PHTML)?(\s|$)/;
+function mathText(c,t){
+ if(t==='math')return mathML(c);
+ var f=/-Frame$/.test(c.id||'')?c:c.querySelector('[id$="-Frame"]');
+ if(f){var sc=document.getElementById(f.id.slice(0,-6));
+  if(sc&&sc.localName==='script'&&/^math\/tex/.test(sc.type||'')){var x=sq(sc.textContent||'');if(x)return /mode=display/.test(sc.type)?'$$'+x+'$$':'$'+x+'$';}}
+ var m=c.querySelector('math');return m?mathML(m):'';}
+function mathML(m){var a=sq(m.getAttribute('alttext')||'');if(a)return '$'+a+'$';var x=sq(mLin(m,0));return x?'$'+x+'$':'';}
+function mGrp(s){s=s.trim();return s.length===1?s:'{'+s+'}';}
+function mLin(e,d){if(d>60)return '';var t=e.localName,k=e.children,o=[],i;
+ if(t==='mi'||t==='mn'||t==='mo'||t==='mtext'||t==='ms')return (e.textContent||'').trim();
+ if(t==='annotation'||t==='annotation-xml'||t==='mphantom'||t==='none'||t==='mprescripts')return '';
+ if(t==='semantics'){for(i=0;i<k.length;i++)if(k[i].localName==='annotation'&&/tex/i.test(k[i].getAttribute('encoding')||''))return (k[i].textContent||'').trim();return k.length?mLin(k[0],d+1):'';}
+ for(i=0;i<k.length;i++)o.push(mLin(k[i],d+1));
+ switch(t){case 'msup':case 'mover':return mGrp(o[0]||'')+'^'+mGrp(o[1]||'');
+  case 'msub':case 'munder':return mGrp(o[0]||'')+'_'+mGrp(o[1]||'');
+  case 'msubsup':case 'munderover':return mGrp(o[0]||'')+'_'+mGrp(o[1]||'')+'^'+mGrp(o[2]||'');
+  case 'mfrac':return '\\frac{'+(o[0]||'')+'}{'+(o[1]||'')+'}';
+  case 'msqrt':return '\\sqrt{'+o.join(' ')+'}';
+  case 'mroot':return '\\sqrt['+(o[1]||'')+']{'+(o[0]||'')+'}';
+  case 'mfenced':return (e.getAttribute('open')||'(')+o.join(e.getAttribute('separators')||',')+(e.getAttribute('close')||')');
+  case 'mtable':return o.join(' \\\\ ');case 'mtr':case 'mlabeledtr':return o.join(' & ');}
+ return o.join(' ');}
 var BLOCK_KIND={p:'paragraph',li:'list_item',blockquote:'quote',pre:'code',dt:'paragraph',dd:'paragraph',figcaption:'paragraph',legend:'paragraph',label:'text'};
 var LANDMARK={nav:'navigation',main:'main',aside:'complementary'};
 function walk(root,ctx,vis,inEl,inSect,tbl){
@@ -284,6 +310,9 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  var cs=csOf(c),disp=cs.display;
  if(disp==='none'||cs.contentVisibility==='hidden')return;
  var v=cs.visibility==='visible';
+ // math is read as what it says, not as the glyph boxes it is drawn with (MathJax draws x² as
+ // an "x" and a raised "2": read flat, "ax2+bx+c=0"); no ref for its menu's tabindex
+ if(v&&(t==='math'||t==='mjx-container'||MATHJAX.test(c.className))){var mt=mathText(c,t);if(mt){addText(' '+mt,inEl);return;}}
  var ov=cs.overflow,pos=cs.position,own=pos==='fixed'?(viewportFixed(c)?VP:CL):pos==='absolute'?CLA:CL,cc=own;
  if(ov!=='visible'){var rr=c.getBoundingClientRect();if((ov.indexOf('hidden')>=0||ov.indexOf('clip')>=0)&&(rr.width===0||rr.height===0)&&!(c.children.length===1&&editorSink(c.children[0],c.children[0].localName,csOf(c.children[0]))))return;
   // the body's and the root's overflow are the viewport's (it scrolls them); an inline box has none

@@ -29,6 +29,7 @@ DOC = Path("/usr/share/doc")
 PYDOC = DOC / "python3" / "html"  # python3-doc: a link to python3.X-doc's html folder
 UNDERSCORE = DOC / "libjs-underscore" / "index.html"
 SQLITE = DOC / "sqlite3"  # sqlite3-doc: SQLite's own website, as Debian ships it
+MATHJAX = Path("/usr/share/javascript/mathjax")  # libjs-mathjax: MathJax 2 and its test pages
 
 # the example of asyncio.timeout in library/asyncio-task.html, as the page shows it
 TIMEOUT_EXAMPLE = (
@@ -298,3 +299,38 @@ def test_a_skip_link_parked_above_the_page_is_not_offered(
     answer = act(host, obs["id"], {"action": "click", "ref": zlib["ref"]})
     assert "data" in answer, answer
     assert answer["data"]["page"]["url"].endswith("/nodejs/api/zlib.html")
+
+
+@pytest.fixture(scope="module")
+def mathjax() -> Iterator[str]:
+    """MathJax 2's own test pages (Debian's libjs-mathjax), typeset by MathJax as shipped."""
+    assert (MATHJAX / "test" / "sample-tex.html").is_file(), "libjs-mathjax: run make setup"
+    with serving(functools.partial(_Quiet, directory=str(MATHJAX))) as base:
+        yield base
+
+
+@pytest.mark.parametrize(
+    ("page", "said"),
+    [
+        # TeX input: the source MathJax keeps beside what it drew
+        ("sample-tex.html", ["$a \\ne 0$", "$ax^2 + bx + c = 0$", "\\sqrt{b^2-4ac}"]),
+        # MathML input: its structure written the TeX way
+        ("sample-mml.html", ["$a x^2 + b x + c = 0$", "\\frac{", "\\sqrt{b^2 \u2212 4 a c}"]),
+    ],
+)
+def test_math_reads_as_what_it_says(
+    host: HostApp, mathjax: str, session: str, page: str, said: list[str]
+) -> None:
+    """MathJax draws x² as an "x" and a raised "2": read flat, the quadratic formula lost its
+    powers and its fraction ("ax2+bx+c=0"), and each formula was a clickable named so."""
+    data = host.ok(
+        "POST",
+        "/v1/navigate/observe",
+        {"url": f"{mathjax}/test/{page}", "session_id": session, "wait": 1},
+    )
+    text = " ".join(texts(data["observation"]))
+    for part in said:
+        assert part in text, text
+    assert "ax2" not in text
+    # a formula's menu (its tabindex) is no target
+    assert observation_of(data).get("elements", []) == []
