@@ -452,7 +452,9 @@ function valueOf(c,role){var t=c.localName;
  var vt=c.getAttribute('aria-valuetext')||c.getAttribute('aria-valuenow');if(vt)return vt;
  // a combobox built of other elements (a select replacement) shows its value as its text
  if(role==='combobox')return sq(textOf(c,0));
- if(c.isContentEditable&&role==='textbox')return sq(c.innerText||'');
+ // an editor's caret fillers (CKEditor leaves runs of U+200B around a caret it styled) are no
+ // text of the document
+ if(c.isContentEditable&&role==='textbox')return sq((c.innerText||'').replace(/[\u200b\ufeff\u2060]/g,''));
  return '';}
 function statesOf(c,role){var s=[],a=function(n){return c.getAttribute(n);};
  if(disabledOf(c))s.push('disabled');

@@ -108,7 +108,7 @@ OBS_PAGES: dict[str, str] = {
 <label>Bio <textarea id=bio></textarea></label>
 <input readonly value="fixed" aria-label="Read only">
 <input disabled value="off" aria-label="Disabled field">
-<div contenteditable=true aria-label="Rich text">editable</div>
+<div contenteditable=true aria-label="Rich text">edit<b>&#8203;&#8203;</b>able</div>
 <div role=switch aria-checked=true tabindex=0 aria-label="Dark mode"></div>
 <button type=button aria-expanded=false aria-controls=menu>Menu</button>
 <input type=submit value="Create account"><input type=reset>

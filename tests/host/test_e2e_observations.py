@@ -116,6 +116,8 @@ def test_routes_shape_roles_names_and_states(host: HostApp, site: Site, session:
     for name, role in expected.items():
         assert by_name[name]["role"] == role, name
     assert by_name["First name"]["value"] == "Ada"
+    # an editor's caret fillers (U+200B) are not its text
+    assert by_name["Rich text"]["value"] == "editable"
     assert by_name["Password"]["value"] == "••••"  # never the password itself
     assert "required" in by_name["Email address"]["st"]
     assert "checked" in by_name["Subscribe"]["st"]
