@@ -456,6 +456,7 @@ function valueOf(c,role){var t=c.localName;
  // text of the document
  if(c.isContentEditable&&role==='textbox')return sq((c.innerText||'').replace(/[\u200b\ufeff\u2060]/g,''));
  return '';}
+function userInvalid(c){try{return c.matches(':user-invalid');}catch(e){return false;}}
 function statesOf(c,role){var s=[],a=function(n){return c.getAttribute(n);};
  if(disabledOf(c))s.push('disabled');
  var ty=c.localName==='input'?(a('type')||'').toLowerCase():'';
@@ -468,7 +469,7 @@ function statesOf(c,role){var s=[],a=function(n){return c.getAttribute(n);};
  if(c.required||a('aria-required')==='true')s.push('required');
  // what a person sees as a field in error: aria-invalid, the browser's own check once the field
  // was edited or its form submitted (:user-invalid), or a form marked checked the Bootstrap way
- var ai=a('aria-invalid');if((ai&&ai!=='false')||(c.willValidate&&!c.validity.valid&&(c.matches(':user-invalid')||!!(c.form&&c.form.classList.contains('was-validated')))))s.push('invalid');
+ var ai=a('aria-invalid');if((ai&&ai!=='false')||(c.willValidate&&!c.validity.valid&&(userInvalid(c)||!!(c.form&&c.form.classList.contains('was-validated')))))s.push('invalid');
  if(((c.localName==='input'||c.localName==='textarea')&&c.readOnly)||a('aria-readonly')==='true')s.push('readonly');
  if(c===active)s.push('focused');
  return s;}

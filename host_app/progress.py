@@ -19,8 +19,8 @@ INPUT_ACK_FRAMES = 3
 INPUT_ACK_IDLE = 0.15
 INPUT_ACK_MAX = 1.0
 # a control's focus may load what its keys need (a search box fetches its index then), a click
-# what it opens (an editor's dialog): the keys, or the observation after the click, wait this
-# long at most for the scripts the input inserted
+# what it opens (an editor's dialog): the keys, or the observation after the batch, wait this
+# long at most for the scripts (and stylesheets) the input inserted
 INSERTED_SCRIPTS_WAIT = 3.0
 SCRIPTS_POLL = 0.05
 # then what the input opens is built: the tree quiet this long (a page that polls for its
