@@ -40,14 +40,7 @@ from .logic import aio
 from .logic import frames as fl
 from .logic.page_events import PageEvent
 from .logic.readiness import Probe
-from .progress import (
-    LoadMark,
-    Loads,
-    download_clicked,
-    navigation_started,
-    pending_loads,
-    what_input_set_going,
-)
+from .progress import LoadMark, Loads, download_clicked, navigation_started, pending_loads
 from .ref_target import RefTarget
 
 KEEP = 64  # locator sets kept; the agent retains 32 observations, so a retained one is always here
@@ -482,15 +475,10 @@ async def _replaced(
 
 
 async def _after_batch(page: ObsDriver, before: LoadMark, loads: Loads, deadline: float) -> None:
-    """Let a navigation the batch started reach a readable document before the new observation.
-    The last input was dispatched already (its handlers ran); navigation_started
-    tells whether it started a navigation; without one, what the batch set going is let end
-    (`what_input_set_going`; `loads` were read before the batch)."""
-    if not await navigation_started(page, before):
-        await what_input_set_going(page, loads, deadline)
-        return
-    await operations.readable(page, deadline)
-    await aio.sleep(page.loop, NAV_SETTLE)
+    """The page after the batch (`operations.after_input`); a document a navigation brought
+    gets a moment to settle before the new observation."""
+    if (await operations.after_input(page, before, loads, deadline)).navigated:
+        await aio.sleep(page.loop, NAV_SETTLE)
 
 
 def default_folder(data_dir: Path) -> Path:

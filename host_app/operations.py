@@ -397,17 +397,32 @@ async def readable(page: Probing, deadline: float) -> Probe | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class AfterInput:
+    """What followed a batch of input: whether it started a navigation, and then the readable
+    document's probe (None: the deadline, or a document a script keeps writing, cut the wait)."""
+
+    navigated: bool
+    document: Probe | None = None
+
+
+async def after_input(page: Probing, mark: LoadMark, loads: Loads, deadline: float) -> AfterInput:
+    """After a batch of input (a ref batch, a capture's actions), before the page is read: a
+    navigation it started reaches a readable document (`readable`); without one, what it set
+    going is let end (`what_input_set_going`). `mark` and `loads` were read before the batch."""
+    if await navigation_started(page, mark):
+        return AfterInput(True, await readable(page, deadline))
+    await what_input_set_going(page, loads, deadline)
+    return AfterInput(False)
+
+
 async def _after_actions(
     page: PageDriver, before: Ready, mark: LoadMark, loads: Loads, deadline: float
 ) -> Ready:
-    """The page after the actions: a navigation they started is let reach a readable document
-    (`readable`), whose status is the page's."""
-    if await navigation_started(page, mark):
-        p = await readable(page, deadline)
-        if p is not None and p.origin != before.origin and p.status:
-            page.last_status = p.status
-    else:
-        await what_input_set_going(page, loads, deadline)
+    """The page after the actions; a navigation they started gives the page its status."""
+    p = (await after_input(page, mark, loads, deadline)).document
+    if p is not None and p.origin != before.origin and p.status:
+        page.last_status = p.status
     return await current(page)
 
 
