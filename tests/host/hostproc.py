@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,8 +24,12 @@ SVC_APP = str(Path(sys.executable).parent / "svc-app")
 
 
 class HostApp:
-    def __init__(self, data_dir: Path, *, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, data_dir: Path, *, env: dict[str, str] | None = None, wrap: Sequence[str] = ()
+    ) -> None:
+        """`wrap` is a command the app runs under (a tracer): `proc` is then that command's."""
         self.data_dir = data_dir
+        self.wrap = list(wrap)
         self.port = free_port()
         self.extra_env = env or {}
         self.proc: subprocess.Popen[bytes] | None = None
@@ -55,7 +60,7 @@ class HostApp:
             (self.data_dir / "app-settings.json").write_text(self.extra_env["_SETTINGS"])
         with self.log_path.open("ab") as err:
             self.proc = subprocess.Popen(
-                [SVC_APP] if gui else [SVC_APP, "--headless"],
+                [*self.wrap, SVC_APP] if gui else [*self.wrap, SVC_APP, "--headless"],
                 stdin=subprocess.DEVNULL,
                 stdout=err,
                 stderr=err,
