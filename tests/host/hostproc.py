@@ -127,11 +127,15 @@ class HostApp:
     def stop(self) -> None:
         if self.proc is not None and (self.proc.poll() or 0) < 0:
             # it died of a signal before we stopped it: its crash report says where
+            # (faulthandler's for Python; the engine's own checks trap, SIGTRAP, and say why on
+            # stderr, so its last lines too)
             crash = self.data_dir / "Logs" / "host-crash.txt"
+            report = [f"svc-app died ({self.proc.returncode}):"]
             with contextlib.suppress(OSError):
-                print(
-                    f"svc-app died ({self.proc.returncode}):\n{crash.read_text()}", file=sys.stderr
-                )
+                report.append(crash.read_text())
+            with contextlib.suppress(OSError):
+                report += self.log_path.read_text("utf-8", "replace").splitlines()[-30:]
+            print("\n".join(report), file=sys.stderr)
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             with contextlib.suppress(subprocess.TimeoutExpired):
