@@ -150,9 +150,24 @@ function clickCue(el,role,cs,inEl){
   if(k===1)return true;if(k===2){if(at[i].value!=='false')return true;continue;}
   if(el.tabIndex>=0&&t!=='pre'&&!CONTAINER_ROLES[role]&&!(role===''&&CONTAINER_TAGS[t])){var o=cs.overflow;if(o.indexOf('auto')<0&&o.indexOf('scroll')<0)return true;}}
  if(inEl)return false;
- if(t==='a'&&!el.hasAttribute('name')&&!el.hasAttribute('id')&&sized(el))return WEAK;
- if(cs.cursor==='pointer'&&parentCursor(el)!=='pointer'&&!CONTAINER_ROLES[role]){if(sized(el))return WEAK;CUR.set(el,'auto');}
+ if(t==='a'&&!el.hasAttribute('name')&&!el.hasAttribute('id')&&sized(el)&&!drawsNothing(el,cs))return WEAK;
+ if(cs.cursor==='pointer'&&parentCursor(el)!=='pointer'&&!CONTAINER_ROLES[role]){if(sized(el)&&!drawsNothing(el,cs))return WEAK;CUR.set(el,'auto');}
  return false;}
+// A look-only cue on a box that shows nothing is a spacer, no target (Doxygen's tree gives every
+// leaf row an indent of `&nbsp;` in a pointer-styled span): no child element, no text but blanks,
+// no ::before/::after, no background, border or shadow, no name; replaced elements, custom
+// elements and shadow hosts draw what this cannot see
+var DRAWN={img:1,svg:1,canvas:1,video:1,audio:1,picture:1,object:1,embed:1,input:1,select:1,textarea:1,button:1,meter:1,progress:1,math:1};
+function clearColor(c){return c==='transparent'||/^rgba\(.*,\s*0\)$/.test(c);}
+function pseudoDrawn(el,which){try{var c=(el.ownerDocument.defaultView||W).getComputedStyle(el,which).content;return !!c&&c!=='none'&&c!=='normal';}catch(e){return true;}}
+function drawsNothing(el,cs){
+ var t=el.localName;if(DRAWN[t]||t.indexOf('-')>=0||el.shadowRoot||el.firstElementChild)return false;
+ if(/[^\s\u00a0\u200b\ufeff]/.test(el.textContent||''))return false;
+ if(cs.backgroundImage!=='none'||!clearColor(cs.backgroundColor)||cs.boxShadow!=='none')return false;
+ var sides=['Top','Right','Bottom','Left'];
+ for(var i=0;i<4;i++){var s=sides[i];if(parseFloat(cs['border'+s+'Width'])>0&&cs['border'+s+'Style']!=='none'&&cs['border'+s+'Style']!=='hidden'&&!clearColor(cs['border'+s+'Color']))return false;}
+ if(el.hasAttribute('aria-label')||el.hasAttribute('title')||el.hasAttribute('aria-labelledby'))return false;
+ return !pseudoDrawn(el,'::before')&&!pseudoDrawn(el,'::after');}
 // the cues only of the look (a pointer cursor, an anchor without href): such a box around a ref
 // that is the same target (same name, or filling half its box) is that ref's padding
 var WEAK=2;

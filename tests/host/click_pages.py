@@ -95,6 +95,23 @@ PADDING = _page(
 <ul role=menu><li role=menuitem><a href="/obs/table">Prices</a></li></ul>""",
 )
 
+# Pointer-styled boxes that show nothing and ones that show something without text: Doxygen's
+# tree indents each leaf row with a pointer-styled `&nbsp;` span (a spacer, no target); an icon
+# drawn by ::before, a colour swatch, a background image, an image and a titled blank box are
+# targets. Each says what was clicked.
+BLANK = _page(
+    "Blank boxes",
+    """<style>.arrow{cursor:pointer;display:inline-block;width:16px}
+.x::before{content:"\\00d7"}.x,.sw,.bg,.tt,img{cursor:pointer;display:inline-block;width:16px;height:16px}
+.sw{background:#c00}.bg{background-image:linear-gradient(#00c,#0c0)}</style>
+<div class=item><span class=arrow>&#160;</span><a href="#leaf">Leaf page</a></div>
+<div class=item><span class=arrow>  </span><a href="#other">Other page</a></div>
+<p><span class=x data-say="close"></span> <span class=sw data-say="red"></span>
+<span class=bg data-say="gradient"></span> <img alt=Logo data-say="logo" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
+<span class=tt title=Pin data-say="pin"></span></p>
+<script>document.addEventListener('click',function(e){var t=e.target.closest('[data-say]');if(t)say('clicked '+t.dataset.say);});</script>""",
+)
+
 CODE = """def greet(name):
     if name:
         return f"hello {name}"
@@ -132,6 +149,7 @@ CLICK_PAGES: dict[str, str] = {
     "/clk/datepicker": DATEPICKER,
     "/clk/menu": MENU,
     "/clk/padding": PADDING,
+    "/clk/blank": BLANK,
     "/pre/code": PRE,
 }
 

@@ -216,3 +216,19 @@ def test_a_pointer_box_around_a_ref_of_the_same_target_gives_way(
         ("menuitem", "Prices"),
         ("link", "Prices"),
     ]
+
+
+def test_a_pointer_box_that_shows_nothing_is_no_target(
+    host: HostApp, site: Site, session: str
+) -> None:
+    """Doxygen's tree indents each leaf with a pointer-styled blank span: no ref for it, the
+    row's link only. A box that shows something without text (an icon drawn by ::before, a
+    colour swatch, a gradient, an image, a titled box) keeps its ref, and a click on it works."""
+    obs = observe(host, site, session, "/clk/blank")["observation"]
+    roles = elements(obs)
+    assert roles[:2] == [("link", "Leaf page"), ("link", "Other page")]
+    assert len(roles) == 7, roles
+    clickables = [e for e in decoded(obs)["elements"] if e["role"] == "clickable"]
+    for element, said in zip(clickables, ("close", "red", "gradient", "logo", "pin"), strict=True):
+        answer = act(host, obs["id"], {"action": "click", "ref": element["ref"]})
+        obs = after(host, session, answer, f"clicked {said}")
