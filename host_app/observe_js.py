@@ -237,7 +237,9 @@ function codeAcc(c,cx,ws){var r=c.getBoundingClientRect(),L=lastCode;
   bytes-=e.t.length+12;delete e.t;L.a=a;L.b=r.bottom;return a;}
  var n=openAcc('code',cx);lastCode=n.ok?{a:n,l:r.left,b:r.bottom,t:c.localName,ws:ws}:null;return n;}
 function closeAcc(a){if(!a||!a.ok||a.closed)return;a.closed=true;a.raw=a.buf;var t=a.pre?preText(a.buf):sq(a.buf);var e=a.e;
- var keep=a.kind==='table_cell'||((a.kind==='heading'||a.kind==='code'||a.kind==='quote'||a.kind==='table_caption')?!!t:(a.own&&!!t));
+ // a block whose only text is its refs' is said by them (a menu's list of links), unless it
+ // heads blocks of its own: the link then titles what follows (a search result's excerpt)
+ var keep=a.kind==='table_cell'||((a.kind==='heading'||a.kind==='code'||a.kind==='quote'||a.kind==='table_caption')?!!t:(!!t&&(a.own||(!a.lazy&&content.lastIndexOf(e)<content.length-1))));
  if(!keep){var i=content.lastIndexOf(e);if(i>=0){content.splice(i,1);entries--;}return;}
  if(t){e.t=clip(t);bytes+=e.t.length+12;}if(a.refs){e.e=a.refs;bytes+=a.refs.length*6;}}
 // curWs: the white-space of the text being read: 0 collapses, 1 keeps spaces and line breaks

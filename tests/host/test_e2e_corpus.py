@@ -170,6 +170,30 @@ def test_search_the_docs_through_the_search_form(host: HostApp, docs: str, sessi
     assert has_result(obs)
 
 
+def test_search_results_read_with_the_title_of_each_excerpt(
+    host: HostApp, docs: str, session: str
+) -> None:
+    """Sphinx writes each page found as `li > a + p.context`: the link is the result's title and
+    its ref, the paragraph the excerpt. The title stays in the content before its excerpt (a
+    list of links alone, a menu, is said by its refs); `svc read` showed excerpts without them."""
+    navigate(host, session, f"{docs}/python3/html/search.html?q=asyncio+queue")
+    observe_until(host, session, lambda o: any("Search finished" in t for t in texts(o)))
+    data = host.ok("POST", "/v1/observe", {"session_id": session})
+    obs = observation_of(data)
+    content = obs["content"]
+    start = next(i for i, c in enumerate(content) if "Search finished" in c.get("t", ""))
+    results = content[start + 1 :]
+    names = {e["ref"]: e.get("name", "") for e in obs["elements"]}
+    excerpts = [i for i, c in enumerate(results) if c["k"] == "paragraph"]
+    assert len(excerpts) >= 5, results
+    for i in excerpts:
+        title = results[i - 1]
+        assert title["k"] == "list_item", (title, results[i])
+        assert title["t"] == names[title["e"][0]], title
+    markdown, _ = compose(data["page"], sent(host, obs), max_chars=100_000)
+    assert f"- {results[excerpts[0] - 1]['t']}\n\n{results[excerpts[0]]['t']}" in markdown
+
+
 def test_a_batch_stops_at_the_action_after_the_one_that_navigated(
     host: HostApp, docs: str, session: str
 ) -> None:
