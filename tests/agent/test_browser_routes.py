@@ -196,6 +196,12 @@ def test_navigate_validation_and_not_found(agent: AgentProcess, fake: FakeBrowse
         ("localhost:8080/x", "http://localhost:8080/x"),
         ("127.0.0.1", "http://127.0.0.1/"),
         ("  http://[::1]:9000/  ", "http://[::1]:9000/"),
+        # spaces after the host are sent as a browser's address bar sends them
+        (
+            "docs.test/search.html?q=with statement#a b",
+            "https://docs.test/search.html?q=with%20statement#a%20b",
+        ),
+        ("http://docs.test/a b/", "http://docs.test/a%20b/"),
     ],
 )
 def test_urls_are_normalized(
@@ -218,6 +224,8 @@ def test_urls_are_normalized(
         "http:/x",
         "http://",
         "exa mple.com",
+        "http://exa mple.com/x",
+        "http://x.test/a\tb",
         "http://x.test:99999/",
     ],
 )

@@ -102,7 +102,8 @@ def test_urls() -> None:
     assert normalize_url("127.0.0.1/x?y#z") == "http://127.0.0.1/x?y#z"
     assert normalize_url("Example.ORG") == "https://example.org/"
     assert normalize_url("HTTPS://example.org:443/a") == "https://example.org/a"
-    for bad in ("", "ftp://x", "mailto:a@b", "http://", "http://x:99999/", "a b"):
+    assert normalize_url("docs.test/s?q=two words") == "https://docs.test/s?q=two%20words"
+    for bad in ("", "ftp://x", "mailto:a@b", "http://", "http://x:99999/", "a b", "x.test/a\nb"):
         with pytest.raises(ValueError, match="URL"):
             normalize_url(bad)
     assert file_uri("/tmp/a b/ü.html") == "file:///tmp/a%20b/%C3%BC.html"
