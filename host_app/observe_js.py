@@ -220,7 +220,7 @@ function room(){if(entries>=MAXE||bytes>=MAXB){omitted++;return false;}return tr
 function elRoom(){if(elements.length>=MAXEL||elBytes>=2*MAXEB){omitted++;return false;}return true;}
 function addContent(e){if(!room())return null;entries++;content.push(e);bytes+=24;return e;}
 var acc=null; // the open text accumulator {e, buf, own, refs}
-function openAcc(kind,cx){var e={k:kind};if(cx>=0)e.c=cx;var a={e:e,buf:'',own:false,refs:null,kind:kind,lazy:false,closed:false,ok:false};
+function openAcc(kind,cx){var e={k:kind};if(cx>=0)e.c=cx;var a={e:e,buf:'',own:false,refs:null,kind:kind,lazy:false,closed:false,ok:false,chrome:CHROME>0,nl:false};
  if(room()){entries++;content.push(e);a.ok=true;}return a;}
 function preText(s){return s.replace(/\r\n?/g,'\n').replace(/[ \t\u00a0]+$/gm,'').replace(/^\u200b$/gm,'').replace(/^\n+/,'').replace(/\s+$/,'');}
 // An editor that draws each line as its own block (CodeMirror 5: a pre per line) gives one code
@@ -238,8 +238,10 @@ function codeAcc(c,cx,ws){var r=c.getBoundingClientRect(),L=lastCode;
  var n=openAcc('code',cx);lastCode=n.ok?{a:n,l:r.left,b:r.bottom,t:c.localName,ws:ws}:null;return n;}
 function closeAcc(a){if(!a||!a.ok||a.closed)return;a.closed=true;a.raw=a.buf;var t=a.pre?preText(a.buf):sq(a.buf);var e=a.e;
  // a block whose only text is its refs' is said by them (a menu's list of links), unless it
- // heads blocks of its own: the link then titles what follows (a search result's excerpt)
- var keep=a.kind==='table_cell'||((a.kind==='heading'||a.kind==='code'||a.kind==='quote'||a.kind==='table_caption')?!!t:(!!t&&(a.own||(!a.lazy&&content.lastIndexOf(e)<content.length-1))));
+ // heads blocks of its own (the link then titles what follows: a search result's excerpt), or
+ // it is a list item or paragraph of links outside the page's chrome (an article's list of
+ // resources is what the article says; the wire sends such text once, as the links' names)
+ var keep=a.kind==='table_cell'||((a.kind==='heading'||a.kind==='code'||a.kind==='quote'||a.kind==='table_caption')?!!t:(!!t&&(a.own||(!a.lazy&&content.lastIndexOf(e)<content.length-1)||(!a.chrome&&!a.nl&&!!a.refs&&(a.kind==='list_item'||a.kind==='paragraph')))));
  if(!keep){var i=content.lastIndexOf(e);if(i>=0){content.splice(i,1);entries--;}return;}
  if(t){e.t=clip(t);bytes+=e.t.length+12;}if(a.refs){e.e=a.refs;bytes+=a.refs.length*6;}}
 // curWs: the white-space of the text being read: 0 collapses, 1 keeps spaces and line breaks
@@ -310,6 +312,9 @@ function mLin(e,d){if(d>60)return '';var t=e.localName,k=e.children,o=[],i;
  return o.join(' ');}
 var BLOCK_KIND={p:'paragraph',li:'list_item',blockquote:'quote',pre:'code',dt:'paragraph',dd:'paragraph',figcaption:'paragraph',legend:'paragraph',label:'text'};
 var LANDMARK={nav:'navigation',main:'main',aside:'complementary'};
+// the page's chrome: inside it a list of links is a menu, said by its refs (CHROME counts the
+// enclosing landmarks and menu-like widgets)
+var CHROME=0,CHROME_ROLES={navigation:1,banner:1,contentinfo:1,complementary:1,search:1,menu:1,menubar:1,tablist:1,toolbar:1,tree:1,listbox:1};
 function walk(root,ctx,vis,inEl,inSect,tbl){
  // iterative over children with an explicit stack would lose the post-order hooks; recursion depth is bounded by the DOM depth (capped)
  var kids=root.childNodes;
@@ -350,6 +355,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  else if(t==='dialog'||role==='dialog'||role==='alertdialog'){lm=part('dialog',nameOf(c,'dialog'));}
  else if(t==='form'||role==='form'){lm=part('form',labelled(c)||sq(c.getAttribute('aria-label')||c.getAttribute('title')||''));}
  if(lm){if(lm==='navigation'){var nn=labelled(c)||sq(c.getAttribute('aria-label')||'');if(nn)lm=part('navigation',nn);}nctx=ctx.concat([lm]);}
+ var sChrome=CHROME;if(CHROME_ROLES[role]||(lm&&(lm==='banner'||lm==='contentinfo'||lm==='complementary'||lm==='search'||lm.indexOf('navigation')===0)))CHROME++;
  if(t==='article'||t==='aside'||t==='main'||t==='nav'||t==='section')nsect=true;
  var cx=ctxOf(nctx,true);
  // table structure
@@ -385,7 +391,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
    var ecx=ctxOf(nctx,false);if(ecx>=0)el.c=ecx;
    if(MODE==='visual'){var tr=topRect(c);if(tr.x+tr.w<VIS[0]||tr.y+tr.h<VIS[1]||tr.x>VIS[0]+VIS[2]||tr.y>VIS[1]+VIS[3]){el=null;}}
    if(el){elements.push(el);sigs.push([n,sigOf(c,role)]);lows.push(lowEl(c,nctx));elBytes+=JSON.stringify(el).length+1;
-    if(acc){(acc.refs||(acc.refs=[])).push(el.ref);}
+    if(acc){(acc.refs||(acc.refs=[])).push(el.ref);if(role!=='link')acc.nl=true;}
     if(cue===WEAK)weak={i:elements.length-1,el:el,ci:content.length,acc:acc,a:area(c)};
     else if(ANCHORED[role])wid={i:elements.length-1,name:el.name||'',ci:content.length,acc:acc};}
   }
@@ -415,7 +421,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
   for(var j=0;j<kids.length;j++){if(stopV)break;node(kids[j],nctx,v,ie,nsect,ntbl,depth+1);}}
  if(weak&&elements.length>weak.i+1)dropPadding(weak,[acc,saved,weak.acc]);
  if(wid&&elements.length>wid.i+1)dropAnchors(wid,[acc,saved,wid.acc]);
- curWs=savedWs;CL=sCL;CLA=sCLA;blocked=sBlk;
+ curWs=savedWs;CL=sCL;CLA=sCLA;blocked=sBlk;CHROME=sChrome;
  if(box&&v&&acc)addText(' ',inEl);
  if(!inline)preBreak();
  if(myAcc){closeAcc(myAcc);acc=saved&&saved!==myAcc?saved:null;}

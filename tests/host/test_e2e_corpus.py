@@ -194,6 +194,35 @@ def test_search_results_read_with_the_title_of_each_excerpt(
     assert f"- {results[excerpts[0] - 1]['t']}\n\n{results[excerpts[0]]['t']}" in markdown
 
 
+def test_an_index_of_links_reads_as_a_list_and_the_sidebar_menu_does_not(
+    host: HostApp, docs: str, session: str
+) -> None:
+    """The library's index is a list of links (Sphinx's toctree, in the page's main role): each
+    item is a content entry with its ref, so `svc read` shows the list (it showed the heading
+    and nothing under it). The sidebar's list of links (role navigation) is a menu, said by its
+    refs: no entries. The wire sends each item's text once (as its link's name)."""
+    data = navigate(host, session, f"{docs}/python3/html/library/index.html")
+    obs = observation_of(data)
+    names = {e["ref"]: e.get("name", "") for e in obs["elements"]}
+    items = [c for c in obs["content"] if c["k"] == "list_item" and "e" in c]
+    listed = {names[c["e"][0]] for c in items}
+    assert {"Introduction", "Built-in Functions", "Text Processing Services"} <= listed
+    nav = {i for i, ctx in enumerate(obs["contexts"]) if "navigation" in ctx}
+    menu_items = [
+        c
+        for c in obs["content"]
+        if c.get("c") in nav and "e" in c and c["t"] == " ".join(names[r] for r in c["e"])
+    ]
+    assert not menu_items
+    assert any(e.get("c") in nav for e in obs["elements"])  # the menu is there, as refs
+    wire_items = [i for i in data["observation"]["content"] if isinstance(i, list)]
+    intro = next(c["e"] for c in items if c["t"] == "Introduction")
+    assert ["list_item", "", intro] in [w[:3] for w in wire_items]
+    markdown, _ = compose(data["page"], sent(host, obs), max_chars=100_000)
+    assert "\n- Introduction\n" in markdown
+    assert "\n- Built-in Functions\n" in markdown
+
+
 def test_a_batch_stops_at_the_action_after_the_one_that_navigated(
     host: HostApp, docs: str, session: str
 ) -> None:
