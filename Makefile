@@ -15,8 +15,9 @@ STAMP := $(VENV)/.installed
 # browser, never a downloaded one). postgresql: the key server's PostgreSQL store, run by its tests
 # and benchmark as a throwaway cluster (initdb/pg_ctl). strace: the witness that a proxied session
 # sends no DNS query (tests/host/test_e2e_dns.py). libjs-mathjax: MathJax 2 and its test pages, real
-# typeset math (tests/host/test_e2e_corpus.py).
-DEBIAN_PACKAGES ?= xvfb xdotool libxcb-icccm4 libxcb-keysyms1 nodejs python3-doc sqlite3-doc libjs-jquery-ui-docs libjs-codemirror libjs-mathjax chromium postgresql strace
+# typeset math; libstdc++-12-doc: libstdc++'s API pages as Doxygen writes them, with its script-built
+# side tree (both tests/host/test_e2e_corpus.py).
+DEBIAN_PACKAGES ?= xvfb xdotool libxcb-icccm4 libxcb-keysyms1 nodejs python3-doc sqlite3-doc libjs-jquery-ui-docs libjs-codemirror libjs-mathjax libstdc++-12-doc chromium postgresql strace
 BENCH_DEBIAN_PACKAGES ?= chromium postgresql
 
 export QT_QPA_PLATFORM ?= offscreen

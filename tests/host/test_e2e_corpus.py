@@ -3,7 +3,8 @@
 `libjs-underscore` ships (a dependency of python3-doc), read and driven through refs as an agent
 would: navigation and sidebars with their context, find, links followed, the search form (results
 filled by the docs' own JavaScript), code blocks with their lines, `svc read`'s Markdown; and the
-Node.js documentation that Debian's `nodejs` ships (a sticky header)."""
+Node.js documentation that Debian's `nodejs` ships (a sticky header); libstdc++'s API pages as
+Doxygen writes them (`libstdc++-12-doc`, its script-built side tree)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ PYDOC = DOC / "python3" / "html"  # python3-doc: a link to python3.X-doc's html 
 UNDERSCORE = DOC / "libjs-underscore" / "index.html"
 SQLITE = DOC / "sqlite3"  # sqlite3-doc: SQLite's own website, as Debian ships it
 MATHJAX = Path("/usr/share/javascript/mathjax")  # libjs-mathjax: MathJax 2 and its test pages
+DOXYGEN = DOC / "gcc-12-base" / "libstdc++" / "user"  # libstdc++-12-doc: Doxygen API pages
 
 # the example of asyncio.timeout in library/asyncio-task.html, as the page shows it
 TIMEOUT_EXAMPLE = (
@@ -387,3 +389,30 @@ def test_math_reads_as_what_it_says(
     assert "ax2" not in text
     # a formula's menu (its tabindex) is no target
     assert observation_of(data).get("elements", []) == []
+
+
+def test_doxygen_side_tree_offers_its_toggles_and_links_not_its_indents(
+    host: HostApp, docs: str, session: str
+) -> None:
+    """Doxygen's side tree (built by its navtree.js) indents each leaf row with a pointer-styled
+    `&nbsp;` span: no ref for those (they were nameless clickables, one per leaf). Its toggles
+    (links named by their arrow) and its pages' links are there, and a toggle opens its branch."""
+    assert (DOXYGEN / "modules.html").is_file(), "libstdc++-12-doc: run make setup"
+    data = navigate(host, session, f"{docs}/gcc-12-base/libstdc++/user/modules.html")
+    obs = observe_until(host, session, lambda o: any(e.get("name") == "►" for e in o["elements"]))
+    assert [e for e in obs["elements"] if e["role"] == "clickable" and not e.get("name")] == []
+    names = [e.get("name") for e in obs["elements"]]
+    assert {"Modules", "Files", "►"} <= set(names)
+    # the tree's toggle before "Files" opens it: its children come in (File List is one)
+    toggles = [e for e in obs["elements"] if e.get("name") in ("►", "▼")]
+    files = next(i for i, e in enumerate(obs["elements"]) if e.get("name") == "Files")
+    toggle = next(e for e in reversed(toggles) if obs["elements"].index(e) < files)
+    assert toggle["name"] == "►", [e.get("name") for e in obs["elements"][files - 2 : files + 1]]
+    answer = act(host, obs["id"], {"action": "click", "ref": toggle["ref"]})
+    assert "data" in answer, answer
+    opened = observe_until(
+        host, session, lambda o: any(e.get("name") == "File List" for e in o["elements"])
+    )
+    assert any(e.get("name") == "File List" for e in opened["elements"])
+    assert [e for e in opened["elements"] if e["role"] == "clickable" and not e.get("name")] == []
+    assert data["page"]["url"].endswith("/modules.html")
