@@ -255,7 +255,10 @@ function addText(s,inEl){if(!s||inEl===2)return;if(!acc){if(!/\S/.test(s))return
   if(curWs){if(!acc.pre){acc.pre=true;acc.buf=acc.buf.replace(/\s+/g,' ');}acc.buf+=curWs===2?s.replace(/[ \t]+/g,' ').replace(/ ?\n ?/g,'\n'):s;}
   else if(acc.pre){s=s.replace(/\s+/g,' ');if(s.charAt(0)===' '&&/\s$/.test(acc.buf))s=s.slice(1);acc.buf+=s;}
   else acc.buf+=s;}
- if((!inEl||inEl===3)&&/\S/.test(s))acc.own=true;}
+ if((!inEl||inEl===3)&&SAYS.test(s))acc.own=true;}
+// text that says something of its own: separators between links (Sphinx's "modules |", a
+// breadcrumb's "»") do not, so a menu item is still just its link
+var SAYS=/[^\s|\u00b7\u2022\u00bb\u00ab\u203a\u2039\/\\\-\u2013\u2014:;,.()\[\]<>~*+=#&_]/;
 function preBreak(){if(curWs&&acc&&acc.buf&&acc.buf.charAt(acc.buf.length-1)!=='\n'&&acc.buf.length<=LIM+2)acc.buf+='\n';}
 var curCtx=-1;
 // Reach boxes (docs/observations.md "Elements no person can reach"): an element wholly outside

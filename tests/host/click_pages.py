@@ -109,6 +109,7 @@ BLANK = _page(
 <p><span class=x data-say="close"></span> <span class=sw data-say="red"></span>
 <span class=bg data-say="gradient"></span> <img alt=Logo data-say="logo" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
 <span class=tt title=Pin data-say="pin"></span></p>
+<nav><a href="#a">Home</a> | <a href="#b">Blog</a> \u00bb</nav><p>\U0001f44d</p>
 <script>document.addEventListener('click',function(e){var t=e.target.closest('[data-say]');if(t)say('clicked '+t.dataset.say);});</script>""",
 )
 
