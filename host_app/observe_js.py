@@ -220,7 +220,7 @@ function room(){if(entries>=MAXE||bytes>=MAXB){omitted++;return false;}return tr
 function elRoom(){if(elements.length>=MAXEL||elBytes>=2*MAXEB){omitted++;return false;}return true;}
 function addContent(e){if(!room())return null;entries++;content.push(e);bytes+=24;return e;}
 var acc=null; // the open text accumulator {e, buf, own, refs}
-function openAcc(kind,cx){var e={k:kind};if(cx>=0)e.c=cx;var a={e:e,buf:'',own:false,refs:null,kind:kind,lazy:false,closed:false,ok:false,chrome:CHROME>0,nl:false};
+function openAcc(kind,cx){var e={k:kind};if(cx>=0)e.c=cx;var a={e:e,buf:'',own:false,refs:null,kind:kind,lazy:false,closed:false,ok:false,chrome:CHROME>0,notLinks:false};
  if(room()){entries++;content.push(e);a.ok=true;}return a;}
 function preText(s){return s.replace(/\r\n?/g,'\n').replace(/[ \t\u00a0]+$/gm,'').replace(/^\u200b$/gm,'').replace(/^\n+/,'').replace(/\s+$/,'');}
 // An editor that draws each line as its own block (CodeMirror 5: a pre per line) gives one code
@@ -237,28 +237,34 @@ function codeAcc(c,cx,ws){var r=c.getBoundingClientRect(),L=lastCode;
   bytes-=e.t.length+12;delete e.t;L.a=a;L.b=r.bottom;return a;}
  var n=openAcc('code',cx);lastCode=n.ok?{a:n,l:r.left,b:r.bottom,t:c.localName,ws:ws}:null;return n;}
 function closeAcc(a){if(!a||!a.ok||a.closed)return;a.closed=true;a.raw=a.buf;var t=a.pre?preText(a.buf):sq(a.buf);var e=a.e;
+ if(!keeps(a,t,e)){var i=content.lastIndexOf(e);if(i>=0){content.splice(i,1);entries--;}return;}
+ if(t){e.t=clip(t);bytes+=e.t.length+12;}if(a.refs){e.e=a.refs;bytes+=a.refs.length*6;}}
+var SAYS_ALONE={heading:1,code:1,quote:1,table_caption:1};
+function keeps(a,t,e){
+ if(a.kind==='table_cell')return true;
+ if(!t)return false;
+ if(SAYS_ALONE[a.kind]||a.own)return true;
  // a block whose only text is its refs' is said by them (a menu's list of links), unless it
  // heads blocks of its own (the link then titles what follows: a search result's excerpt), or
  // it is a list item or paragraph of links outside the page's chrome (an article's list of
  // resources is what the article says; the wire sends such text once, as the links' names)
- var keep=a.kind==='table_cell'||((a.kind==='heading'||a.kind==='code'||a.kind==='quote'||a.kind==='table_caption')?!!t:(!!t&&(a.own||(!a.lazy&&content.lastIndexOf(e)<content.length-1)||(!a.chrome&&!a.nl&&!!a.refs&&(a.kind==='list_item'||a.kind==='paragraph')))));
- if(!keep){var i=content.lastIndexOf(e);if(i>=0){content.splice(i,1);entries--;}return;}
- if(t){e.t=clip(t);bytes+=e.t.length+12;}if(a.refs){e.e=a.refs;bytes+=a.refs.length*6;}}
+ if(!a.lazy&&content.lastIndexOf(e)<content.length-1)return true;
+ return !a.chrome&&!a.notLinks&&!!a.refs&&(a.kind==='list_item'||a.kind==='paragraph');}
 // curWs: the white-space of the text being read: 0 collapses, 1 keeps spaces and line breaks
 // (pre, pre-wrap, break-spaces), 2 keeps line breaks only (pre-line). An accumulator that got
 // preformatted text keeps its lines (a.pre); its other text is collapsed as it comes.
 var curWs=0;
 function wsOf(cs){var c=cs.whiteSpaceCollapse;if(c){if(c==='preserve'||c==='break-spaces')return 1;if(c==='preserve-breaks')return 2;return 0;}
  var w=cs.whiteSpace||'';return w==='pre-line'?2:(w.indexOf('pre')===0||w==='break-spaces')?1:0;}
+// text that says something of its own: separators between links (Sphinx's "modules |", a
+// breadcrumb's "»") do not, so a menu item is still just its link
+var SAYS=/[^\s|\u00b7\u2022\u00bb\u00ab\u203a\u2039\/\\\-\u2013\u2014:;,.()\[\]<>~*+=#&_]/;
 function addText(s,inEl){if(!s||inEl===2)return;if(!acc){if(!/\S/.test(s))return;acc=openAcc('text',curCtx);acc.lazy=true;}
  if(acc.buf.length<=LIM+2){
   if(curWs){if(!acc.pre){acc.pre=true;acc.buf=acc.buf.replace(/\s+/g,' ');}acc.buf+=curWs===2?s.replace(/[ \t]+/g,' ').replace(/ ?\n ?/g,'\n'):s;}
   else if(acc.pre){s=s.replace(/\s+/g,' ');if(s.charAt(0)===' '&&/\s$/.test(acc.buf))s=s.slice(1);acc.buf+=s;}
   else acc.buf+=s;}
  if((!inEl||inEl===3)&&SAYS.test(s))acc.own=true;}
-// text that says something of its own: separators between links (Sphinx's "modules |", a
-// breadcrumb's "»") do not, so a menu item is still just its link
-var SAYS=/[^\s|\u00b7\u2022\u00bb\u00ab\u203a\u2039\/\\\-\u2013\u2014:;,.()\[\]<>~*+=#&_]/;
 function preBreak(){if(curWs&&acc&&acc.buf&&acc.buf.charAt(acc.buf.length-1)!=='\n'&&acc.buf.length<=LIM+2)acc.buf+='\n';}
 var curCtx=-1;
 // Reach boxes (docs/observations.md "Elements no person can reach"): an element wholly outside
@@ -358,7 +364,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  else if(t==='dialog'||role==='dialog'||role==='alertdialog'){lm=part('dialog',nameOf(c,'dialog'));}
  else if(t==='form'||role==='form'){lm=part('form',labelled(c)||sq(c.getAttribute('aria-label')||c.getAttribute('title')||''));}
  if(lm){if(lm==='navigation'){var nn=labelled(c)||sq(c.getAttribute('aria-label')||'');if(nn)lm=part('navigation',nn);}nctx=ctx.concat([lm]);}
- var sChrome=CHROME;if(CHROME_ROLES[role]||(lm&&(lm==='banner'||lm==='contentinfo'||lm==='complementary'||lm==='search'||lm.indexOf('navigation')===0)))CHROME++;
+ var sChrome=CHROME;if(CHROME_ROLES[role]||(lm&&CHROME_ROLES[lm.split(' ')[0]]))CHROME++;
  if(t==='article'||t==='aside'||t==='main'||t==='nav'||t==='section')nsect=true;
  var cx=ctxOf(nctx,true);
  // table structure
@@ -394,7 +400,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
    var ecx=ctxOf(nctx,false);if(ecx>=0)el.c=ecx;
    if(MODE==='visual'){var tr=topRect(c);if(tr.x+tr.w<VIS[0]||tr.y+tr.h<VIS[1]||tr.x>VIS[0]+VIS[2]||tr.y>VIS[1]+VIS[3]){el=null;}}
    if(el){elements.push(el);sigs.push([n,sigOf(c,role)]);lows.push(lowEl(c,nctx));elBytes+=JSON.stringify(el).length+1;
-    if(acc){(acc.refs||(acc.refs=[])).push(el.ref);if(role!=='link')acc.nl=true;}
+    if(acc){(acc.refs||(acc.refs=[])).push(el.ref);if(role!=='link')acc.notLinks=true;}
     if(cue===WEAK)weak={i:elements.length-1,el:el,ci:content.length,acc:acc,a:area(c)};
     else if(ANCHORED[role])wid={i:elements.length-1,name:el.name||'',ci:content.length,acc:acc};}
   }
