@@ -1,5 +1,5 @@
 """Action latency: svc's ref actions (POST /v1/observations/{id}/actions, one action per batch)
-beside Playwright's locator actions on the same local page, in one run.
+beside Playwright's locator actions on the same local pages, in one run.
 
 Per action kind: the median of STEPS steps. An svc step is one HTTP request holding one action and
 the post-batch semantic observation it returns, so it is what an agent pays per step. Playwright's
@@ -8,10 +8,13 @@ CDP input, with its own actionability checks) and the action followed by an ARIA
 body, the nearest Playwright equivalent of svc's step. Playwright drives Debian's chromium
 (/usr/bin/chromium, headless, --no-sandbox).
 
-The select alternates between the 2nd and the 19th of 20 options, so a selection that walked the
-options one key at a time shows its cost. The far click presses a button 60,000 px down, which
-scrolls the page back to the top: svc wheels to it as a person would, Playwright scrolls it into
-view at once.
+The site is two pages, /a and /b, alike but for their titles: each links to the other ("link"),
+and has a form posted to /post, answered by a 302 to the other page ("submit": an agent's
+search or login). For those two kinds Playwright waits for the new page's load event before its
+snapshot (`wait_for_load_state`), as svc's step ends on the loaded page. The select alternates
+between the 2nd and the 19th of 20 options, so a selection that walked the options one key at a
+time shows its cost. The far click presses a button 4,000 px down, which scrolls the page back to
+the top: svc wheels to it as a person would, Playwright scrolls it into view at once.
 """
 
 from __future__ import annotations
@@ -21,35 +24,75 @@ import shutil
 import statistics
 import tempfile
 import time
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 from bridge_protocol import observation as wire
 
 from .engine_bench import CHROMIUM, FLAGS, Svc
-from .local import page_handler, serving
+from .local import serving
 
 STEPS = 15
+FAR = 4000
 OPTIONS = "".join(f"<option value=v{i}>Option {i}</option>" for i in range(20))
-PAGE = (
-    "<!doctype html><html><head><title>Actions</title></head><body><main>"
-    "<h1>Actions</h1><p id=out>nothing yet</p>"
-    "<button id=b onclick=\"document.getElementById('out').textContent='clicked '+Date.now()\">"
-    "Press</button>"
-    "<label>Text <input id=t></label>"
-    f"<label>Choice <select id=s>{OPTIONS}</select></label>"
-    "<button id=h onmouseenter=\"document.getElementById('out').textContent='hover '+Date.now()\""
-    ">Hover me</button>"
-    + "".join(f"<p>Paragraph {i} of some ordinary text on the page.</p>" for i in range(30))
-    # a button 60,000 px down, which scrolls the page back to the top when pressed: each
-    # step must bring it into view again (a link far down a long manual page)
-    + "<div style='height:60000px'>long text</div>"
-    "<button id=far onclick=\"document.getElementById('out').textContent='far '+Date.now();"
-    'window.scrollTo(0, 0)">Far away</button>'
-    "</main></body></html>"
-).encode()
 
-KINDS = ("click", "type", "select", "hover", "far click")
+
+def page(name: str, other: str) -> bytes:
+    return (
+        f"<!doctype html><html><head><title>Page {name}</title></head><body><main>"
+        f"<h1>Actions {name}</h1><p id=out>nothing yet</p>"
+        f"<p><a id=l href=/{other}>Next page</a></p>"
+        f"<form method=post action=/post><input type=hidden name=to value={other}>"
+        "<button id=f>Send</button></form>"
+        "<button id=b onclick=\"document.getElementById('out').textContent='clicked '+Date.now()\">"
+        "Press</button>"
+        "<label>Text <input id=t></label>"
+        f"<label>Choice <select id=s>{OPTIONS}</select></label>"
+        "<button id=h onmouseenter=\"document.getElementById('out').textContent='hover '+"
+        'Date.now()">Hover me</button>'
+        + "".join(f"<p>Paragraph {i} of some ordinary text on the page.</p>" for i in range(30))
+        # a button far down, which scrolls the page back to the top when pressed: each step
+        # must bring it into view again (a link low on a long article)
+        + f"<div style='height:{FAR}px'>long text</div>"
+        "<button id=far onclick=\"document.getElementById('out').textContent='far '+Date.now();"
+        'window.scrollTo(0, 0)">Far away</button>'
+        "</main></body></html>"
+    ).encode()
+
+
+PAGES = {"/a": page("A", "b"), "/b": page("B", "a")}
+
+
+class Site(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        body = PAGES.get(self.path.split("?")[0])
+        if body is None:
+            self.send_error(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self) -> None:
+        form = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+        to = "a" if "to=a" in form else "b"
+        self.send_response(302)
+        self.send_header("Location", f"/{to}")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+KINDS = ("link", "submit", "click", "type", "select", "hover", "far click")
+NAVIGATING = ("link", "submit")
 
 
 def _refs(obs: dict[str, Any]) -> dict[str, str]:
@@ -57,6 +100,10 @@ def _refs(obs: dict[str, Any]) -> dict[str, str]:
 
 
 def _svc_action(kind: str, refs: dict[str, str], i: int) -> dict[str, Any]:
+    if kind == "link":
+        return {"action": "click", "ref": refs["Next page"]}
+    if kind == "submit":
+        return {"action": "click", "ref": refs["Send"]}
     if kind == "click":
         return {"action": "click", "ref": refs["Press"]}
     if kind == "type":
@@ -87,6 +134,10 @@ def bench_svc(url: str, work: Path) -> dict[str, list[float]]:
                 elapsed = time.perf_counter() - t0
                 assert r.status_code == 200, r.text
                 obs = r.json()["data"]["observation"]
+                if kind in NAVIGATING:  # a new document: new refs
+                    page_url = str(r.json()["data"]["page"]["url"])
+                    assert page_url.endswith(("/a", "/b")), r.text
+                    refs = _refs(obs)
                 if i:  # the first step of each kind warms its code paths
                     out[kind].append(elapsed)
     finally:
@@ -105,7 +156,10 @@ async def _pw(url: str) -> dict[str, dict[str, list[float]]]:
         await page.goto(url)
 
         async def act(kind: str, i: int) -> None:
-            if kind == "click":
+            if kind in NAVIGATING:
+                await page.locator("#l" if kind == "link" else "#f").click()
+                await page.wait_for_load_state()
+            elif kind == "click":
                 await page.locator("#b").click()
             elif kind == "type":
                 await page.locator("#t").press_sequentially("hello")
@@ -136,8 +190,8 @@ def main() -> None:
         return
     work = Path(tempfile.mkdtemp(prefix="svc-action-bench-"))
     try:
-        with serving(page_handler(PAGE)) as base:
-            url = f"{base}/actions"
+        with serving(Site) as base:
+            url = f"{base}/a"
             svc = bench_svc(url, work)
             pw = asyncio.run(_pw(url))
     finally:
@@ -146,15 +200,17 @@ def main() -> None:
     def ms(xs: list[float]) -> float:
         return statistics.median(xs) * 1000
 
-    print(f"median ms of {STEPS} steps per action on one loaded page")
+    print(f"median ms of {STEPS} steps per action on a two-page local site")
     print(f"{'action':10}{'svc step':>10}{'pw action':>11}{'pw +snapshot':>14}{'ratio':>8}")
     for kind in KINDS:
         a, b, c = ms(svc[kind]), ms(pw["bare"][kind]), ms(pw["observed"][kind])
         print(f"{kind:10}{a:10.1f}{b:11.1f}{c:14.1f}{a / c:8.2f}")
     print(
         "(svc step = one HTTP request: the action and the post-batch observation, through the "
-        "agent and the bridge; pw action = the bare locator action over CDP; pw +snapshot = the "
-        "action and an ARIA snapshot of the body; ratio = svc step / pw +snapshot)"
+        "agent and the bridge; pw action = the bare locator action over CDP (for link and "
+        "submit, until the new page's load event); pw +snapshot = that and an ARIA snapshot of "
+        f"the body; ratio = svc step / pw +snapshot; link = a link to the other page, submit = "
+        f"a form post answered by a 302 to it, far click = a button {FAR:,} px down)"
     )
 
 
