@@ -51,7 +51,7 @@ class SessionDownloads:
         self._browser = browser
         self._active: dict[int, _Item] = {}
         self.requested = 0
-        self.navigations = 0  # main-frame requests that are not redirects (the interceptor counts)
+        self.fetches = 0  # main-frame requests of the download manager (the interceptor counts)
 
     @property
     def folder(self) -> Path:
@@ -60,11 +60,11 @@ class SessionDownloads:
     def attach(self, profile: QWebEngineProfile) -> None:
         profile.downloadRequested.connect(self._requested)
 
-    def main_frame_request(self) -> None:
-        self.navigations += 1
+    def download_fetch(self) -> None:
+        self.fetches += 1
 
     def mark(self) -> Mark:
-        return Mark(self.navigations, self._browser.load_starts, self.requested)
+        return Mark(self.fetches, self.requested)
 
     def _taken(self, name: str) -> bool:
         reserved = any(item.name == name for item in self._active.values())
@@ -143,14 +143,28 @@ class SessionDownloads:
         request has not reached the interceptor yet (a busy machine)."""
         loop = self._browser.loop
         until = deadline - DEADLINE_MARGIN
-        announce = min(until, loop.time() + ANNOUNCE_WAIT)
+        start = loop.time()
+        announce = min(until, start + ANNOUNCE_WAIT)
+        waited = False
         while loop.time() < announce:
             now = self.mark()
             if not expects_download(mark, now) and not (
                 clicked and now.requested == mark.requested
             ):
                 break
+            waited = True
             await aio.sleep(loop, POLL)
+        if waited:
+            # the one wait that can cost a step its whole bound, so that one taken for nothing
+            # (a form post answered by a redirect did, issue 36) shows in the log
+            came = self.requested > mark.requested
+            self._browser.log(
+                "page.download_wait",
+                f"waited {loop.time() - start:.2f} s for a download to be announced "
+                f"({'it came' if came else 'none came'})",
+                announced=came,
+                clicked=clicked,
+            )
         while self._started_since(mark) and loop.time() < until:
             await aio.sleep(loop, POLL)
         for item in self._started_since(mark):

@@ -52,6 +52,7 @@ from .logic.page_stack import PageStack
 from .logic.policy import IMAGE_SIZE, NetworkPolicy, Request, Route, Verdict, route_of
 from .logic.readiness import Probe
 from .logic.typing_keys import strokes
+from .logic.worker_cdp import hold_cuts_opener
 from .qt import (
     QApplication,
     QBuffer,
@@ -188,11 +189,18 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
         parent: QObject,
         navigation: Callable[[], None],
         filtered: Callable[[Request, Verdict], None],
-        assets: SessionAssets | None = None,
+        assets: SessionAssets | None,
+        *,
+        download_fetch: Callable[[], None],
     ) -> None:
         super().__init__(parent)
         self.policy = policy
-        self.navigation = navigation  # told of main-frame requests that are not redirects
+        # told of main-frame requests that are not client redirects; a server redirect's next
+        # request is not told apart (it keeps the first request's type: Link, FormSubmitted)
+        self.navigation = navigation
+        # told of requests Chromium's download manager makes (an `<a download>` click): no
+        # load starts for them, and the profile announces their download only later
+        self.download_fetch = download_fetch
         self.filtered = filtered  # told of each request blocked by a filter
         self.assets = assets  # None: the asset scheme is not registered (no redirects)
         # client hints the engine answers from the machine -> the fingerprint's value
@@ -209,8 +217,10 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
         # an asset URL (a stylesheet's relative URL served by the asset scheme) is judged as
         # the URL it stands for, so filters see the real one
         original = to_original(encoded)
+        if rtype == "main_frame" and info.isDownload():
+            self.download_fetch()
         # a held first document comes back as an asset URL, asked again without being a
-        # redirect: it is the same navigation (counted twice, a download looked due)
+        # redirect: it is the same navigation
         if rtype == "main_frame" and info.navigationType() != redirect and original is None:
             self.navigation()
             if self.assets is not None:
@@ -466,7 +476,12 @@ class SessionBrowser:
         )
         self.assets = self._assets(settings, profile)
         interceptor = Interceptor(
-            self.policy, profile, self._navigation, self._filtered, self.assets
+            self.policy,
+            profile,
+            self._navigation,
+            self._filtered,
+            self.assets,
+            download_fetch=self.downloads.download_fetch,
         )
         interceptor.hint_headers = hint_headers(settings.identity)
         profile.setUrlRequestInterceptor(interceptor)
@@ -542,14 +557,30 @@ class SessionBrowser:
         page.certificateError.connect(self._certificate_error)
         return page
 
-    def page_live(self, page: QWebEnginePage, first_url: str | None = None) -> None:
+    def page_live(
+        self,
+        page: QWebEnginePage,
+        first_url: str | None = None,
+        opener: QWebEnginePage | None = None,
+    ) -> None:
         """`first_url`: a popup's first document, which the engine is about to load: it waits
-        for the popup's workers' channel, as a root page's first load does (`load`)."""
+        for the popup's workers' channel, as a root page's first load does (`load`), unless
+        the wait would cut the popup from its `opener` (`hold_cuts_opener`)."""
         if self.workers is None:
             return
         self.workers.page_made(page)
         channel = self.workers.channel(page)
         if first_url and channel is not None and not channel.ready and self.assets is not None:
+            opener_channel = self.workers.channel(opener) if opener is not None else None
+            policy = opener_channel.opener_policy if opener_channel is not None else None
+            if hold_cuts_opener(policy):
+                self._workers_log(
+                    "identity.workers",
+                    f"a popup's first document is not held ({first_url}): its opener sends "
+                    f"Cross-Origin-Opener-Policy {policy}, under which the hold would take the "
+                    "popup's opener and name; a worker its first script starts may run native",
+                )
+                return
             # the engine may ask with or without the fragment: both sides compare without it
             requested = QUrl(first_url).adjusted(QUrl.UrlFormattingOption.RemoveFragment)
             self.assets.hold_first_load(requested.toString(), channel.when_ready)
@@ -596,7 +627,6 @@ class SessionBrowser:
 
     def _navigation(self) -> None:
         self._end_filter_load()
-        self.downloads.main_frame_request()
 
     def _end_filter_load(self) -> None:
         summary = self.filter_events.end_load()

@@ -116,14 +116,13 @@ def log_message(d: Download) -> str:
 class Mark:
     """Counters at the start of an operation's input."""
 
-    navigations: int  # main-frame requests that are not redirects
-    load_starts: int
+    fetches: int  # main-frame requests made by the download manager (`<a download>`)
     requested: int  # downloads the profile was asked for
 
 
 def expects_download(mark: Mark, now: Mark) -> bool:
-    """A main-frame request that started no load and no download yet: an `<a download>` click
-    (Chromium fetches it without a load) whose download has not been announced."""
-    navigations = now.navigations - mark.navigations
-    loads = now.load_starts - mark.load_starts
-    return navigations > loads and now.requested == mark.requested
+    """A download fetch and no download yet: an `<a download>` click (Chromium fetches it
+    without a load) whose download has not been announced. Counting main-frame requests against
+    load starts instead took a server redirect for one: its second request is not typed as a
+    redirect, so every form post answered by a 302 waited the whole announce bound."""
+    return now.fetches > mark.fetches and now.requested == mark.requested

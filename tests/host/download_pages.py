@@ -1,12 +1,13 @@
 """Pages and files for the download tests (host and MCP): `<a download>`, a
-`Content-Disposition: attachment` answer, a name that tries to leave the folder, and a download
-whose connection drops."""
+`Content-Disposition: attachment` answer, a name that tries to leave the folder, a download
+whose connection drops, one whose server answers late, and forms posted to a redirect or to a
+file."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from .routes import Reply, html
+from .routes import Reply, html, redirect
 
 NOTES = b"first line\nsecond line\n"
 REPORT = b"item,price\napple,1\n"
@@ -28,8 +29,27 @@ PAGE = """<!doctype html><html><head><title>Downloads</title></head><body>
 <p><a id=manual href="/files/manual.pdf">Manual</a></p>
 </body></html>"""
 
+LATE = 1.0  # seconds a late download's server takes to answer: less than the announce bound
+# a search form answered by a redirect (an agent's everyday step), a form whose answer is a file,
+# and an `<a download>` whose server answers late
+FORMS = """<!doctype html><html><head><title>Forms</title></head><body>
+<form method=post action=/search><input name=q value=apples><button>Search</button></form>
+<form method=post action=/export><button>Export</button></form>
+<p><a id=late href="/late.txt" download>Late notes</a></p>
+</body></html>"""
+RESULTS = """<!doctype html><html><head><title>Results</title></head><body><main>
+<h1>Results</h1><p>Three apples found.</p><p><a href="/forms">Search again</a></p>
+</main></body></html>"""
+
 ROUTES: dict[str, Callable[[], Reply]] = {
     "/downloads": lambda: html(PAGE),
+    "/forms": lambda: html(FORMS),
+    "/search": lambda: redirect("/results"),
+    "/results": lambda: html(RESULTS),
+    "/export": lambda: Reply(
+        REPORT, "text/csv", {"Content-Disposition": 'attachment; filename="export.csv"'}
+    ),
+    "/late.txt": lambda: Reply(NOTES, "text/plain", delay=LATE),
     "/files/notes.txt": lambda: Reply(NOTES, "text/plain"),
     "/files/manual.pdf": lambda: Reply(MANUAL, "application/pdf"),
     "/report": lambda: Reply(

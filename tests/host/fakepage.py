@@ -112,7 +112,7 @@ class FakeDownloads:
         self.settled: list[bool] = []
 
     def mark(self) -> Mark:
-        return Mark(0, 0, 0)
+        return Mark(0, 0)
 
     async def settle(self, mark: Mark, deadline: float, *, clicked: bool = False) -> None:
         self.settled.append(clicked)

@@ -1,5 +1,6 @@
 """A small local HTTP server whose answers a test module writes itself (pages with dialogs,
-downloads with chosen headers, a download whose connection drops)."""
+downloads with chosen headers, a download whose connection drops, redirects); a POST is
+answered by the same route as a GET."""
 
 from __future__ import annotations
 
@@ -19,10 +20,16 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     drop_after: int | None = None  # announce the whole body, send this many bytes, then close
     stall: float = 0.0  # with drop_after: wait this long before closing
+    status: int = 200
+    delay: float = 0.0  # seconds before the status line (a server slow to answer)
 
 
 def html(text: str) -> Reply:
     return Reply(text.encode())
+
+
+def redirect(location: str) -> Reply:
+    return Reply(b"", headers={"Location": location}, status=302)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -31,6 +38,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args: object) -> None:
         pass
+
+    def do_POST(self) -> None:
+        # a route answers a form's post as it answers a GET; the body is read and dropped
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.do_GET()
 
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
@@ -42,7 +54,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response(404)
         else:
             reply = route()
-            self.send_response(200)
+            time.sleep(reply.delay)
+            self.send_response(reply.status)
         self.send_header("Content-Type", reply.ctype)
         self.send_header("Content-Length", str(len(reply.body)))
         self.send_header("Cache-Control", "no-store")

@@ -34,7 +34,7 @@ def navigate(host: HostApp, sid: str, url: str) -> dict[str, Any]:
 
 
 def click(host: HostApp, obs: dict[str, Any], name: str) -> dict[str, Any]:
-    ref = next(e["ref"] for e in obs["elements"] if e["name"] == name)
+    ref = next(e["ref"] for e in obs["elements"] if e.get("name") == name)
     body = {"actions": [{"action": "click", "ref": ref}]}
     data = host.ok("POST", f"/v1/observations/{obs['id']}/actions", body)
     return observation_of(data)
@@ -48,10 +48,15 @@ def folder(host: HostApp, sid: str) -> Path:
     return host.data_dir / "Downloads" / sid
 
 
-def log_records(host: HostApp, sid: str) -> list[dict[str, Any]]:
+def log_records(host: HostApp, sid: str, category: str = "page.download") -> list[dict[str, Any]]:
     path = host.data_dir / "Logs" / "sessions" / f"{int(sid.removeprefix('Session'))}.ndjson"
     lines = path.read_text().splitlines() if path.exists() else []
-    return [r for r in map(json.loads, lines) if r["category"] == "page.download"]
+    return [r for r in map(json.loads, lines) if r["category"] == category]
+
+
+def page_of(obs: dict[str, Any]) -> dict[str, Any]:
+    """What an observation shows of its page, without what names the observation itself."""
+    return {k: obs.get(k) for k in ("url", "title", "content", "elements")}
 
 
 def test_a_download_link_saves_the_file_and_reports_it(
@@ -187,3 +192,50 @@ def test_a_download_still_running_at_the_deadline_fails_within_it(
     if d["reason"] != "did not finish within the operation's deadline":
         assert time.monotonic() - start > SLOW_STALL, d
     assert not (folder(host, session) / "slow").exists()
+
+
+def test_a_form_post_answered_by_a_redirect_is_one_page_load_and_waits_for_no_download(
+    host: HostApp, files: Routes, session: str
+) -> None:
+    """Issue 36: the redirect's second request keeps the post's navigation type, so it was
+    counted as a second navigation that started no load, a download looked due, and every such
+    step waited the whole announce bound (2 s) for it."""
+    expected = page_of(navigate(host, session, files.url("/results")))
+    obs = navigate(host, session, files.url("/forms"))
+    after = click(host, obs, "Search")
+    assert page_of(after) == expected
+    assert after["url"] == files.url("/results")
+    assert downloads(after) == []
+    assert (files.hits("/search"), files.hits("/results")) == (1, 2)
+    assert log_records(host, session, "page.download_wait") == []
+    assert not folder(host, session).exists()
+
+
+def test_a_form_post_answered_by_a_file_is_waited_for_and_reported(
+    host: HostApp, files: Routes, session: str
+) -> None:
+    obs = navigate(host, session, files.url("/forms"))
+    after = click(host, obs, "Export")
+    [d] = downloads(after)
+    saved = folder(host, session) / "export.csv"
+    assert (d["state"], d["output_path"], d["url"]) == (
+        "completed",
+        str(saved),
+        files.url("/export"),
+    )
+    assert saved.read_bytes() == REPORT
+    assert after["url"] == files.url("/forms")  # the page stays
+
+
+def test_a_download_link_whose_server_answers_late_is_waited_for(
+    host: HostApp, files: Routes, session: str
+) -> None:
+    """The wait the redirect must not pay, where it is due: the engine fetches an `<a
+    download>` without a load, and announces the download only when the server answered."""
+    obs = navigate(host, session, files.url("/forms"))
+    after = click(host, obs, "Late notes")
+    [d] = downloads(after)
+    assert (d["state"], d["file_name"]) == ("completed", "late.txt")
+    assert (folder(host, session) / "late.txt").read_bytes() == NOTES
+    [wait] = log_records(host, session, "page.download_wait")
+    assert wait["data"]["announced"] is True

@@ -95,9 +95,8 @@ def test_a_completed_download_reports_its_file_a_failed_one_its_reason() -> None
     assert (failed["bytesize"], failed["reason"]) == (1000, "network")
 
 
-def test_a_main_frame_request_without_a_load_means_a_download_is_coming() -> None:
-    mark = Mark(navigations=3, load_starts=2, requested=0)
-    assert expects_download(mark, Mark(4, 2, 0))  # `<a download>`: a request, no load
-    assert not expects_download(mark, Mark(4, 3, 0))  # an ordinary navigation
-    assert not expects_download(mark, Mark(4, 2, 1))  # the download was announced
-    assert not expects_download(mark, mark)
+def test_a_download_fetch_without_its_download_means_a_download_is_coming() -> None:
+    mark = Mark(fetches=3, requested=0)
+    assert expects_download(mark, Mark(4, 0))  # `<a download>`: fetched, not announced yet
+    assert not expects_download(mark, Mark(4, 1))  # the download was announced
+    assert not expects_download(mark, mark)  # navigations, redirected or not, fetch nothing
