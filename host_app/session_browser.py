@@ -52,6 +52,7 @@ from .logic.page_stack import PageStack
 from .logic.policy import IMAGE_SIZE, NetworkPolicy, Request, Route, Verdict, route_of
 from .logic.readiness import Probe
 from .logic.typing_keys import strokes
+from .logic.worker_cdp import hold_cuts_opener
 from .qt import (
     QApplication,
     QBuffer,
@@ -556,14 +557,30 @@ class SessionBrowser:
         page.certificateError.connect(self._certificate_error)
         return page
 
-    def page_live(self, page: QWebEnginePage, first_url: str | None = None) -> None:
+    def page_live(
+        self,
+        page: QWebEnginePage,
+        first_url: str | None = None,
+        opener: QWebEnginePage | None = None,
+    ) -> None:
         """`first_url`: a popup's first document, which the engine is about to load: it waits
-        for the popup's workers' channel, as a root page's first load does (`load`)."""
+        for the popup's workers' channel, as a root page's first load does (`load`), unless
+        the wait would cut the popup from its `opener` (`hold_cuts_opener`)."""
         if self.workers is None:
             return
         self.workers.page_made(page)
         channel = self.workers.channel(page)
         if first_url and channel is not None and not channel.ready and self.assets is not None:
+            opener_channel = self.workers.channel(opener) if opener is not None else None
+            policy = opener_channel.opener_policy if opener_channel is not None else None
+            if hold_cuts_opener(policy):
+                self._workers_log(
+                    "identity.workers",
+                    f"a popup's first document is not held ({first_url}): its opener sends "
+                    f"Cross-Origin-Opener-Policy {policy}, under which the hold would take the "
+                    "popup's opener and name; a worker its first script starts may run native",
+                )
+                return
             # the engine may ask with or without the fragment: both sides compare without it
             requested = QUrl(first_url).adjusted(QUrl.UrlFormattingOption.RemoveFragment)
             self.assets.hold_first_load(requested.toString(), channel.when_ready)

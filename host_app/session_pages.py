@@ -48,10 +48,16 @@ class PagesOwner(Protocol[P_co]):
         like apply to popups as to the root page)."""
         ...
 
-    def page_live(self, page: QWebEnginePage, first_url: str | None = None) -> None:
+    def page_live(
+        self,
+        page: QWebEnginePage,
+        first_url: str | None = None,
+        opener: QWebEnginePage | None = None,
+    ) -> None:
         """`page` holds the web contents it keeps: the root page once made, a popup once it
         adopted the contents its opener made (what was attached to its own first contents,
-        a devtools page, went with them); `first_url`: what a popup is about to load."""
+        a devtools page, went with them); `first_url`: what a popup is about to load;
+        `opener`: the page whose document opened it."""
         ...
 
     def show_background(self, view: QWebEngineView) -> None: ...
@@ -241,7 +247,12 @@ class SessionPages(Generic[P]):
         try:
             slot = self._make(outcome.page)
             request.openIn(slot.page)
-            self.owner.page_live(slot.page, url if first_load else None)
+            opener_slot = self._slots.get(opener)
+            self.owner.page_live(
+                slot.page,
+                url if first_load else None,
+                opener_slot.page if opener_slot is not None else None,
+            )
         except Exception:
             self.stack.close(outcome.page)  # the stack must not name a page that is not there
             if slot is not None:

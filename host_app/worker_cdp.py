@@ -30,8 +30,11 @@ from bridge_protocol.identity import FingerprintProfile
 from .logic import aio
 from .logic.identity import engine_identity, window_misfit
 from .logic.worker_cdp import (
+    FRAME_TREE,
+    ISOLATION_STATUS,
     Answered,
     CdpFailed,
+    FrameId,
     Output,
     Ready,
     Send,
@@ -39,6 +42,8 @@ from .logic.worker_cdp import (
     Size,
     UserAgentOverride,
     WorkerChannel,
+    main_frame_id,
+    opener_policy,
     user_agent_override,
 )
 from .qt import (
@@ -257,11 +262,18 @@ class PageWorkers:
         self.channel = self._identity.channel(self._viewport())
         self._waiting: list[Callable[[], None]] = []
         self._calls: dict[int, aio.Future[bool]] = {}  # requests of others (memory.py)
+        # the page's document's Cross-Origin-Opener-Policy (CDP's name of its value), asked at
+        # each commit: whether its popups' first documents may be held (session_browser);
+        # None until the backend answered for the document the page holds now
+        self.opener_policy: str | None = None
+        self._policy_call: int | None = None
+        self._frame_id: str | None = None  # the page's main frame's, asked first
         self._started = time.monotonic()
         self.closed = False
         self.page = page
         self.dt = _FrontendPage(host.profile(), self._received)
         self.dt.loadFinished.connect(self._loaded)
+        page.urlChanged.connect(lambda _url: self._guard("committed", self._ask_policy))
         page.setDevToolsPage(self.dt)
 
     @property
@@ -327,6 +339,7 @@ class PageWorkers:
                 return
             # a new frontend document (the first, or after a reattach) starts a new conversation
             self._abandon()
+            self._policy_call = None  # the new conversation numbers its commands anew
             self.channel = self._identity.channel(self._viewport())
             self.dt.runJavaScript(hook(self.shared), MAIN, self._hooked)
 
@@ -390,6 +403,32 @@ class PageWorkers:
 
     # -- internals -------------------------------------------------------------------------------
 
+    def _ask_policy(self) -> None:
+        """The opener policy of the page's document, asked again at each commit (a same-document
+        one too: it cannot tell them apart) and once the channel is up."""
+        self.opener_policy = None
+        self._policy_call = None
+        if self.closed or not self.channel.attached:
+            return  # asked once the channel is up (Ready)
+        if self._frame_id is None:
+            call, send = self.channel.request(FRAME_TREE)
+        else:
+            call, send = self.channel.request(ISOLATION_STATUS, FrameId(self._frame_id))
+        self._policy_call = call
+        self._send([send])
+
+    def _policy_answered(self, answer: Answered) -> None:
+        self._policy_call = None
+        if self._frame_id is None:
+            self._frame_id = main_frame_id(answer.result) if answer.ok else None
+            if self._frame_id is not None:
+                self._ask_policy()
+            return
+        if answer.ok:
+            self.opener_policy = opener_policy(answer.result)
+        else:
+            self._frame_id = None  # asked again at the next commit
+
     def _abandon(self) -> None:
         calls, self._calls = self._calls, {}
         for fut in calls.values():
@@ -413,9 +452,12 @@ class PageWorkers:
                     self._log("identity.workers", f"workers' auto-attach on after {ms} ms")
                 else:
                     self._log("identity.workers", "the workers' auto-attach was refused")
+                self._ask_policy()
                 self._release()
             elif isinstance(out, Settled):
                 self._release()
+            elif isinstance(out, Answered) and out.id == self._policy_call:
+                self._policy_answered(out)
             elif isinstance(out, Answered):
                 fut = self._calls.pop(out.id, None)
                 if fut is not None and not fut.done():

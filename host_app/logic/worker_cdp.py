@@ -155,6 +155,10 @@ class ScriptId(msgspec.Struct):
     identifier: str
 
 
+class FrameId(msgspec.Struct, rename="camel"):
+    frame_id: str
+
+
 Params = (
     SetAutoAttach
     | Evaluate
@@ -163,6 +167,7 @@ Params = (
     | UserAgentOverride
     | NewDocumentScript
     | ScriptId
+    | FrameId
     | NoParams
 )
 
@@ -212,10 +217,36 @@ class Incoming(msgspec.Struct, rename={"session_id": "sessionId"}):
     session_id: str = PAGE_SESSION
 
 
+class OpenerPolicyStatus(msgspec.Struct):
+    value: str = ""
+
+
+class IsolationStatus(msgspec.Struct):
+    coop: OpenerPolicyStatus | None = None
+
+
+class IsolationAnswer(msgspec.Struct):
+    status: IsolationStatus
+
+
+class Frame(msgspec.Struct):
+    id: str
+
+
+class FrameTree(msgspec.Struct):
+    frame: Frame
+
+
+class FrameTreeAnswer(msgspec.Struct, rename="camel"):
+    frame_tree: FrameTree
+
+
 _DECODE = msgspec.json.Decoder(Incoming)
 _SCRIPT_ID = msgspec.json.Decoder(ScriptId)
 _ATTACHED = msgspec.json.Decoder(AttachedToTarget)
 _DETACHED = msgspec.json.Decoder(DetachedFromTarget)
+_ISOLATION = msgspec.json.Decoder(IsolationAnswer)
+_FRAME_TREE = msgspec.json.Decoder(FrameTreeAnswer)
 _ENCODE = msgspec.json.Encoder()
 
 
@@ -256,10 +287,12 @@ class WorkerHeld:
 
 @dataclass(frozen=True)
 class Answered:
-    """The backend answered a command sent by `request` (`ok`: without an error)."""
+    """The backend answered a command sent by `request` (`ok`: without an error; `result`:
+    its JSON)."""
 
     id: int
     ok: bool
+    result: bytes = b"{}"
 
 
 @dataclass(frozen=True)
@@ -404,10 +437,10 @@ class WorkerChannel:
             return []
         return [self._command("Emulation.setDeviceMetricsOverride", self._metrics())]
 
-    def request(self, method: str) -> tuple[int, Send]:
-        """A command of the page's own (no parameters), whose answer comes as `Answered(id)`:
-        the page's one devtools channel serves others too (a garbage collection, memory.py)."""
-        send = self._command(method, NoParams(), answered=True)
+    def request(self, method: str, params: Params | None = None) -> tuple[int, Send]:
+        """A command of the page's own, whose answer comes as `Answered(id)`: the page's one
+        devtools channel serves others too (a garbage collection, memory.py)."""
+        send = self._command(method, params or NoParams(), answered=True)
         return self._next_id, send
 
     def abandoned(self) -> list[int]:
@@ -505,7 +538,7 @@ class WorkerChannel:
         elif sent.method == "Page.addScriptToEvaluateOnNewDocument":
             out.extend(self._script_added(msg.id, sent.session_id, msg.result))
         if sent.answered:
-            out.append(Answered(msg.id, msg.error is None))
+            out.append(Answered(msg.id, msg.error is None, bytes(msg.result)))
         if sent.method == "Target.setAutoAttach" and sent.session_id == PAGE_SESSION:
             self.attached = True
             out.append(Ready(msg.error is None))
@@ -555,3 +588,46 @@ class WorkerChannel:
         out.append(self._command("Runtime.runIfWaitingForDebugger", NoParams(), sid))
         out.append(WorkerHeld(sid, info.type, info.url, prelude is not None))
         return out
+
+
+# -- a document's opener policy --------------------------------------------------------------
+
+# answers with a frame's document's Cross-Origin-Opener-Policy, given the frame's id (without
+# one it answers an empty status); the Network domain need not be enabled
+ISOLATION_STATUS = "Network.getSecurityIsolationStatus"
+FRAME_TREE = "Page.getFrameTree"  # the main frame's id, the page's for its lifetime
+UNSAFE_NONE = "UnsafeNone"
+
+
+def main_frame_id(result: bytes) -> str | None:
+    """The main frame's id in a `FRAME_TREE` answer."""
+    try:
+        return _FRAME_TREE.decode(result).frame_tree.frame.id or None
+    except msgspec.DecodeError:
+        return None
+
+
+def opener_policy(result: bytes) -> str | None:
+    """The COOP value of an `ISOLATION_STATUS` answer, as CDP names it (`SameOrigin`,
+    `SameOriginAllowPopups`, `UnsafeNone`...); None when the answer has none."""
+    try:
+        coop = _ISOLATION.decode(result).status.coop
+    except msgspec.DecodeError:
+        return None
+    if coop is None or not coop.value:
+        return None
+    return coop.value
+
+
+def hold_cuts_opener(policy: str | None) -> bool:
+    """Whether holding a popup's first document in the asset scheme would cut the popup from
+    its opener, whose top document has the opener policy `policy` (None: not known).
+
+    The popup's empty first document takes its opener's policy, and Chromium checks the policy
+    of every response of the popup's first navigation against it, the hold's redirects too (a
+    redirect of the engine's own from the interceptor, then one from the scheme's origin), none
+    of which sends a policy: under any policy but `unsafe-none` a redirect without one makes
+    Chromium put the popup in a new browsing context group, with no opener and no name, where
+    the same navigation without the redirects keeps both (measured against Chromium 156:
+    `same-origin` and `same-origin-allow-popups`). Not known: held, as before."""
+    return policy is not None and policy != UNSAFE_NONE

@@ -8,14 +8,21 @@ from typing import Any
 import msgspec
 
 from host_app.logic.worker_cdp import (
+    FRAME_TREE,
+    ISOLATION_STATUS,
+    UNSAFE_NONE,
     Answered,
     CdpFailed,
+    FrameId,
     Ready,
     Send,
     Settled,
     UserAgentOverride,
     WorkerChannel,
     WorkerHeld,
+    hold_cuts_opener,
+    main_frame_id,
+    opener_policy,
 )
 
 AUTO = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
@@ -438,3 +445,38 @@ def test_the_user_agent_and_its_client_hints_are_the_pages() -> None:
     firefox = msgspec.structs.replace(fp, browser_brand="Firefox")
     no_hints = user_agent_override(engine_identity(firefox), fp.platform)
     assert no_hints.user_agent_metadata is None  # a brand without client hints sends none
+
+
+def test_a_pages_opener_policy_is_read_from_its_main_frames_isolation_status() -> None:
+    """The two questions whose answers decide whether a popup's first document may be held
+    (host_app.worker_cdp.PageWorkers.opener_policy): the main frame's id, then its status (the
+    backend answers an empty status without the id: measured, QtWebEngine 6.11)."""
+    ch = started()
+    tree, send = ch.request(FRAME_TREE)
+    assert json.loads(send.text)["params"] == {}
+    frame = {"frame": {"id": "F1", "url": "http://a.test/", "loaderId": "L"}, "childFrames": []}
+    [got] = ch.receive(answer(tree, frameTree=frame))
+    assert isinstance(got, Answered)
+    assert got.ok
+    assert main_frame_id(got.result) == "F1"
+    status, send = ch.request(ISOLATION_STATUS, FrameId("F1"))
+    assert json.loads(send.text) == {
+        "id": status,
+        "method": ISOLATION_STATUS,
+        "params": {"frameId": "F1"},
+    }
+    coop = {"value": "SameOrigin", "reportOnlyValue": "UnsafeNone"}
+    [got] = ch.receive(answer(status, status={"coop": coop, "coep": {"value": "None"}}))
+    assert isinstance(got, Answered)
+    assert opener_policy(got.result) == "SameOrigin"
+    assert opener_policy(b'{"status":{}}') is None  # asked without the frame's id
+    assert opener_policy(b"not json") is None
+    assert main_frame_id(b"{}") is None
+
+
+def test_only_a_known_policy_other_than_unsafe_none_stops_the_hold() -> None:
+    assert hold_cuts_opener("SameOrigin")
+    assert hold_cuts_opener("SameOriginAllowPopups")
+    assert hold_cuts_opener("RestrictProperties")
+    assert not hold_cuts_opener(UNSAFE_NONE)
+    assert not hold_cuts_opener(None)  # not known (yet): held, as before
