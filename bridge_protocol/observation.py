@@ -185,7 +185,7 @@ def encode_content(content: list[dict[str, Any]], elements: list[dict[str, Any]]
         if "l" in entry:
             extra.append(int(entry["l"]))
         if entry.get("h"):
-            extra.append(1)
+            extra.append(int(entry["h"]))
         if refs:
             extra.append(list(refs))
             joined = _joined(list(refs), names)
@@ -286,7 +286,7 @@ def decode_content(items: list[Item], elements: list[dict[str, Any]]) -> list[di
                 if entry["k"] == "heading":
                     entry["l"] = extra
                 elif extra:
-                    entry["h"] = 1
+                    entry["h"] = extra
         if text:
             entry["t"] = text
         if current >= 0:

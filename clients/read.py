@@ -143,6 +143,12 @@ def _line(entry: dict[str, Any]) -> str:
         return f"[image: {text}]" if text else "[image]"
     if kind == "frame":
         return f"[{text}]"
+    if kind in ("progressbar", "meter"):
+        # a bar drawn with its value (docs/observations.md "Content entries")
+        value = (entry.get("d") or {}).get("v", "")
+        return f"[{kind}{' ' + text if text else ''}{': ' + value if value else ''}]"
+    if kind == "separator":
+        return f"[separator: {text}]" if text else "[separator]"
     if kind == "dialog":
         # a page event (docs/observations.md "Dialogs"); the message is the website's text
         d = entry.get("d") or {}

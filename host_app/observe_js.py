@@ -35,12 +35,12 @@ var NAME_FROM_CONTENT={clickable:1,button:1,link:1,checkbox:1,radio:1,option:1,t
 // DPUB-ARIA's link subclasses (Sphinx marks footnote and back links with them): links
 var DPUB_LINK={'doc-backlink':1,'doc-noteref':1,'doc-biblioref':1,'doc-glossref':1};
 function roleOf(el){
- var r=(el.getAttribute('role')||'').trim().split(/\s+/)[0].toLowerCase();
- if(r&&r!=='none'&&r!=='presentation'&&r!=='generic')return DPUB_LINK[r]?'link':r;
+ var r=explicitRole(el);if(r)return r==='none'?'generic':r;
  var t=el.localName;
  if(t==='a'||t==='area')return el.hasAttribute('href')?'link':'';
  if(t==='button'||t==='summary')return 'button';
  if(t==='input'){var ty=(el.getAttribute('type')||'text').toLowerCase();if(ty==='hidden')return '';
+  if(ty==='checkbox'&&el.hasAttribute('switch'))return 'switch';
   if(ROLE_INPUT[ty])return ROLE_INPUT[ty];return el.hasAttribute('list')?'combobox':'textbox';}
  if(t==='select')return (el.multiple||el.size>1)?'listbox':'combobox';
  if(t==='textarea')return 'textbox';
@@ -92,39 +92,160 @@ function textOf(node,depth,seen){
   var inl=cs.display.indexOf('inline')===0;
   out+=(inl?'':' ')+textOf(c,depth+1,seen)+(inl?'':' ');}
  return out;}
-function labelled(el){var ids=(el.getAttribute('aria-labelledby')||'').trim();if(!ids)return '';
- var parts=ids.split(/\s+/),out=[];for(var i=0;i<parts.length;i++){var r=byId(el,parts[i]);if(r){var al=r.getAttribute('aria-label');out.push(r===el&&al?al:((r.localName==='input'||r.localName==='textarea')?r.value:textOf(r,0)));}}
- return sq(out.join(' '));}
+// Roles (WAI-ARIA 1.2/1.3, HTML-AAM): the first valid token of `role` (abstract and unknown
+// tokens fall back to the next one, then to the element's own role); `none`/`presentation` on an
+// element that takes focus or carries a global aria-* property is ignored (ARIA's conflict rule)
+var ROLES={};('alert alertdialog application article banner blockquote button caption cell checkbox code columnheader combobox comment complementary contentinfo definition deletion dialog document emphasis feed figure form generic grid gridcell group heading img insertion link list listbox listitem log main mark marquee math menu menubar menuitem menuitemcheckbox menuitemradio meter navigation none note option paragraph presentation progressbar radio radiogroup region row rowgroup rowheader scrollbar search searchbox sectionfooter sectionheader separator slider spinbutton status strong subscript suggestion superscript switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem').split(' ').forEach(function(r){ROLES[r]=1;});
+var ROLE_SYN={image:'img',directory:'list'};
+var GLOBAL_ARIA=['aria-label','aria-labelledby','aria-describedby','aria-description','aria-details','aria-controls','aria-owns','aria-live','aria-relevant','aria-atomic','aria-busy','aria-keyshortcuts','aria-roledescription','aria-flowto','aria-dropeffect','aria-grabbed','aria-errormessage','aria-braillelabel','aria-brailleroledescription'];
+function takesFocus(el){if(el.hasAttribute('tabindex'))return true;var t=el.localName;
+ return (t==='a'||t==='area')&&el.hasAttribute('href')||((t==='button'||t==='input'||t==='select'||t==='textarea')&&!el.disabled)||t==='summary'||el.isContentEditable&&(!el.parentElement||!el.parentElement.isContentEditable);}
+function hasGlobalAria(el){for(var i=0;i<GLOBAL_ARIA.length;i++)if(el.hasAttribute(GLOBAL_ARIA[i]))return true;return false;}
+// the explicit role: a valid token, `none` when presentational, '' when there is none
+function explicitRole(el){var v=el.getAttribute('role');if(!v)return '';var ts=v.trim().toLowerCase().split(/\s+/);
+ for(var i=0;i<ts.length;i++){var r=ROLE_SYN[ts[i]]||ts[i];if(DPUB_LINK[r])return 'link';if(!ROLES[r])continue;
+  if(r==='none'||r==='presentation')return takesFocus(el)||hasGlobalAria(el)?'':'none';
+  // an unnamed region or form is no landmark; an element of a role of its own (a nav, a
+  // button) given an item's role outside the widget it belongs to keeps its own
+  if((r==='region'||r==='form')&&!authorNamed(el))continue;
+  if(OWNED_BY[r]&&implicitRole(el)&&!ownedBy(el,OWNED_BY[r]))continue;
+  return r;}
+ return '';}
+var OWNED_BY={option:{listbox:1,group:1,combobox:1},menuitem:{menu:1,menubar:1,group:1},menuitemcheckbox:{menu:1,menubar:1,group:1},menuitemradio:{menu:1,menubar:1,group:1},treeitem:{tree:1,group:1},tab:{tablist:1},listitem:{list:1,group:1}};
+function ownedBy(el,ok){for(var p=el.parentElement,k=0;p&&k<30;k++,p=p.parentElement){var r=explicitRole(p)||(p.localName==='select'||p.localName==='datalist'?'listbox':implicitRole(p));
+  if(ok[r])return true;if(r&&r!=='none'&&r!=='generic')return false;}return false;}
+// the roles an element has by itself (HTML-AAM); '' for none of its own (generic text)
+var TAG_ROLE={article:'article',blockquote:'blockquote',button:'button',caption:'caption',code:'code',datalist:'listbox',dd:'definition',del:'deletion',s:'deletion',details:'group',dfn:'term',dialog:'dialog',dir:'list',dt:'term',em:'emphasis',fieldset:'group',figure:'figure',hgroup:'group',address:'group',hr:'separator',ins:'insertion',main:'main',mark:'mark',math:'math',menu:'list',meter:'meter',nav:'navigation',ol:'list',ul:'list',optgroup:'group',option:'option',output:'status',p:'paragraph',progress:'progressbar',search:'search',strong:'strong',sub:'subscript',sup:'superscript',summary:'button',table:'table',tbody:'rowgroup',thead:'rowgroup',tfoot:'rowgroup',textarea:'textbox',time:'time',tr:'row',h1:'heading',h2:'heading',h3:'heading',h4:'heading',h5:'heading',h6:'heading',html:'document'};
+var SECTIONING={article:1,aside:1,main:1,nav:1,section:1};
+// inside sectioning content (main counts for header and footer, not for aside: HTML-AAM)
+function inSectioning(el,main){for(var p=el.parentElement;p;p=p.parentElement){var ln=p.localName;if(SECTIONING[ln]&&(main||ln!=='main'))return true;var r=explicitRole(p);if(r==='article'||r==='complementary'||(main&&r==='main')||r==='navigation'||r==='region')return true;}return false;}
+function authorNamed(el){return !!(sq(el.getAttribute('aria-label')||'')||(el.getAttribute('aria-labelledby')||'').trim()||sq(el.getAttribute('title')||''));}
+function implicitRole(el){var t=el.localName,r=TAG_ROLE[t];if(r)return r;
+ if(t==='a'||t==='area')return el.hasAttribute('href')?'link':'';
+ if(t==='input'){var ty=(el.getAttribute('type')||'text').toLowerCase();if(ty==='hidden')return '';
+  if(ty==='checkbox'&&el.hasAttribute('switch'))return 'switch';
+  if(ROLE_INPUT[ty])return (ty==='search'&&el.hasAttribute('list'))?'combobox':ROLE_INPUT[ty];return el.hasAttribute('list')?'combobox':'textbox';}
+ if(t==='select')return (el.multiple||el.size>1)?'listbox':'combobox';
+ if(t==='img')return el.getAttribute('alt')===''&&!hasGlobalAria(el)&&!el.hasAttribute('title')?'none':'img';
+ if(t==='svg')return 'img';
+ if(t==='li'){var pa=el.parentElement;return pa&&(explicitRole(pa)||implicitRole(pa))==='list'?'listitem':'';}
+ if(t==='aside')return !inSectioning(el,false)||authorNamed(el)?'complementary':'';
+ if(t==='header')return inSectioning(el,true)?'':'banner';
+ if(t==='footer')return inSectioning(el,true)?'':'contentinfo';
+ if(t==='section')return authorNamed(el)?'region':'';
+ if(t==='form')return 'form';
+ if(t==='td'||t==='th'){var tb=el.closest('table'),gr=tb?explicitRole(tb):'';
+  if(t==='td')return gr==='grid'||gr==='treegrid'?'gridcell':'cell';
+  var sc=(el.getAttribute('scope')||'').toLowerCase();if(sc==='row'||sc==='rowgroup')return 'rowheader';if(sc==='col'||sc==='colgroup')return 'columnheader';
+  // a th in a row of data cells heads that row; elsewhere (a header row, thead) its column
+  var row=el.parentElement;if(row&&!(row.parentElement&&row.parentElement.localName==='thead')){for(var k=0;k<row.children.length;k++)if(row.children[k].localName==='td')return 'rowheader';}
+  return 'columnheader';}
+ if(el.isContentEditable&&(!el.parentElement||!el.parentElement.isContentEditable))return 'textbox';
+ return '';}
+// the computed role: explicit, else implicit; '' for generic (and `none`)
+function ariaRole(el){var r=explicitRole(el);if(r==='none'||r==='generic')return '';return r||implicitRole(el);}
+// Accessible names (Accessible Name and Description Computation 1.2, HTML-AAM), steps 2A-2I:
+// hidden nodes (unless the aria-labelledby target itself was hidden), aria-labelledby (hidden
+// targets included), embedded controls' values inside another's name, aria-label, the host
+// language's label (label, alt, legend, caption, figcaption...), name from content with CSS
+// generated text, then the tooltip (title) and a field's placeholder.
+var NFC={button:1,cell:1,checkbox:1,columnheader:1,gridcell:1,heading:1,link:1,menuitem:1,menuitemcheckbox:1,menuitemradio:1,option:1,radio:1,row:1,rowheader:1,switch:1,tab:1,tooltip:1,treeitem:1,sectionheader:1,sectionfooter:1,comment:1,suggestion:1,term:1};
+// roles that take no name (ARIA prohibits it)
+var NO_NAME={caption:1,code:1,deletion:1,emphasis:1,generic:1,insertion:1,paragraph:1,presentation:1,none:1,strong:1,subscript:1,superscript:1,mark:1,time:1,'':1};
+var TEXT_INPUT={text:1,search:1,url:1,tel:1,email:1,password:1,number:1,date:1,'datetime-local':1,month:1,time:1,week:1,'':1};
+function hiddenNode(el){if(el.hidden&&csOf(el).display==='none')return true;if(el.getAttribute('aria-hidden')==='true')return true;var cs=csOf(el);return cs.display==='none'||cs.contentVisibility==='hidden';}
+// hidden in the page: itself or an ancestor (for an aria-labelledby target)
+function hiddenUp(el){for(var p=el,k=0;p&&p.nodeType===1&&k<200;k++){if(p.getAttribute('aria-hidden')==='true'||csOf(p).display==='none')return true;p=p.parentElement||(p.parentNode&&p.parentNode.host)||null;}
+ return csOf(el).visibility!=='visible';}
+function controlValue(el,r){var t=el.localName;
+ if(r==='textbox'||r==='searchbox'){if(t==='input'||t==='textarea')return el.value;return el.textContent||'';}
+ if(r==='combobox'||r==='listbox'){if(t==='select'){var so=el.selectedOptions,o=[];for(var i=0;i<so.length;i++)o.push(so[i].textContent);return o.join(' ');}
+  if(t==='input')return el.value;
+  var sel=el.querySelectorAll('[aria-selected="true"]');if(sel.length){var o2=[];for(var j=0;j<sel.length;j++)o2.push(sel[j].textContent);return o2.join(' ');}
+  return r==='combobox'?(el.textContent||''):'';}
+ if(r==='slider'||r==='spinbutton'||r==='progressbar'||r==='scrollbar'||r==='meter'){var vt=el.getAttribute('aria-valuetext');if(vt)return vt;var vn=el.getAttribute('aria-valuenow');if(vn)return vn;
+  if('value' in el&&el.value!=null&&(t==='input'||t==='progress'||t==='meter'))return String(el.value);return '';}
+ return null;}
+var EMBEDDED={textbox:1,searchbox:1,combobox:1,listbox:1,slider:1,spinbutton:1,progressbar:1,scrollbar:1,meter:1};
+// CSS generated text of ::before/::after: its strings and attr() values, or its alternative
+// after "/" (counters and images give no text)
+function pseudoText(el,which){var cs;try{cs=(el.ownerDocument.defaultView||W).getComputedStyle(el,which);}catch(e){return '';}
+ var c=cs.content;if(!c||c==='none'||c==='normal'||cs.display==='none')return '';
+ var m=/^(.*?)\s\/\s(.*)$/.exec(c);var src=m?m[2]:c,out='',re=/"((?:[^"\\]|\\.)*)"|attr\(\s*([\w-]+)\s*\)/g,x;
+ while((x=re.exec(src))){out+=x[1]!==undefined?x[1].replace(/\\(.)/g,'$1'):(el.getAttribute(x[2])||'');}
+ if(!out)return '';var inl=cs.display.indexOf('inline')===0;return inl?out:' '+out+' ';}
+function firstChild(el,tag){for(var c=el.firstElementChild;c;c=c.nextElementSibling)if(c.localName===tag)return c;return null;}
+function accName(el,nfc){return sq(accText(el,{root:el,lb:false,hid:false,seen:new Set(),nfc:!!nfc},false));}
+function accText(n,C,rec){
+ if(n.nodeType===3){var pe=n.parentElement;if(!pe)return n.data;var ps=csOf(pe);if(!C.hid&&ps.visibility!=='visible')return '';
+  // the text as it is drawn (text-transform), as a reader hears it
+  var tt=ps.textTransform;return tt==='uppercase'?n.data.toUpperCase():tt==='lowercase'?n.data.toLowerCase():tt==='capitalize'?n.data.replace(/(^|[^\w'])(\w)/g,function(m,a,b){return a+b.toUpperCase();}):n.data;}
+ if(n.nodeType!==1)return '';
+ var el=n,t=el.localName;if(t==='script'||t==='style'||t==='template'||t==='noscript')return '';
+ if(C.seen.has(el))return '';
+ // 2A
+ if(!C.hid&&hiddenNode(el))return '';
+ C.seen.add(el);try{
+ var r=explicitRole(el),role=r==='none'?'':(r||implicitRole(el));
+ // 2B
+ if(!C.lb){var ids=(el.getAttribute('aria-labelledby')||'').trim();if(ids){var ps=ids.split(/\s+/),out=[];
+  for(var i=0;i<ps.length;i++){var ref=byId(el,ps[i]);if(!ref)continue;
+   var sub={root:C.root,lb:true,hid:C.hid||hiddenUp(ref),seen:new Set()};
+   // a node naming itself gives its own aria-label or content, not its labelledby again
+   out.push(accText(ref,sub,true));}
+  var lbt=sq(out.join(' '));if(lbt)return lbt;}}
+ // 2C: a control inside another's name gives its value
+ if(rec&&EMBEDDED[role]&&el!==C.root){var cv=controlValue(el,role);if(cv!=null)return cv;}
+ // 2D
+ var al=el.getAttribute('aria-label');if(al&&al.trim())return al;
+ // 2E: the host language
+ if(r!=='none'||C.lb){var nat=nativeName(el,t,role,C);if(nat)return nat;}
+ if(t==='img'&&el.getAttribute('alt')===''&&r!=='img')return '';
+ // 2F: name from content
+ var s='';if(rec||NFC[role]||C.lb||(el===C.root&&C.nfc)){s=contentText(el,C);if(sq(s))return s;}
+ // 2I: the tooltip
+ var ti=el.getAttribute('title');if(ti&&ti.trim())return ti;
+ if(t==='input'||t==='textarea'){var ph=el.getAttribute('placeholder');if(ph&&ph.trim())return ph;}
+ // an image a figure's caption alone describes takes its name from it (HTML-AAM)
+ if(t==='img'&&!el.hasAttribute('alt')){var fg=el.parentElement,fc=fg&&fg.localName==='figure'?firstChild(fg,'figcaption'):null;
+  if(fc&&fg.children.length===2&&!sq(Array.prototype.filter.call(fg.childNodes,function(k){return k.nodeType===3;}).map(function(k){return k.data;}).join('')))return contentText(fc,C);}
+ // inside another's name, blanks between words count (a space in nested spans)
+ return rec?s:'';}finally{C.seen.delete(el);}}
+function contentText(el,C){var out=pseudoText(el,'::before');
+ var kids=el.shadowRoot?el.shadowRoot.childNodes:el.childNodes;
+ for(var i=0;i<kids.length&&out.length<=LIM;i++){var c=kids[i];
+  if(c.nodeType===1&&c.localName==='slot'){var as=c.assignedNodes();var list=as.length?as:c.childNodes;for(var j=0;j<list.length;j++)out+=childText(list[j],C);continue;}
+  out+=childText(c,C);}
+ return out+pseudoText(el,'::after');}
+function childText(c,C){if(c.nodeType!==1)return accText(c,C,true);
+ if(c.localName==='br')return ' ';
+ var d;try{d=csOf(c).display;}catch(e){d='inline';}var s=accText(c,C,true);
+ return d.indexOf('inline')===0&&d!=='inline-block'&&d!=='inline-flex'&&d!=='inline-grid'?s:' '+s+' ';}
+function labelsText(el,C){var ls=el.labels,o=[];if(!ls||!ls.length)return '';
+ for(var i=0;i<ls.length;i++){var lb=ls[i];
+  // a label drawn as an icon names its control by its own aria-label or title (CKEditor)
+  var s=sq(contentText(lb,C))||sq(lb.getAttribute('aria-label')||'')||sq(lb.getAttribute('title')||'');if(s)o.push(s);}
+ return o.join(' ');}
+function nativeName(el,t,role,C){var ty,s;
+ if(t==='input'){ty=(el.getAttribute('type')||'text').toLowerCase();
+  if(ty==='image'){s=labelsText(el,C);return s||el.getAttribute('alt')||el.getAttribute('value')||el.getAttribute('title')||'Submit';}
+  if(ty==='button'||ty==='submit'||ty==='reset'){s=labelsText(el,C);if(sq(s))return s;if(el.hasAttribute('value'))return el.value;return ty==='submit'?'Submit':ty==='reset'?'Reset':'';}
+  return labelsText(el,C);}
+ if(t==='select'||t==='textarea'||t==='meter'||t==='progress'||t==='output'||t==='button')return labelsText(el,C);
+ if(t==='img'||t==='area')return el.getAttribute('alt')||'';
+ if(t==='fieldset'){var lg=firstChild(el,'legend');return lg?contentText(lg,C):'';}
+ if(t==='table'){var cp=el.caption;return cp?contentText(cp,C):'';}
+ if(t==='optgroup')return el.getAttribute('label')||'';
+ if(t==='iframe'||t==='frame')return el.getAttribute('title')||'';
+ if(t==='svg'){var st=firstChild(el,'title');return st?st.textContent:'';}
+ return '';}
 function nameOf(el,role){
- var n=labelled(el);if(n)return n;
- var al=el.getAttribute('aria-label');if(al&&al.trim())return sq(al);
- var t=el.localName;
- if(t==='input'||t==='select'||t==='textarea'||t==='meter'||t==='progress'){
-  var ty=(el.getAttribute('type')||'').toLowerCase();
-  if(t==='input'&&(ty==='button'||ty==='submit'||ty==='reset')){return sq(el.value||(ty==='submit'?'Submit':ty==='reset'?'Reset':''))||sq(el.getAttribute('title')||'');}
-  if(t==='input'&&ty==='image'){return sq(el.getAttribute('alt')||el.getAttribute('title')||'Submit');}
-  // a label drawn as an icon names its control by its own aria-label or title (accname 2C, 2I
-  // on the label: CKEditor's toolbar configurator)
-  var ls=el.labels;if(ls&&ls.length){var parts=[];for(var i=0;i<ls.length;i++){var lb=ls[i];parts.push(sq(textOfLabel(lb,el))||lb.getAttribute('aria-label')||lb.getAttribute('title')||'');}n=sq(parts.join(' '));if(n)return n;}
- }
- if(t==='img'||t==='area'){n=sq(el.getAttribute('alt')||'');if(n)return n;}
- if(t==='fieldset'){var lg=el.querySelector('legend');if(lg){n=sq(textOf(lg,0));if(n)return n;}}
- if(t==='table'&&el.caption){n=sq(textOf(el.caption,0));if(n)return n;}
- if(t==='figure'){var fc=el.querySelector('figcaption');if(fc){n=sq(textOf(fc,0));if(n)return n;}}
- if(NAME_FROM_CONTENT[role]||t==='summary'){n=sq(textOf(el,0));if(n)return n;}
+ var t=el.localName,n=accName(el,NAME_FROM_CONTENT[role]||t==='summary');if(n)return n;
  // a <label for> pointing at a control built of other elements (a select replacement moves
  // the native select's label to it): the name a person reads next to it
- if(el.id&&!LABELABLE[t]){var rt=el.getRootNode(),lb=rt.querySelector?rt.querySelector('label[for="'+CSS.escape(el.id)+'"]'):null;if(lb){n=sq(textOfLabel(lb,el));if(n)return n;}}
- n=sq(el.getAttribute('title')||'');if(n)return n;
- if(t==='input'||t==='textarea'){n=sq(el.getAttribute('placeholder')||'');if(n)return n;}
+ if(el.id&&!LABELABLE[t]){var rt=el.getRootNode(),lb=rt.querySelector?rt.querySelector('label[for="'+CSS.escape(el.id)+'"]'):null;if(lb){n=sq(contentText(lb,{root:el,lb:false,hid:false,seen:new Set([el])}));if(n)return n;}}
  return '';}
 var LABELABLE={input:1,select:1,textarea:1,meter:1,progress:1,output:1,button:1};
-function textOfLabel(lab,control){
- var out='';var kids=lab.childNodes;
- for(var i=0;i<kids.length;i++){var c=kids[i];if(c===control)continue;
-  if(c.nodeType===3)out+=c.data;else if(c.nodeType===1){if(c.contains(control)){out+=textOfLabel(c,control);continue;}
-   var t=c.localName;if(t==='input'||t==='select'||t==='textarea'||t==='button')continue;if(hiddenQuick(c))continue;out+=' '+textOf(c,1)+' ';}}
- return out;}
 // Clickable without an interactive role (docs/decisions.md "What the user can click"): the
 // isolated world sees no listener (el.onclick and addEventListener are per world), so the cues are
 // the DOM's and the style's: a handler attribute, tabindex >= 0 (not on scroll regions or
@@ -202,6 +323,9 @@ B=B||{};function bv(k,d){return B[k]!=null?B[k]:d;}
 var MAXV=bv('v',50000),MAXE=bv('e',5000),MAXEL=bv('el',5000),MAXB=bv('b',524288),MAXEB=bv('eb',524288);
 var visited=0,entries=0,bytes=0,elBytes=0,omitted=0,clipped=0,stopV=false,slots=[];
 var content=[],elements=[],sigs=[],lows=[],ctxs=[],ctxIdx=new Map();
+// which node gave which entry, element or context part (the conformance reader, PROBE, asks it
+// after the read; weak, so a node that leaves the document is not held)
+var PR=new WeakMap();function rep(n,o){var a=PR.get(n);if(!a)PR.set(n,a=[]);a.push(o);return o;}
 var active=deepActive();
 var vw=innerWidth,vh=innerHeight,VIS=B.vis||[0,0,vw,vh];
 function clip(s){if(s.length*3<=LIM)return s;var b=ENC.encode(s);if(b.length<=LIM)return s;
@@ -236,8 +360,9 @@ function codeAcc(c,cx,ws){var r=c.getBoundingClientRect(),L=lastCode;
   var e=L.a.e,a={e:e,buf:L.a.raw+'\n',own:true,refs:e.e||null,kind:'code',lazy:false,closed:false,ok:true,pre:true};
   bytes-=e.t.length+12;delete e.t;L.a=a;L.b=r.bottom;return a;}
  var n=openAcc('code',cx);lastCode=n.ok?{a:n,l:r.left,b:r.bottom,t:c.localName,ws:ws}:null;return n;}
-function closeAcc(a){if(!a||!a.ok||a.closed)return;a.closed=true;a.raw=a.buf;var t=a.pre?preText(a.buf):sq(a.buf);var e=a.e;
- if(!keeps(a,t,e)){var i=content.lastIndexOf(e);if(i>=0){content.splice(i,1);entries--;}return;}
+function closeAcc(a){if(!a||!a.ok||a.closed)return;a.closed=true;a.raw=a.buf;var t=a.name||(a.pre?preText(a.buf):sq(a.buf));var e=a.e;
+ if(!keeps(a,t||a.an,e)){var i=content.lastIndexOf(e);if(i>=0){content.splice(i,1);entries--;}return;}
+ if(a.an&&a.an!==t){e.d={n:clip(a.an)};bytes+=a.an.length+8;}
  if(t){e.t=clip(t);bytes+=e.t.length+12;}if(a.refs){e.e=a.refs;bytes+=a.refs.length*6;}}
 var SAYS_ALONE={heading:1,code:1,quote:1,table_caption:1};
 function keeps(a,t,e){
@@ -319,8 +444,15 @@ function mLin(e,d){if(d>60)return '';var t=e.localName,k=e.children,o=[],i;
   case 'mfenced':return (e.getAttribute('open')||'(')+o.join(e.getAttribute('separators')||',')+(e.getAttribute('close')||')');
   case 'mtable':return o.join(' \\\\ ');case 'mtr':case 'mlabeledtr':return o.join(' & ');}
  return o.join(' ');}
-var BLOCK_KIND={p:'paragraph',li:'list_item',blockquote:'quote',pre:'code',dt:'paragraph',dd:'paragraph',figcaption:'paragraph',legend:'paragraph',label:'text'};
-var LANDMARK={nav:'navigation',main:'main',aside:'complementary'};
+var BLOCK_KIND={p:'paragraph',li:'list_item',blockquote:'quote',pre:'code',dt:'term',dd:'definition',figcaption:'paragraph',legend:'paragraph',label:'text'};
+// a block whose role says what its text is (role="paragraph", "term", "deletion", "strong"...):
+// an entry of that kind; native inline elements (em, del, code) stay in the text around them
+var ROLE_KIND={paragraph:'paragraph',listitem:'list_item',blockquote:'quote',code:'code',term:'term',definition:'definition',caption:'table_caption',deletion:'deletion',insertion:'insertion',emphasis:'emphasis',strong:'strong',subscript:'subscript',superscript:'superscript',mark:'mark',time:'time',suggestion:'suggestion',comment:'comment'};
+// what shows a value and takes no input: an entry with its name and value
+var LEAF_KIND={progressbar:1,meter:1,separator:1};
+// roles that are context parts; 2: named by their first heading when nothing else names them
+var PART={banner:1,navigation:1,main:1,complementary:1,contentinfo:1,search:1,region:1,form:1,dialog:2,alertdialog:2,group:1,radiogroup:1,tabpanel:1,figure:1,tablist:1,menu:1,menubar:1,toolbar:1,tree:1,listbox:1,article:2,document:1,application:1,feed:1,alert:1,status:1,log:1,timer:1,marquee:1,note:1,tooltip:1,math:1};
+function headingName(c){var h=c.querySelector('h1,h2,h3,h4,h5,h6,[role=heading]');return h&&!hiddenUp(h)?nameOf(h,'heading'):'';}
 // the page's chrome: inside it a list of links is a menu, said by its refs (CHROME counts the
 // enclosing landmarks and menu-like widgets)
 var CHROME=0,CHROME_ROLES={navigation:1,banner:1,contentinfo:1,complementary:1,search:1,menu:1,menubar:1,tablist:1,toolbar:1,tree:1,listbox:1};
@@ -345,7 +477,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  // an "x" and a raised "2": read flat, "ax2+bx+c=0"); no ref for its menu's tabindex
  if(v&&(t==='math'||t==='mjx-container'||MATHJAX.test(c.className))){var mt=mathText(c,t);if(mt){addText(' '+mt,inEl);return;}}
  var ov=cs.overflow,pos=cs.position,own=pos==='fixed'?(viewportFixed(c)?VP:CL):pos==='absolute'?CLA:CL,cc=own;
- if(ov!=='visible'){var rr=c.getBoundingClientRect();if((ov.indexOf('hidden')>=0||ov.indexOf('clip')>=0)&&(rr.width===0||rr.height===0)&&!(c.children.length===1&&editorSink(c.children[0],c.children[0].localName,csOf(c.children[0]))))return;
+ if(ov!=='visible'){var rr=c.getBoundingClientRect();if((ov.indexOf('hidden')>=0||ov.indexOf('clip')>=0)&&(rr.width===0||rr.height===0)&&t!=='body'&&c!==document.documentElement&&!(c.children.length===1&&editorSink(c.children[0],c.children[0].localName,csOf(c.children[0]))))return;
   // the body's and the root's overflow are the viewport's (it scrolls them); an inline box has none
   if(t!=='body'&&c!==document.documentElement&&disp!=='inline'&&disp!=='contents')cc=reachBox(c,cs,rr,own);}
  var sCL=CL,sCLA=CLA;
@@ -353,17 +485,17 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  var inline=disp.indexOf('inline')===0||disp==='contents';
  var ws=wsOf(cs),savedWs=curWs;
  var role=roleOf(c),nctx=ctx,nsect=inSect,ntbl=tbl,myAcc=null,saved=acc,savedCtx=curCtx;
- // context parts
- var lm=null;
- if(t==='header'||role==='banner'){if(!inSect||role==='banner')lm='banner';}
- else if(t==='footer'||role==='contentinfo'){if(!inSect||role==='contentinfo')lm='contentinfo';}
- else if(LANDMARK[t]&&!role)lm=LANDMARK[t];
- else if(role==='navigation'||role==='main'||role==='complementary'||role==='search')lm=role;
- else if(t==='search')lm='search';
- else if((t==='section'&&!role)||role==='region'){var rn=labelled(c)||sq(c.getAttribute('aria-label')||'');if(rn)lm=part('region',rn);}
- else if(t==='dialog'||role==='dialog'||role==='alertdialog'){lm=part('dialog',nameOf(c,'dialog'));}
- else if(t==='form'||role==='form'){lm=part('form',labelled(c)||sq(c.getAttribute('aria-label')||c.getAttribute('title')||''));}
- if(lm){if(lm==='navigation'){var nn=labelled(c)||sq(c.getAttribute('aria-label')||'');if(nn)lm=part('navigation',nn);}nctx=ctx.concat([lm]);}
+ // context parts (docs/observations.md "Context paths"): landmarks, named regions, forms, and
+ // the structure that holds content of its own kind (groups, tab panels, figures, menus,
+ // dialogs, live regions and messages), each with its name
+ var ar=ariaRole(c),lm=null;
+ if(PART[ar]&&v&&t!=='select'&&c!==document.documentElement){var pn=accName(c);
+  if(!pn&&PART[ar]===2)pn=headingName(c);
+  if(ar!=='region'||pn)lm=part(ar,pn);}
+ // a list (or row group) its author named: the name says what its items are
+ // (or declared one with its role: a div role=list, a role=rowgroup)
+ else if((ar==='list'||ar==='rowgroup'||t==='dl')&&v&&(authorNamed(c)||explicitRole(c))){lm=part(t==='dl'?'list':ar,accName(c));}
+ if(lm){nctx=ctx.concat([lm]);rep(c,lm);}
  var sChrome=CHROME;if(CHROME_ROLES[role]||(lm&&CHROME_ROLES[lm.split(' ')[0]]))CHROME++;
  if(t==='article'||t==='aside'||t==='main'||t==='nav'||t==='section')nsect=true;
  var cx=ctxOf(nctx,true);
@@ -371,16 +503,21 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  var isTable=t==='table'||role==='table'||role==='grid'||role==='treegrid';
  var isRow=t==='tr'||role==='row';
  var isCell=t==='td'||t==='th'||role==='cell'||role==='gridcell'||role==='columnheader'||role==='rowheader';
- if(isTable&&v){if(acc&&acc.lazy){closeAcc(acc);acc=null;}var tn=nameOf(c,'table');var te={k:'table'};if(tn)te.t=clip(tn);if(cx>=0)te.c=cx;addContent(te);
+ if(isTable&&v){if(acc&&acc.lazy){closeAcc(acc);acc=null;}var tn=nameOf(c,'table');var te={k:'table'};if(tn)te.t=clip(tn);if(cx>=0)te.c=cx;addContent(rep(c,te));
   ntbl={ctx:nctx.concat([part('table',tn)]),row:0};nctx=ntbl.ctx;cx=ctxOf(nctx,true);}
  else if(t==='caption'&&tbl){myAcc=openAcc('table_caption',cx);}
- else if(isRow&&tbl){tbl.row++;var re={k:'table_row'};if(cx>=0)re.c=cx;if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(re);nctx=tbl.ctx.concat(['row '+tbl.row]);}
- else if(isCell&&tbl){myAcc=openAcc('table_cell',cx);if(t==='th'||role==='columnheader'||role==='rowheader')myAcc.e.h=1;}
- else if(/^h[1-6]$/.test(t)||role==='heading'){myAcc=openAcc('heading',cx);var lv=+(c.getAttribute('aria-level')||(t[0]==='h'?t.slice(1):2))||2;myAcc.e.l=Math.max(1,Math.min(6,lv));}
- else if(BLOCK_KIND[t]&&!inline){myAcc=BLOCK_KIND[t]==='code'?codeAcc(c,cx,ws):openAcc(BLOCK_KIND[t],cx);}
+ else if(isRow&&tbl){tbl.row++;var re={k:'table_row'};if(cx>=0)re.c=cx;if(authorNamed(c)){var rn2=accName(c);if(rn2)re.d={n:clip(rn2)};}if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(rep(c,re));nctx=tbl.ctx.concat(['row '+tbl.row]);}
+ else if(isCell&&tbl){myAcc=openAcc('table_cell',cx);if(ar==='columnheader')myAcc.e.h=1;else if(ar==='rowheader')myAcc.e.h=2;}
+ else if(ar==='heading'){myAcc=openAcc('heading',cx);var lv=+(c.getAttribute('aria-level')||(t[0]==='h'?t.slice(1):2))||2;myAcc.e.l=Math.max(1,Math.min(6,lv));
+  // a heading says its name: what it shows (with generated text and images' alternatives),
+  // unless its author named it otherwise
+  myAcc.name=nameOf(c,'heading');}
+ else if(BLOCK_KIND[t]&&!inline&&!explicitRole(c)){myAcc=BLOCK_KIND[t]==='code'?codeAcc(c,cx,ws):openAcc(BLOCK_KIND[t],cx);}
+ else if(ROLE_KIND[ar]&&!inline){myAcc=ar==='code'?codeAcc(c,cx,ws):openAcc(ROLE_KIND[ar],cx);}
+ else if(LEAF_KIND[ar]&&v){var ln2=nameOf(c,ar),le={k:ar};if(ln2)le.t=clip(ln2);var lvv=ar==='separator'?'':controlValue(c,ar);if(lvv)le.d={v:clip(sq(lvv))};if(cx>=0)le.c=cx;if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(rep(c,le));}
  else if(ws&&!curWs&&!inline&&v&&!inEl&&t!=='textarea'&&t!=='input'&&t!=='select'){myAcc=codeLike(c,cs)?codeAcc(c,cx,ws):openAcc('paragraph',cx);}
- else if(t==='img'||role==='img'){var alt=role==='img'?nameOf(c,'img'):sq(c.getAttribute('alt')||'');if(alt&&v){var ie={k:'image',t:clip(alt)};if(cx>=0)ie.c=cx;if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(ie);}}
- if(myAcc){if(acc&&acc.lazy){closeAcc(acc);saved=null;}acc=myAcc;curCtx=cx;}
+ else if(ar==='img'){var alt=nameOf(c,'img');if(v&&(alt||explicitRole(c)==='img')){var ie={k:'image'};if(alt)ie.t=clip(alt);if(cx>=0)ie.c=cx;if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(rep(c,ie));}}
+ if(myAcc){rep(c,myAcc.e);if(myAcc.kind!=='heading'&&authorNamed(c))myAcc.an=accName(c);if(acc&&acc.lazy){closeAcc(acc);saved=null;}acc=myAcc;curCtx=cx;}
  else if(!inline&&acc&&acc.lazy){closeAcc(acc);acc=null;saved=null;}
  if(!myAcc)curCtx=cx;
  // interactive element
@@ -399,7 +536,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
    if(t==='select'){var o=[];for(var q=0;q<c.options.length&&o.length<100;q++){var op=c.options[q];if(!op.disabled&&!(op.parentElement&&op.parentElement.disabled))o.push([clip(op.value),clip(sq(op.text))]);}if(o.length)el.opts=o;}
    var ecx=ctxOf(nctx,false);if(ecx>=0)el.c=ecx;
    if(MODE==='visual'){var tr=topRect(c);if(tr.x+tr.w<VIS[0]||tr.y+tr.h<VIS[1]||tr.x>VIS[0]+VIS[2]||tr.y>VIS[1]+VIS[3]){el=null;}}
-   if(el){elements.push(el);sigs.push([n,sigOf(c,role)]);lows.push(lowEl(c,nctx));elBytes+=JSON.stringify(el).length+1;
+   if(el){elements.push(rep(c,el));sigs.push([n,sigOf(c,role)]);lows.push(lowEl(c,nctx));elBytes+=JSON.stringify(el).length+1;
     if(acc){(acc.refs||(acc.refs=[])).push(el.ref);if(role!=='link')acc.notLinks=true;}
     if(cue===WEAK)weak={i:elements.length-1,el:el,ci:content.length,acc:acc,a:area(c)};
     else if(ANCHORED[role])wid={i:elements.length-1,name:el.name||'',ci:content.length,acc:acc};}
@@ -423,7 +560,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
    if(acc&&acc.lazy){closeAcc(acc);acc=null;}
    var fe={k:'frame',f:fn};if(cx>=0)fe.c=cx;addContent(fe);
    slots.push({n:fn,nm:c.getAttribute('name')||'',src:c.hasAttribute('srcdoc')?'about:srcdoc':(c.src||'about:blank'),
-    x:bx.x,y:bx.y,w:bx.w,h:bx.h,lab:clip(sq(c.getAttribute('title')||c.getAttribute('aria-label')||'')),p:nctx,ei:elements.length});}}
+    x:bx.x,y:bx.y,w:bx.w,h:bx.h,lab:clip(accName(c)),p:nctx,ei:elements.length});rep(c,part('frame',accName(c)));}}
  else if(t==='details'&&!c.open){var sm=null;for(var k2=0;k2<c.children.length;k2++)if(c.children[k2].localName==='summary'){sm=c.children[k2];break;}if(sm)node(sm,nctx,v,inEl||isEl,nsect,ntbl,depth+1);}
  else if(t==='select'||t==='textarea'||t==='input'){}
  else if(depth<400){var kids=c.shadowRoot?c.shadowRoot.childNodes:c.childNodes,ie=(t==='label'&&!!c.control)?2:(inEl&&inEl!==3)?inEl:isEl?(role==='clickable'?3:true):inEl;
@@ -536,6 +673,7 @@ if(acc){closeAcc(acc);acc=null;}
 keepEls();
 if(!B.pre&&content.length+elements.length>MAXE){var keep=Math.max(0,MAXE-elements.length);omitted+=content.length-keep;content.length=keep;}
 if(stopV){var total=document.getElementsByTagName('*').length;omitted+=Math.max(1,total-MAXV);}
+S.last={ct:content,el:elements,pr:PR};
 var de=document.documentElement;
 return JSON.stringify({key:KEY,u:location.href,ti:document.title||'',
  vp:[Math.round(scrollX),Math.round(scrollY),vw,vh],
@@ -543,6 +681,24 @@ return JSON.stringify({key:KEY,u:location.href,ti:document.title||'',
  cx:ctxs,ct:content,el:elements,sg:sigs,om:omitted,cl:clipped,
  fid:S.id,fr:slots,vs:Math.min(visited,MAXV),ub:bytes,ueb:elBytes});
 })"""
+)
+
+# The conformance reader (tests of names and roles, docs/observations.md "Roles"): for each node
+# matching SEL, what the last observation of its document gave for it: ["el", index in elements],
+# ["ct", index in content] or ["cx", context part], most specific first.
+_PROBE = (
+    "(function(SEL){"
+    + _COMMON
+    + r"""
+var L=S.last,out=[];if(!L)return 'null';
+function all(root,acc){var ns=root.querySelectorAll(SEL);for(var i=0;i<ns.length;i++)acc.push(ns[i]);
+ var hs=root.querySelectorAll('*');for(var j=0;j<hs.length;j++)if(hs[j].shadowRoot)all(hs[j].shadowRoot,acc);return acc;}
+var ns=all(document,[]);
+for(var i=0;i<ns.length;i++){var n=ns[i],rs=(L.pr.get(n)||[]).map(function(o){var k;
+  if(typeof o==='string')return ['cx',o];k=L.el.indexOf(o);if(k>=0)return ['el',k];k=L.ct.indexOf(o);return k>=0?['ct',k]:null;}).filter(Boolean);
+ var at={};for(var q=0;q<n.attributes.length;q++){var a=n.attributes[q];if(a.name.indexOf('data-')===0)at[a.name]=a.value;}
+ out.push({at:at,rep:rs});}
+return JSON.stringify(out);})"""
 )
 
 _CHECK = (
@@ -688,6 +844,11 @@ def observe(mode: str, frame: dict[str, object] | None = None) -> str:
     """The observation script; `frame` (for a frame's document) carries the bounds left and the
     iframe's context parts, label and visual rect (docs/observations.md "Frames")."""
     return f"{_OBSERVE}({json.dumps(mode)},{json.dumps(frame)})"
+
+
+def probe(selector: str) -> str:
+    """What the last observation gave for each node matching `selector` (`_PROBE`)."""
+    return f"{_PROBE}({json.dumps(selector)})"
 
 
 def check(numbers: list[int]) -> str:

@@ -216,3 +216,17 @@ def test_page_events_read_as_bracketed_notes() -> None:
     markdown, _ = compose(PAGE, observation(content))
     assert "[confirm dialog, accepted by policy: Proceed?]" in markdown
     assert "[download completed: r.csv /d/r.csv]" in markdown
+
+
+def test_bars_and_separators_read_with_their_name_and_value() -> None:
+    """progressbar, meter and separator entries (docs/observations.md "Content entries")."""
+    content: list[dict[str, Any]] = [
+        {"k": "heading", "t": "Upload", "l": 1},
+        {"k": "progressbar", "t": "Copying", "d": {"v": "40%"}},
+        {"k": "separator"},
+        {"k": "meter", "t": "Disk"},
+    ]
+    text, _ = compose(PAGE, observation(content))
+    assert "[progressbar Copying: 40%]" in text
+    assert "[separator]" in text
+    assert "[meter Disk]" in text
