@@ -163,6 +163,27 @@ l.removeChild(document.getElementById('b'));
 var c=document.getElementById('c');var c2=document.createElement('li');c2.id='c';
 c2.innerHTML='Gamma <button>Open gamma</button>';l.replaceChild(c2,c);}</script>""",
     ),
+    # an application shell as JupyterLab's Lumino draws it: html and body 0 px high with
+    # overflow hidden, the application in a box positioned over the viewport
+    "/obs/shell": _page(
+        "Shell",
+        """<div id=main style="position:absolute;inset:0"><div role=toolbar aria-label="Notebook">
+<button title="Run this cell"><svg width=16 height=16></svg></button></div>
+<div class=cell><pre>print(1 + 1)</pre><div class=output>2</div></div></div>""",
+        head="<style>html,body{height:0;overflow:hidden;margin:0}</style>",
+    ),
+    # what a form shows a person, as real applications mark it (Django admin's date link and
+    # search box, a form error in role=alert, a fieldset of radios, a progress bar)
+    "/obs/semantics": _page(
+        "Semantics",
+        """<form><div role=alert>Enter a valid date.</div>
+<label for=d>Date:</label><input id=d name=d>
+<a href="#" class=cal><span title="Choose a Date" style="display:inline-block;width:16px;height:16px;background:#ccc"></span></a>
+<label for=q><img src="data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==" alt="Search"></label><input id=q name=q>
+<fieldset><legend>Shipping</legend><label><input type=radio name=s> Post</label></fieldset>
+<progress value=40 max=100 aria-label="Upload"></progress>
+<h2 aria-label="Orders (3 new)">Orders</h2><hr></form>""",
+    ),
     "/obs/scroll": _page(
         "Scroll",
         """<p>Top text</p><div style="height:5000px"></div>

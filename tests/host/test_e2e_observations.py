@@ -542,3 +542,35 @@ def test_fields_no_person_sees_are_not_offered(host: HostApp, site: Site, sessio
     answer = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Dark mode")})
     obs = answer["data"]["observation"]
     assert "checked" in next(e for e in obs["elements"] if e["name"] == "Dark mode")["st"]
+
+
+def test_an_application_shell_with_a_zero_height_body_is_read(
+    host: HostApp, site: Site, session: str
+) -> None:
+    """Issue 36 point 3: a 0 px body with overflow hidden is the viewport's overflow, not a box
+    that hides its content (JupyterLab and Notebook 7 read empty)."""
+    obs = observe(host, site, session, "/obs/shell")["observation"]
+    assert "print(1 + 1)" in texts(obs)
+    assert "2" in texts(obs)
+    (run,) = obs["elements"]
+    assert (run["role"], run["name"]) == ("button", "Run this cell")
+    assert obs["contexts"][run["c"]] == 'toolbar "Notebook"'
+
+
+def test_what_a_form_shows_is_in_the_observation(host: HostApp, site: Site, session: str) -> None:
+    """Issue 36 points 1-2: a form's error in role=alert, a tooltip inside a link, a field
+    labelled by an image, a fieldset's group, a progress bar, a heading's author name."""
+    obs = observe(host, site, session, "/obs/semantics")["observation"]
+    contexts = obs["contexts"]
+    (error,) = [c for c in obs["content"] if c.get("t") == "Enter a valid date."]
+    assert contexts[error["c"]].endswith("> alert")
+    names = {(e["role"], e.get("name", "")) for e in obs["elements"]}
+    assert ("link", "Choose a Date") in names
+    assert ("textbox", "Search") in names
+    assert ("textbox", "Date:") in names
+    (post,) = [e for e in obs["elements"] if e["role"] == "radio"]
+    assert (post["name"], contexts[post["c"]].split(" > ")[-1]) == ("Post", 'group "Shipping"')
+    kinds = {c["k"]: c for c in obs["content"]}
+    assert (kinds["progressbar"]["t"], kinds["progressbar"]["d"]) == ("Upload", {"v": "40"})
+    assert "separator" in kinds
+    assert kinds["heading"]["t"] == "Orders (3 new)"
