@@ -507,7 +507,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
   ntbl={ctx:nctx.concat([part('table',tn)]),row:0};nctx=ntbl.ctx;cx=ctxOf(nctx,true);}
  else if(t==='caption'&&tbl){myAcc=openAcc('table_caption',cx);}
  else if(isRow&&tbl){tbl.row++;var re={k:'table_row'};if(cx>=0)re.c=cx;if(authorNamed(c)){var rn2=accName(c);if(rn2)re.d={n:clip(rn2)};}if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(rep(c,re));nctx=tbl.ctx.concat(['row '+tbl.row]);}
- else if(isCell&&tbl){myAcc=openAcc('table_cell',cx);if(ar==='columnheader')myAcc.e.h=1;else if(ar==='rowheader')myAcc.e.h=2;}
+ else if(isCell&&(tbl||explicitRole(c))){myAcc=openAcc('table_cell',cx);if(ar==='columnheader')myAcc.e.h=1;else if(ar==='rowheader')myAcc.e.h=2;}
  else if(ar==='heading'){myAcc=openAcc('heading',cx);var lv=+(c.getAttribute('aria-level')||(t[0]==='h'?t.slice(1):2))||2;myAcc.e.l=Math.max(1,Math.min(6,lv));
   // a heading says its name: what it shows (with generated text and images' alternatives),
   // unless its author named it otherwise
