@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 from bridge_protocol import ErrorId, SvcError
@@ -36,6 +37,7 @@ from .logic.actionability import (
     COVERED,
     DEADLINE_MARGIN,
     NOT_VISIBLE,
+    WHEEL_PX,
     Box,
     Cover,
     Sample,
@@ -43,6 +45,7 @@ from .logic.actionability import (
     arrow_keys,
     blocker,
     not_actionable,
+    per_wheel_event,
     wheel_burst,
     wheel_into,
 )
@@ -54,12 +57,13 @@ from .progress import (
     loads_done,
     next_frame,
     pending_loads,
+    scroll_done,
     tick,
 )
 
 MAX_SCROLL_STEPS = 40
 MAX_DISTANCE_STEPS = 2000  # ~2,000,000 px: more than any page Chromium lays out
-SCROLL_SETTLE = 0.12
+WHEEL_MAX_UNITS = 1200  # one wheel event's angle at most (ten notches)
 WHEEL_GAP = 0.004  # between the wheel events of one run (a free-spinning wheel's rate)
 
 
@@ -158,7 +162,9 @@ class ElementInfo:
         )
 
 
-def _box(v: list[Any]) -> Box:
+def _box(v: list[Any] | ElementInfo) -> Box:
+    if isinstance(v, ElementInfo):
+        return (v.x, v.y, v.w, v.h)
     return (float(v[0]), float(v[1]), float(v[2]), float(v[3]))
 
 
@@ -358,6 +364,12 @@ async def element_info(target: Target) -> ElementInfo:
 WHEEL_INSET = 12.0  # CSS px kept from the viewport's edges (scrollbars, a border)
 
 
+async def _box_of(target: Target) -> Box | None:
+    """The element's box as a scroll moves it (None: it left the document meanwhile)."""
+    info = await target.element()
+    return None if info is None else _box(info)
+
+
 def scroll_goal(info: ElementInfo) -> tuple[float, float, Box]:
     """(x, y) to bring to the middle of `area`, where the wheel turns. Normally the element's
     center and its scrollport; when a clipping ancestor (a sidebar) is out of view, that
@@ -375,7 +387,7 @@ def scroll_goal(info: ElementInfo) -> tuple[float, float, Box]:
 def wheel_units(distance: float) -> int:
     """The wheel angle that moves content `distance` CSS px toward the middle (a negative delta
     scrolls down): Chromium scrolls ~100 px per 120 units; bounded per event."""
-    return -max(-1200, min(1200, round(distance * 1.2)))
+    return -max(-WHEEL_MAX_UNITS, min(WHEEL_MAX_UNITS, round(distance * 1.2)))
 
 
 def wheel_point(x: float, y: float, area: Box) -> tuple[float, float]:
@@ -398,6 +410,8 @@ async def reachable(target: Target, scroll: bool) -> ElementInfo:
     what = target.what
     events = stuck = 0
     nearest = float("inf")
+    per_event: float = WHEEL_PX
+    last_run: tuple[float, int] | None = None  # (dy, events) of a run of full vertical events
     while stuck <= MAX_SCROLL_STEPS and events <= MAX_DISTANCE_STEPS:
         info = await element_info(target)
         if not info.visible or info.w <= 0 or info.h <= 0:
@@ -414,6 +428,8 @@ async def reachable(target: Target, scroll: bool) -> ElementInfo:
         dy = gy - (ay + ah / 2)
         dx = gx - (ax + aw / 2) if not ax <= gx < ax + aw else 0
         distance = max(abs(dy), abs(dx))
+        if last_run is not None:
+            per_event = per_wheel_event(last_run[0], dy, last_run[1], per_event)
         if distance < nearest - 1:
             nearest = distance
         else:
@@ -426,13 +442,14 @@ async def reachable(target: Target, scroll: bool) -> ElementInfo:
         # sidebar's scrollport was taken as in view and "covered"); a scroller at its end hands
         # the rest on to the page
         px, py = wheel_point(gx, gy, area)
-        run = wheel_burst(distance)
+        run = wheel_burst(distance, per_event)
         for i in range(run):
             if i:
                 await aio.sleep(target.page.loop, WHEEL_GAP)
             target.wheel(px, py, wx, wy)
         events += run
-        await aio.sleep(target.page.loop, SCROLL_SETTLE)
+        last_run = (dy, run) if abs(wy) == WHEEL_MAX_UNITS and abs(dy) >= abs(dx) else None
+        await scroll_done(target.page, partial(_box_of, target), _box(info))
     raise _err(
         ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element could not be scrolled into view"
     )
@@ -469,7 +486,7 @@ async def centred(target: Target) -> None:
         # over the visible part of its scroller: the element's own point is under the cover,
         # which may scroll on its own (a fixed panel)
         target.wheel(px + pw / 2, py + ph / 2, 0, wheel_units(dy))
-        await aio.sleep(target.page.loop, SCROLL_SETTLE)
+        await scroll_done(target.page, partial(_box_of, target), _box(info))
 
 
 async def actionable(

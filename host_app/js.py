@@ -108,6 +108,16 @@ var pd=0;for(var q=0;q<I.d.length;q++)if(now-I.d[q][0]<2000&&!I.d[q][1].defaultP
 return JSON.stringify([performance.timeOrigin,I.f,I.m,I.u,I.k,ps,pd]);})()"""
 
 
+def scroll_offsets(x: float, y: float) -> str:
+    """The scroll offsets of the document and of every element at (x, y) and above it: what a
+    wheel turned there moves (a frame under the point moves inside, unseen here)."""
+    return (
+        "(function(){var e=document.elementFromPoint(" + f"{x:.1f},{y:.1f}" + "),"
+        "o=[scrollX,scrollY];for(;e;e=e.parentElement)o.push(e.scrollLeft,e.scrollTop);"
+        "return JSON.stringify(o)})()"
+    )
+
+
 def element(index: int, tag: str) -> str:
     """The element-info read of host_app/observe_js, for a node of the selector snapshot."""
     return observe_js.element_at(index, tag)

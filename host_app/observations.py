@@ -19,6 +19,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -34,13 +35,20 @@ from bridge_protocol.actions import (
     RefWait,
 )
 
-from . import frame_reads, observe_js, operations
-from .actions import SCROLL_SETTLE, act
+from . import frame_reads, js, observe_js, operations
+from .actions import act
 from .logic import aio
 from .logic import frames as fl
 from .logic.page_events import PageEvent
 from .logic.readiness import Probe
-from .progress import LoadMark, Loads, download_clicked, navigation_started, pending_loads
+from .progress import (
+    LoadMark,
+    Loads,
+    download_clicked,
+    navigation_started,
+    pending_loads,
+    scroll_done,
+)
 from .ref_target import RefTarget
 
 KEEP = 64  # locator sets kept; the agent retains 32 observations, so a retained one is always here
@@ -422,8 +430,10 @@ async def run_ref_actions(
                 # frame or scroll box under it scrolls, as for a person); else at the viewport's
                 # center
                 x, y = page.pointer if page.pointer is not None else (vw / 2, vh / 2)
+                offsets = js.scroll_offsets(x, y)
+                unscrolled = await page.run_js(offsets)
                 page.wheel(x, y, dx, dy)
-                await aio.sleep(page.loop, SCROLL_SETTLE)
+                await scroll_done(page, partial(page.run_js, offsets), unscrolled)
             case _:
                 if index > 0 or page.load_starts != before.starts:
                     # an earlier action may have changed the page: check this target again

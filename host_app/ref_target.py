@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from bridge_protocol import ErrorId, SvcError
 
 from . import frame_reads, observe_js
-from .actions import SCROLL_SETTLE, ElementInfo, Focused, focused
-from .logic import aio
+from .actions import ElementInfo, Focused, focused
 from .logic import frames as fl
 from .logic.actionability import Cover
+from .progress import scroll_done
 
 if TYPE_CHECKING:
     from .observations import Kept, ObsDriver
@@ -116,7 +117,7 @@ class RefTarget:
                 )
             self._scrolls += 1
             self.page.wheel(step.x, step.y, step.dx, step.dy)
-            await aio.sleep(self.page.loop, SCROLL_SETTLE)
+            await scroll_done(self.page, partial(self._geometry, chain, local), geo)
             geo = await self._geometry(chain, local)
             # a wheel that moved nothing (the wrong scroller took it) counts toward giving up
             stuck = stuck + 1 if geo is not None and geo == (levels, info) else 0

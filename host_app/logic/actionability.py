@@ -149,14 +149,30 @@ WHEEL_PX = 1000  # what one wheel event of 1,200 units scrolls (Chromium: ~100 p
 BURST_MAX = 20  # wheel events sent between two reads of the target's bounds
 
 
-def wheel_burst(distance: float) -> int:
+def wheel_burst(distance: float, per_event: float = WHEEL_PX) -> int:
     """How many full wheel events to send before reading the target's bounds again: one when it
-    is near, else as many as keep the last ~1,000 px for single, checked steps (a page that
+    is near, else as many as keep the last event's worth for single, checked steps (a page that
     moves meanwhile, a scroller that ends and hands the rest on to the page). A person flinging
     a free-spinning wheel sends such runs; a read after every ~1,000 px made a link far down a
     long page take seconds to reach (a link at 60 % of python3-doc's whatsnew/3.11.html: 5.4 s
-    a click, 1.2 s with runs)."""
-    return max(1, min(BURST_MAX, int(abs(distance) // WHEEL_PX) - 1))
+    a click, 1.2 s with runs). `per_event`: what one full event scrolls, as the last run
+    showed (`per_wheel_event`); WHEEL_PX before any run."""
+    return max(1, min(BURST_MAX, int(abs(distance) // max(per_event, MIN_WHEEL_PX)) - 1))
+
+
+MIN_WHEEL_PX = 100  # the least a full wheel event is taken to scroll, whatever a run showed
+
+
+def per_wheel_event(before: float, after: float, events: int, known: float) -> float:
+    """What one full wheel event scrolled, from the target's distance to its goal before and
+    after a run of `events` full events; `known` (the last figure) when the run did not bring
+    it nearer (a page that moved meanwhile, a scroller at its end). Chromium scrolled ~600 px
+    per event of 1,200 units here, not the 1,000 WHEEL_PX assumes: a target 4,000 px down took
+    a run of three, then five single steps."""
+    moved = abs(before) - abs(after)
+    if events <= 0 or moved <= 0 or ((before > 0) != (after > 0) and after != 0):
+        return known
+    return min(WHEEL_PX, max(MIN_WHEEL_PX, moved / events))
 
 
 def wheel_into(row: Box, client: Box) -> int:

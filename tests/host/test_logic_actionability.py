@@ -110,3 +110,27 @@ def test_a_far_target_is_wheeled_to_in_runs_that_stop_short_of_it() -> None:
     for distance in range(0, 40_000, 250):
         assert wheel_burst(distance) * WHEEL_PX <= max(WHEEL_PX, distance - WHEEL_PX)
     assert wheel_burst(1_000_000) == BURST_MAX
+
+
+def test_runs_are_sized_by_what_the_last_one_scrolled() -> None:
+    from host_app.logic.actionability import (
+        MIN_WHEEL_PX,
+        WHEEL_PX,
+        per_wheel_event,
+        wheel_burst,
+    )
+
+    # the engine scrolled 600 px per full event: the next run is sized by that
+    per = per_wheel_event(4800.0, 3000.0, 3, WHEEL_PX)
+    assert per == 600
+    assert wheel_burst(3000, per) == 4
+    assert wheel_burst(3000, per) * per <= 3000 - per  # still one event short of the target
+    assert wheel_burst(1000, per) == 1
+    # a run that brought the target no nearer, or past its goal, teaches nothing
+    assert per_wheel_event(4800.0, 4800.0, 3, per) == per
+    assert per_wheel_event(4800.0, 5400.0, 3, per) == per
+    assert per_wheel_event(-300.0, 200.0, 1, per) == per
+    assert per_wheel_event(-3000.0, -1200.0, 3, WHEEL_PX) == 600
+    # bounded both ways: a page that moved the target meanwhile cannot make runs huge
+    assert per_wheel_event(5000.0, 4990.0, 10, per) == MIN_WHEEL_PX
+    assert per_wheel_event(20000.0, 0.0, 2, per) == WHEEL_PX
