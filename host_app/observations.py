@@ -54,7 +54,6 @@ from .ref_target import RefTarget
 KEEP = 64  # locator sets kept; the agent retains 32 observations, so a retained one is always here
 DOCUMENTS_KEPT = 32  # per session: documents whose sequence number is remembered
 MAX_SEMANTICS = 512 * 1024
-NAV_SETTLE = 0.15
 Key = tuple[float, int]
 
 
@@ -486,9 +485,9 @@ async def _replaced(
 
 async def _after_batch(page: ObsDriver, before: LoadMark, loads: Loads, deadline: float) -> None:
     """The page after the batch (`operations.after_input`); a document a navigation brought
-    gets a moment to settle before the new observation."""
+    settles before the new observation (`operations.document_settled`)."""
     if (await operations.after_input(page, before, loads, deadline)).navigated:
-        await aio.sleep(page.loop, NAV_SETTLE)
+        await operations.document_settled(page, deadline)
 
 
 def default_folder(data_dir: Path) -> Path:

@@ -70,6 +70,10 @@ from .progress import (
 )
 
 PROBE_INTERVAL = 0.05
+# after input that started a navigation, how often the page is probed for its readable document:
+# the load ends between two probes, and at 50 ms half a probe interval was a fifth of a link
+# click's step
+READABLE_POLL = 0.01
 # after input, how long a document with content may stay loading before it is read as it is
 STILL_WRITING = 3.0
 SETTLE_PROBE_INTERVAL = 0.1
@@ -393,8 +397,19 @@ async def readable(page: Probing, deadline: float) -> Probe | None:
         shown_since = (shown_since or now) if p.length > 0 and not page.loading else None
         if shown_since is not None and now - shown_since >= STILL_WRITING:
             return None
-        await aio.sleep(page.loop, PROBE_INTERVAL)
+        await aio.sleep(page.loop, READABLE_POLL)
     return None
+
+
+async def document_settled(page: Probing, deadline: float) -> None:
+    """After a navigation the input started reached a readable document, before it is read:
+    one rendered frame (its layout, its first animation-frame callbacks), and a navigation its
+    scripts started at once (a redirect from its load handler, a form a script submits) followed
+    to its readable document. This replaced a fixed 0.15 s pause after every navigating batch,
+    most of a link click's step (0.25 s, against Playwright's click, load and snapshot 0.11 s)."""
+    mark = LoadMark.of(page)
+    if await navigation_started(page, mark):
+        await readable(page, deadline)
 
 
 @dataclass(frozen=True, slots=True)

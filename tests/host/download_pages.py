@@ -36,6 +36,12 @@ FORMS = """<!doctype html><html><head><title>Forms</title></head><body>
 <form method=post action=/search><input name=q value=apples><button>Search</button></form>
 <form method=post action=/export><button>Export</button></form>
 <p><a id=late href="/late.txt" download>Late notes</a></p>
+<p><a href="/hop">Hop</a></p>
+</body></html>"""
+# a page that sends the browser on from its load handler (a sign-in's last hop)
+HOP = """<!doctype html><html><head><title>Hop</title></head><body><p>Moving on</p>
+<script>addEventListener('load', function(){
+  setTimeout(function(){ location.replace('/results'); }, 0); });</script>
 </body></html>"""
 RESULTS = """<!doctype html><html><head><title>Results</title></head><body><main>
 <h1>Results</h1><p>Three apples found.</p><p><a href="/forms">Search again</a></p>
@@ -46,6 +52,7 @@ ROUTES: dict[str, Callable[[], Reply]] = {
     "/forms": lambda: html(FORMS),
     "/search": lambda: redirect("/results"),
     "/results": lambda: html(RESULTS),
+    "/hop": lambda: html(HOP),
     "/export": lambda: Reply(
         REPORT, "text/csv", {"Content-Disposition": 'attachment; filename="export.csv"'}
     ),

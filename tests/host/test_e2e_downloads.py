@@ -1,7 +1,8 @@
 """Downloads on the real headless app (issue 11, point 3): saved under
 `{data_dir}/Downloads/<session id>/` with the server's name, numbered instead of overwritten,
 waited for by the operation that caused them, and reported in the post-action observation and
-the session log; a dropped connection is a failed download."""
+the session log; a dropped connection is a failed download. Steps that navigate (a form post
+answered by a redirect) wait for no download."""
 
 from __future__ import annotations
 
@@ -209,6 +210,18 @@ def test_a_form_post_answered_by_a_redirect_is_one_page_load_and_waits_for_no_do
     assert (files.hits("/search"), files.hits("/results")) == (1, 2)
     assert log_records(host, session, "page.download_wait") == []
     assert not folder(host, session).exists()
+
+
+def test_a_click_onto_a_page_that_moves_on_at_load_ends_where_it_went(
+    host: HostApp, files: Routes, session: str
+) -> None:
+    """No fixed pause after a navigating batch, and still a navigation the new document starts
+    from its load handler is followed to its own document before the page is read."""
+    expected = page_of(navigate(host, session, files.url("/results")))
+    obs = navigate(host, session, files.url("/forms"))
+    after = click(host, obs, "Hop")
+    assert page_of(after) == expected
+    assert files.hits("/hop") == 1
 
 
 def test_a_form_post_answered_by_a_file_is_waited_for_and_reported(
