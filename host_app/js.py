@@ -108,11 +108,14 @@ var pd=0;for(var q=0;q<I.d.length;q++)if(now-I.d[q][0]<2000&&!I.d[q][1].defaultP
 return JSON.stringify([performance.timeOrigin,I.f,I.m,I.u,I.k,ps,pd]);})()"""
 
 
+SCROLL_OFFSETS = "(function(){var e=document.elementFromPoint"
+
+
 def scroll_offsets(x: float, y: float) -> str:
     """The scroll offsets of the document and of every element at (x, y) and above it: what a
     wheel turned there moves (a frame under the point moves inside, unseen here)."""
     return (
-        "(function(){var e=document.elementFromPoint(" + f"{x:.1f},{y:.1f}" + "),"
+        f"{SCROLL_OFFSETS}({x:.1f},{y:.1f}),"
         "o=[scrollX,scrollY];for(;e;e=e.parentElement)o.push(e.scrollLeft,e.scrollTop);"
         "return JSON.stringify(o)})()"
     )

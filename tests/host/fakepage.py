@@ -164,6 +164,8 @@ class FakePage:
             return done(self._focus(int(number), end == "true").value)
         if code.startswith(observe_js._OBSERVE):
             return done({"key": list(self.doc_key), "u": self.url, "vp": [0, 0, 800, 600]})
+        if code.startswith(js.SCROLL_OFFSETS):
+            return done([0, 0])
         if code == "JSON.stringify([innerWidth,innerHeight])":
             return done([800, 600])
         if code == js.PROBE:
