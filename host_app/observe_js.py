@@ -489,7 +489,9 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  // the structure that holds content of its own kind (groups, tab panels, figures, menus,
  // dialogs, live regions and messages), each with its name
  var ar=ariaRole(c),lm=null;
- if(PART[ar]&&v&&t!=='select'&&c!==document.documentElement){var pn=accName(c);
+ if(PART[ar]&&v&&t!=='select'&&c!==document.documentElement){
+  // a part's name is its author's (a tooltip's text is its entry, not its name twice)
+  var pn=NFC[ar]&&!authorNamed(c)?'':accName(c);
   if(!pn&&PART[ar]===2)pn=headingName(c);
   if(ar!=='region'||pn)lm=part(ar,pn);}
  // a list (or row group) its author named: the name says what its items are

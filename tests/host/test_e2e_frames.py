@@ -332,7 +332,8 @@ def test_hover_shows_a_tooltip_inside_the_frame(
     after = ok(
         act(host, obs["id"], {"action": "hover", "ref": element(obs, "What is CVC?")["ref"]})
     )
-    assert text_ctx(after, "Three digits on the back") == 'frame "Payment"'
+    # the tooltip is a context part of its own (docs/observations.md "Context paths")
+    assert text_ctx(after, "Three digits on the back") == 'frame "Payment" > tooltip'
 
 
 def test_frame_swapped_or_removed_after_observe(
