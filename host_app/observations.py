@@ -413,7 +413,7 @@ async def run_ref_actions(
         numbers.append(n)
     # whole batch first: document sequence and every target before any input
     await revalidate(page, kept, obs_id, numbers)
-    before = LoadMark.of(page)
+    before = await LoadMark.read(page)
     loads = await pending_loads(page)
     mark = page.downloads.mark()
     page.pointer = None

@@ -526,7 +526,7 @@ async def capture(
         ready = await current(page)
     page_ready_ms = int((time.monotonic() - t0) * 1000)
     if actions:
-        before = LoadMark.of(page)
+        before = await LoadMark.read(page)
         loads = await pending_loads(page)
         await run_actions(page, actions, deadline)
         ready = await _after_actions(page, ready, before, loads, deadline)

@@ -153,7 +153,8 @@ class FakePage:
         if code == js.TICK:
             self.counters["f"] += 1  # a frame passes between two reads
             c = self.counters
-            return done([self.doc_key[0], c["f"], c["m"], c["u"], c["k"], False, False])
+            row = [self.doc_key[0], c["f"], c["m"], c["u"], c["k"], False, False, 0, False, c["f"]]
+            return done(row)
         if code.startswith(observe_js._CHECK):
             return done({"key": list(self.doc_key), "s": {str(i): e.sig for i, e in self._live()}})
         if code.startswith(observe_js._ELEMENT):
