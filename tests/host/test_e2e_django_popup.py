@@ -15,17 +15,9 @@ through the HTTP API with refs from observations."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
-import textwrap
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -33,57 +25,13 @@ import httpx
 import pytest
 
 from tests.httpserver import reply, serving
-from tests.ports import free_port
 
+from .django_site import ADMIN_PASSWORD, ADMIN_USER, Django, running_django
 from .hostproc import HostApp
 from .obs_pages import observation_of
 from .test_e2e_popups import act, log_records, navigate, popup_events, ref, texts
 
 pytestmark = pytest.mark.e2e
-
-ADMIN_USER = "ada"
-ADMIN_PASSWORD = "correct horse battery"
-
-SETTINGS = """
-from pathlib import Path
-BASE_DIR = Path(__file__).resolve().parent.parent
-SECRET_KEY = "test-only-not-secret"
-DEBUG = True  # runserver serves the admin's scripts (RelatedObjectLookups.js) only then
-ALLOWED_HOSTS = ["127.0.0.1"]
-INSTALLED_APPS = [
-    "django.contrib.admin", "django.contrib.auth", "django.contrib.contenttypes",
-    "django.contrib.sessions", "django.contrib.messages", "django.contrib.staticfiles", "shop",
-]
-MIDDLEWARE = [
-    # sends Cross-Origin-Opener-Policy: same-origin (SECURE_CROSS_ORIGIN_OPENER_POLICY's default)
-    "django.middleware.security.SecurityMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
-]
-ROOT_URLCONF = "proj.urls"
-TEMPLATES = [{
-    "BACKEND": "django.template.backends.django.DjangoTemplates", "DIRS": [], "APP_DIRS": True,
-    "OPTIONS": {"context_processors": [
-        "django.template.context_processors.request",
-        "django.contrib.auth.context_processors.auth",
-        "django.contrib.messages.context_processors.messages",
-    ]},
-}]
-DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}}
-USE_TZ = True
-STATIC_URL = "static/"
-DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-"""
-
-URLS = """
-from django.contrib import admin
-from django.urls import path
-urlpatterns = [path("admin/", admin.site.urls)]
-"""
 
 MODELS = """
 from django.db import models
@@ -107,90 +55,11 @@ admin.site.register(Category)
 admin.site.register(Product)
 """
 
-MANAGE = """
-import os, sys
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "proj.settings")
-from django.core.management import execute_from_command_line
-execute_from_command_line(sys.argv)
-"""
-
-
-@dataclass
-class Django:
-    base: str
-    db: Path
-
-
-def _manage(folder: Path, *args: str, env: dict[str, str] | None = None) -> None:
-    done = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, **(env or {})},
-        check=False,
-    )
-    assert done.returncode == 0, (args, done.stdout, done.stderr)
-
 
 @pytest.fixture(scope="module")
 def django_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Django]:
-    folder = tmp_path_factory.mktemp("django")
-    files = {
-        "manage.py": MANAGE,
-        "proj/__init__.py": "",
-        "proj/settings.py": SETTINGS,
-        "proj/urls.py": URLS,
-        "shop/__init__.py": "",
-        "shop/models.py": MODELS,
-        "shop/admin.py": ADMIN,
-        "shop/migrations/__init__.py": "",
-    }
-    for name, text in files.items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_text(textwrap.dedent(text).lstrip())
-    _manage(folder, "makemigrations", "shop")
-    _manage(folder, "migrate")
-    _manage(
-        folder,
-        "createsuperuser",
-        "--noinput",
-        f"--username={ADMIN_USER}",
-        "--email=ada@example.org",
-        env={"DJANGO_SUPERUSER_PASSWORD": ADMIN_PASSWORD},
-    )
-    port = free_port()
-    log = (folder / "runserver.log").open("wb")
-    server = subprocess.Popen(
-        [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
-        cwd=folder,
-        stdin=subprocess.DEVNULL,
-        stdout=log,
-        stderr=log,
-        start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert server.poll() is None, (folder / "runserver.log").read_text()
-            try:
-                if httpx.get(f"{base}/admin/login/", trust_env=False).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "runserver did not answer"
-            time.sleep(0.1)
-        yield Django(base, folder / "db.sqlite3")
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(5)
-        log.close()
+    with running_django(tmp_path_factory.mktemp("django"), models=MODELS, admin=ADMIN) as site:
+        yield site
 
 
 def element(obs: dict[str, Any], name: str) -> dict[str, Any]:
