@@ -391,6 +391,10 @@ function addText(s,inEl){if(!s||inEl===2)return;if(!acc){if(!/\S/.test(s))return
   else acc.buf+=s;}
  if((!inEl||inEl===3)&&SAYS.test(s))acc.own=true;}
 function preBreak(){if(curWs&&acc&&acc.buf&&acc.buf.charAt(acc.buf.length-1)!=='\n'&&acc.buf.length<=LIM+2)acc.buf+='\n';}
+// a block's edges part its text from the text around it in the same entry: a line break where
+// the text keeps its lines, else a space (an li of two divs "Alpha", "Beta" read "AlphaBeta";
+// CodeMirror's line numbers, one div each, "123456789")
+function blockBreak(inEl){if(curWs)preBreak();else if(acc&&acc.buf&&!/\s$/.test(acc.buf))addText(' ',inEl);}
 var curCtx=-1;
 // Reach boxes (docs/observations.md "Elements no person can reach"): an element wholly outside
 // the box its ancestors leave it is not offered, since neither the wheel nor a click of a person
@@ -550,7 +554,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  if(t==='br'&&v)addText('\n',inEl);
  // inline boxes (inline-block, inline-flex...) are apart on screen: keep their words apart
  var box=inline&&disp!=='inline'&&disp!=='contents';if(box&&v&&acc)addText(' ',inEl);
- if(!inline)preBreak();
+ if(!inline)blockBreak(inEl);
  curWs=ws;
  // descend
  if(t==='iframe'||t==='frame'){
@@ -571,7 +575,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  if(wid&&elements.length>wid.i+1)dropAnchors(wid,[acc,saved,wid.acc]);
  curWs=savedWs;CL=sCL;CLA=sCLA;blocked=sBlk;CHROME=sChrome;
  if(box&&v&&acc)addText(' ',inEl);
- if(!inline)preBreak();
+ if(!inline)blockBreak(inEl);
  if(myAcc){closeAcc(myAcc);acc=saved&&saved!==myAcc?saved:null;}
  else if(!inline&&acc&&acc.lazy&&acc!==saved){closeAcc(acc);acc=null;}
  curCtx=savedCtx;
