@@ -902,7 +902,9 @@ class SessionBrowser:
         mod = Qt.KeyboardModifier.ControlModifier if ctrl else Qt.KeyboardModifier.NoModifier
         self.pointer = (x, y)
         if move:
-            _QTEST.mouseMove(target, pos)
+            # QTest.mouseMove reaches no page (it moves the cursor): a Lumino menu, which
+            # takes its item from the mousemove, never saw one and its click did nothing
+            self.mouse_move(x, y)
         _QTEST.mousePress(target, Qt.MouseButton.LeftButton, mod, pos)
         _QTEST.mouseRelease(target, Qt.MouseButton.LeftButton, mod, pos)
 
