@@ -267,9 +267,12 @@ function clickCue(el,role,cs,inEl){
  var t=el.localName;if(NO_CLICK[t])return false;
  if(t==='label'&&el.control)return false;
  // one pass over the element's own attributes (mostly none or a class) instead of a lookup per cue
- var at=el.attributes;for(var i=0;i<at.length;i++){var k=CLICK_ATTRS[at[i].name];if(!k)continue;
-  if(k===1)return true;if(k===2){if(at[i].value!=='false')return true;continue;}
-  if(el.tabIndex>=0&&t!=='pre'&&!CONTAINER_ROLES[role]&&!(role===''&&CONTAINER_TAGS[t])){var o=cs.overflow;if(o.indexOf('auto')<0&&o.indexOf('scroll')<0)return true;}}
+ // aria-pressed and tabindex on a shadow host are weak cues: a web component's button
+ // (JupyterLab's <jp-button>) hands them to the <button> in its shadow root, the one target
+ var aria=false,at=el.attributes;for(var i=0;i<at.length;i++){var k=CLICK_ATTRS[at[i].name];if(!k)continue;
+  if(k===1){if(el.shadowRoot&&at[i].name==='aria-pressed'){aria=true;continue;}return true;}if(k===2){if(at[i].value!=='false')return true;continue;}
+  if(el.tabIndex>=0&&t!=='pre'&&!CONTAINER_ROLES[role]&&!(role===''&&CONTAINER_TAGS[t])){var o=cs.overflow;if(o.indexOf('auto')<0&&o.indexOf('scroll')<0){if(el.shadowRoot){aria=true;continue;}return true;}}}
+ if(aria)return WEAK;
  if(inEl)return false;
  if(t==='a'&&!el.hasAttribute('name')&&!el.hasAttribute('id')&&sized(el)&&!drawsNothing(el,cs))return WEAK;
  if(cs.cursor==='pointer'&&parentCursor(el)!=='pointer'&&!CONTAINER_ROLES[role]){if(sized(el)&&!drawsNothing(el,cs))return WEAK;CUR.set(el,'auto');}
