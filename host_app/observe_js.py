@@ -174,12 +174,14 @@ function pseudoText(el,which){var cs;try{cs=(el.ownerDocument.defaultView||W).ge
  var m=/^(.*?)\s\/\s(.*)$/.exec(c);var src=m?m[2]:c,out='',re=/"((?:[^"\\]|\\.)*)"|attr\(\s*([\w-]+)\s*\)/g,x;
  while((x=re.exec(src))){out+=x[1]!==undefined?x[1].replace(/\\(.)/g,'$1'):(el.getAttribute(x[2])||'');}
  if(!out)return '';var inl=cs.display.indexOf('inline')===0;return inl?out:' '+out+' ';}
+// text as CSS draws it: a person reads "COPY" where the markup says "copy"
+function drawn(s,tt){return tt==='uppercase'?s.toUpperCase():tt==='lowercase'?s.toLowerCase():tt==='capitalize'?s.replace(/(^|[^\w'])(\w)/g,function(m,a,b){return a+b.toUpperCase();}):s;}
 function firstChild(el,tag){for(var c=el.firstElementChild;c;c=c.nextElementSibling)if(c.localName===tag)return c;return null;}
 function accName(el,nfc){return sq(accText(el,{root:el,lb:false,hid:false,seen:new Set(),nfc:!!nfc},false));}
 function accText(n,C,rec){
  if(n.nodeType===3){var pe=n.parentElement;if(!pe)return n.data;var ps=csOf(pe);if(!C.hid&&ps.visibility!=='visible')return '';
   // the text as it is drawn (text-transform), as a reader hears it
-  var tt=ps.textTransform;return tt==='uppercase'?n.data.toUpperCase():tt==='lowercase'?n.data.toLowerCase():tt==='capitalize'?n.data.replace(/(^|[^\w'])(\w)/g,function(m,a,b){return a+b.toUpperCase();}):n.data;}
+  return drawn(n.data,ps.textTransform);}
  if(n.nodeType!==1)return '';
  var el=n,t=el.localName;if(t==='script'||t==='style'||t==='template'||t==='noscript')return '';
  if(C.seen.has(el))return '';
@@ -381,13 +383,13 @@ function keeps(a,t,e){
 // curWs: the white-space of the text being read: 0 collapses, 1 keeps spaces and line breaks
 // (pre, pre-wrap, break-spaces), 2 keeps line breaks only (pre-line). An accumulator that got
 // preformatted text keeps its lines (a.pre); its other text is collapsed as it comes.
-var curWs=0;
+var curWs=0,curTT='none';
 function wsOf(cs){var c=cs.whiteSpaceCollapse;if(c){if(c==='preserve'||c==='break-spaces')return 1;if(c==='preserve-breaks')return 2;return 0;}
  var w=cs.whiteSpace||'';return w==='pre-line'?2:(w.indexOf('pre')===0||w==='break-spaces')?1:0;}
 // text that says something of its own: separators between links (Sphinx's "modules |", a
 // breadcrumb's "»") do not, so a menu item is still just its link
 var SAYS=/[^\s|\u00b7\u2022\u00bb\u00ab\u203a\u2039\/\\\-\u2013\u2014:;,.()\[\]<>~*+=#&_]/;
-function addText(s,inEl){if(!s||inEl===2)return;if(!acc){if(!/\S/.test(s))return;acc=openAcc('text',curCtx);acc.lazy=true;}
+function addText(s,inEl){if(!s||inEl===2)return;if(curTT!=='none')s=drawn(s,curTT);if(!acc){if(!/\S/.test(s))return;acc=openAcc('text',curCtx);acc.lazy=true;}
  if(acc.buf.length<=LIM+2){
   if(curWs){if(!acc.pre){acc.pre=true;acc.buf=acc.buf.replace(/\s+/g,' ');}acc.buf+=curWs===2?s.replace(/[ \t]+/g,' ').replace(/ ?\n ?/g,'\n'):s;}
   else if(acc.pre){s=s.replace(/\s+/g,' ');if(s.charAt(0)===' '&&/\s$/.test(acc.buf))s=s.slice(1);acc.buf+=s;}
@@ -490,7 +492,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  var sCL=CL,sCLA=CLA;
  if(cc||CL||CLA){CL=cc;if(pos!=='static'||cs.transform!=='none'||cs.filter!=='none'||/paint|layout|strict|content/.test(cs.contain))CLA=cc;}
  var inline=disp.indexOf('inline')===0||disp==='contents';
- var ws=wsOf(cs),savedWs=curWs;
+ var ws=wsOf(cs),savedWs=curWs,savedTT=curTT;curTT=cs.textTransform||'none';
  var role=roleOf(c),nctx=ctx,nsect=inSect,ntbl=tbl,myAcc=null,saved=acc,savedCtx=curCtx;
  // context parts (docs/observations.md "Context paths"): landmarks, named regions, forms, and
  // the structure that holds content of its own kind (groups, tab panels, figures, menus,
@@ -500,6 +502,8 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
   // a part's name is its author's (a tooltip's text is its entry, not its name twice)
   var pn=NFC[ar]&&!authorNamed(c)?'':accName(c);
   if(!pn&&PART[ar]===2)pn=headingName(c);
+  // a details group is what its summary says (Django's filters: "By status" tells two "All" apart)
+  if(!pn&&t==='details'){var smy=firstChild(c,'summary');if(smy)pn=accName(smy,true);}
   if(ar!=='region'||pn)lm=part(ar,pn);}
  // a list (or row group) its author named: the name says what its items are
  // (or declared one with its role: a div role=list, a role=rowgroup)
@@ -576,7 +580,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
   for(var j=0;j<kids.length;j++){if(stopV)break;node(kids[j],nctx,v,ie,nsect,ntbl,depth+1);}}
  if(weak&&elements.length>weak.i+1)dropPadding(weak,[acc,saved,weak.acc]);
  if(wid&&elements.length>wid.i+1)dropAnchors(wid,[acc,saved,wid.acc]);
- curWs=savedWs;CL=sCL;CLA=sCLA;blocked=sBlk;CHROME=sChrome;
+ curWs=savedWs;curTT=savedTT;CL=sCL;CLA=sCLA;blocked=sBlk;CHROME=sChrome;
  if(box&&v&&acc)addText(' ',inEl);
  if(!inline)blockBreak(inEl);
  if(myAcc){closeAcc(myAcc);acc=saved&&saved!==myAcc?saved:null;}
