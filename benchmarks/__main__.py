@@ -16,6 +16,7 @@ MODULES = [
     "benchmarks.engine_bench",
     "benchmarks.adblock_bench",
     "benchmarks.observation_bench",
+    "benchmarks.apps_bench",
     "benchmarks.action_bench",
     "benchmarks.clients_bench",
     "benchmarks.keyserver_bench",
