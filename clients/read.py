@@ -276,6 +276,23 @@ def outline(content: list[dict[str, Any]], budget: int) -> tuple[str, int, int]:
     return best[0], best[1], total
 
 
+# live regions and messages (docs/observations.md "Context paths"): a form's error in role=alert
+MESSAGE_ROLES = ("alert", "status", "log", "timer", "marquee")
+
+
+def _messages_marked(content: list[dict[str, Any]], contexts: list[str]) -> list[dict[str, Any]]:
+    """The entries, those inside a message marked with its role (`[alert] Enter a valid date.`):
+    Markdown has no place for the context an agent would otherwise miss."""
+    out = []
+    for entry in content:
+        c = entry.get("c")
+        role = ""
+        if isinstance(c, int) and 0 <= c < len(contexts) and entry.get("t"):
+            role = contexts[c].split(" > ")[-1].split(" ")[0]
+        out.append({**entry, "t": f"[{role}] {entry['t']}"} if role in MESSAGE_ROLES else entry)
+    return out
+
+
 def compose(
     page: dict[str, Any],
     observation: dict[str, Any],
@@ -286,7 +303,9 @@ def compose(
 ) -> tuple[str, dict[str, Any]]:
     """(bounded Markdown, metadata) of one observation (the wire form the API returns)."""
     observation = wire.decode(observation, str(page.get("url") or ""))
-    content: list[dict[str, Any]] = list(observation.get("content") or [])
+    content = _messages_marked(
+        list(observation.get("content") or []), list(observation.get("contexts") or [])
+    )
     elements: list[dict[str, Any]] = list(observation.get("elements") or [])
     sections = sections_of(content)
     outline_text, outline_shown, heading_total = outline(content, max_chars // OUTLINE_SHARE)

@@ -230,3 +230,14 @@ def test_bars_and_separators_read_with_their_name_and_value() -> None:
     assert "[progressbar Copying: 40%]" in text
     assert "[separator]" in text
     assert "[meter Disk]" in text
+
+
+def test_a_message_reads_with_its_role() -> None:
+    """A form's error in role=alert is a text entry under an `alert` context part; Markdown shows
+    the role with it (docs/observations.md "Context paths")."""
+    obs = observation(
+        [{"k": "heading", "t": "Sign in", "l": 1}, {"k": "text", "t": "Wrong password.", "c": 1}]
+    )
+    obs["contexts"] = ["main", "main > form > alert"]
+    text, _ = compose(PAGE, obs)
+    assert "[alert] Wrong password." in text
