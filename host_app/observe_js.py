@@ -177,14 +177,17 @@ function pseudoText(el,which){var cs;try{cs=(el.ownerDocument.defaultView||W).ge
 // text as CSS draws it: a person reads "COPY" where the markup says "copy"
 function drawn(s,tt){return tt==='uppercase'?s.toUpperCase():tt==='lowercase'?s.toLowerCase():tt==='capitalize'?s.replace(/(^|[^\w'])(\w)/g,function(m,a,b){return a+b.toUpperCase();}):s;}
 function firstChild(el,tag){for(var c=el.firstElementChild;c;c=c.nextElementSibling)if(c.localName===tag)return c;return null;}
-function accName(el,nfc){return sq(accText(el,{root:el,lb:false,hid:false,seen:new Set(),nfc:!!nfc},false));}
+// bounded: a name reads at most NAME_DEPTH levels down and NAME_NODES elements (a link around a
+// page's worth of nested boxes, or nesting deep enough to overflow the stack, fails nothing)
+var NAME_DEPTH=64,NAME_NODES=4000;
+function accName(el,nfc){return sq(accText(el,{root:el,lb:false,hid:false,seen:new Set(),nfc:!!nfc,b:{n:0}},false));}
 function accText(n,C,rec){
  if(n.nodeType===3){var pe=n.parentElement;if(!pe)return n.data;var ps=csOf(pe);if(!C.hid&&ps.visibility!=='visible')return '';
   // the text as it is drawn (text-transform), as a reader hears it
   return drawn(n.data,ps.textTransform);}
  if(n.nodeType!==1)return '';
  var el=n,t=el.localName;if(t==='script'||t==='style'||t==='template'||t==='noscript')return '';
- if(C.seen.has(el))return '';
+ if(C.seen.has(el)||C.seen.size>=NAME_DEPTH||++C.b.n>NAME_NODES)return '';
  // 2A
  if(!C.hid&&hiddenNode(el))return '';
  C.seen.add(el);try{
@@ -192,7 +195,7 @@ function accText(n,C,rec){
  // 2B
  if(!C.lb){var ids=(el.getAttribute('aria-labelledby')||'').trim();if(ids){var ps=ids.split(/\s+/),out=[];
   for(var i=0;i<ps.length;i++){var ref=byId(el,ps[i]);if(!ref)continue;
-   var sub={root:C.root,lb:true,hid:C.hid||hiddenUp(ref),seen:new Set()};
+   var sub={root:C.root,lb:true,hid:C.hid||hiddenUp(ref),seen:new Set(),b:C.b};
    // a node naming itself gives its own aria-label or content, not its labelledby again
    out.push(accText(ref,sub,true));}
   var lbt=sq(out.join(' '));if(lbt)return lbt;}}
@@ -215,7 +218,7 @@ function accText(n,C,rec){
  return rec?s:'';}finally{C.seen.delete(el);}}
 function contentText(el,C){var out=pseudoText(el,'::before');
  var kids=el.shadowRoot?el.shadowRoot.childNodes:el.childNodes;
- for(var i=0;i<kids.length&&out.length<=LIM;i++){var c=kids[i];
+ for(var i=0;i<kids.length&&out.length<=LIM&&C.b.n<=NAME_NODES;i++){var c=kids[i];
   if(c.nodeType===1&&c.localName==='slot'){var as=c.assignedNodes();var list=as.length?as:c.childNodes;for(var j=0;j<list.length;j++)out+=childText(list[j],C);continue;}
   out+=childText(c,C);}
  return out+pseudoText(el,'::after');}
@@ -245,7 +248,7 @@ function nameOf(el,role){
  var t=el.localName,n=accName(el,NAME_FROM_CONTENT[role]||t==='summary');if(n)return n;
  // a <label for> pointing at a control built of other elements (a select replacement moves
  // the native select's label to it): the name a person reads next to it
- if(el.id&&!LABELABLE[t]){var rt=el.getRootNode(),lb=rt.querySelector?rt.querySelector('label[for="'+CSS.escape(el.id)+'"]'):null;if(lb){n=sq(contentText(lb,{root:el,lb:false,hid:false,seen:new Set([el])}));if(n)return n;}}
+ if(el.id&&!LABELABLE[t]){var rt=el.getRootNode(),lb=rt.querySelector?rt.querySelector('label[for="'+CSS.escape(el.id)+'"]'):null;if(lb){n=sq(contentText(lb,{root:el,lb:false,hid:false,seen:new Set([el]),b:{n:0}}));if(n)return n;}}
  return '';}
 var LABELABLE={input:1,select:1,textarea:1,meter:1,progress:1,output:1,button:1};
 // Clickable without an interactive role (docs/decisions.md "What the user can click"): the

@@ -184,6 +184,15 @@ c2.innerHTML='Gamma <button>Open gamma</button>';l.replaceChild(c2,c);}</script>
 <progress value=40 max=100 aria-label="Upload"></progress>
 <h2 aria-label="Orders (3 new)">Orders</h2><hr></form>""",
     ),
+    # a hostile name: a button around 4,000 nested spans (built by script: the HTML parser
+    # flattens nesting past 512), and a link around 30,000 empty boxes, then words
+    "/obs/deep-name": _page(
+        "Deep name",
+        """<button id=b>Deep</button><a id=a href="/obs/table">Wide</a><p>After</p>
+<script>var n=document.getElementById('b');for(var i=0;i<4000;i++){var s=document.createElement('span');n.appendChild(s);n=s;}
+n.textContent='bottom';var a=document.getElementById('a');for(var j=0;j<30000;j++)a.appendChild(document.createElement('i'));
+a.appendChild(document.createTextNode(' end'));</script>""",
+    ),
     "/obs/scroll": _page(
         "Scroll",
         """<p>Top text</p><div style="height:5000px"></div>

@@ -574,3 +574,14 @@ def test_what_a_form_shows_is_in_the_observation(host: HostApp, site: Site, sess
     assert (kinds["progressbar"]["t"], kinds["progressbar"]["d"]) == ("Upload", {"v": "40"})
     assert "separator" in kinds
     assert kinds["heading"]["t"] == "Orders (3 new)"
+
+
+def test_a_hostile_name_is_bounded(host: HostApp, site: Site, session: str) -> None:
+    """A name reads a bounded part of the content (docs/observations.md "Names"): a button
+    around 4,000 nested boxes overflowed the stack of the name's reading and failed the whole
+    observation; a link around 30,000 empty boxes read them all."""
+    obs = observe(host, site, session, "/obs/deep-name")["observation"]
+    names = {e["role"]: e.get("name", "") for e in obs["elements"]}
+    assert names["button"] == "Deep"  # the text past the bound is not in the name
+    assert names["link"] == "Wide"
+    assert "After" in texts(obs)
