@@ -48,6 +48,7 @@ from .logic.actionability import (
     per_wheel_event,
     wheel_burst,
     wheel_into,
+    wheel_rest,
 )
 from .logic.typing_keys import strokes
 from .progress import (
@@ -384,10 +385,11 @@ def scroll_goal(info: ElementInfo) -> tuple[float, float, Box]:
     return x + w / 2, y + h / 2, view
 
 
-def wheel_units(distance: float) -> int:
+def wheel_units(distance: float, per_event: float = WHEEL_PX) -> int:
     """The wheel angle that moves content `distance` CSS px toward the middle (a negative delta
-    scrolls down): Chromium scrolls ~100 px per 120 units; bounded per event."""
-    return -max(-WHEEL_MAX_UNITS, min(WHEEL_MAX_UNITS, round(distance * 1.2)))
+    scrolls down), WHEEL_MAX_UNITS moving `per_event` px; bounded per event."""
+    units = round(distance * WHEEL_MAX_UNITS / max(per_event, 1.0))
+    return -max(-WHEEL_MAX_UNITS, min(WHEEL_MAX_UNITS, units))
 
 
 def wheel_point(x: float, y: float, area: Box) -> tuple[float, float]:
@@ -411,7 +413,7 @@ async def reachable(target: Target, scroll: bool) -> ElementInfo:
     events = stuck = 0
     nearest = float("inf")
     per_event: float = WHEEL_PX
-    last_run: tuple[float, int] | None = None  # (dy, events) of a run of full vertical events
+    last_run: tuple[float, float] | None = None  # (dy, full events' worth) of a vertical run
     while stuck <= MAX_SCROLL_STEPS and events <= MAX_DISTANCE_STEPS:
         info = await element_info(target)
         if not info.visible or info.w <= 0 or info.h <= 0:
@@ -434,8 +436,8 @@ async def reachable(target: Target, scroll: bool) -> ElementInfo:
             nearest = distance
         else:
             stuck += 1
-        wy = wheel_units(dy) if abs(dy) >= 1 else 0
-        wx = wheel_units(dx) if abs(dx) >= 1 else 0
+        wy = wheel_units(dy, per_event) if abs(dy) >= 1 else 0
+        wx = wheel_units(dx, per_event) if abs(dx) >= 1 else 0
         # over the point of its scrollport nearest to it: a sidebar or panel that scrolls on its
         # own gets the wheel (at the viewport's center the document scrolled and a sticky
         # sidebar's link never came into view, and a link inside the viewport but below the
@@ -443,12 +445,26 @@ async def reachable(target: Target, scroll: bool) -> ElementInfo:
         # the rest on to the page
         px, py = wheel_point(gx, gy, area)
         run = wheel_burst(distance, per_event)
+        # full events, then one that moves the rest along the longer axis: the run ends where
+        # the target is, read once (a read waits two frames)
+        vertical = abs(dy) >= abs(dx)
+        full = abs(wy if vertical else wx) == WHEEL_MAX_UNITS
+        rest = (
+            wheel_units(wheel_rest(dy if vertical else dx, run, per_event), per_event)
+            if full
+            else 0
+        )
         for i in range(run):
             if i:
                 await aio.sleep(target.page.loop, WHEEL_GAP)
             target.wheel(px, py, wx, wy)
-        events += run
-        last_run = (dy, run) if abs(wy) == WHEEL_MAX_UNITS and abs(dy) >= abs(dx) else None
+        if rest:
+            await aio.sleep(target.page.loop, WHEEL_GAP)
+            target.wheel(px, py, 0 if vertical else rest, rest if vertical else 0)
+        events += run + (1 if rest else 0)
+        # what the run scrolled, in full events (the last one's share counted)
+        sent = run + abs(rest) / WHEEL_MAX_UNITS
+        last_run = (dy, sent) if full and vertical else None
         await scroll_done(target.page, partial(_box_of, target), _box(info))
     raise _err(
         ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element could not be scrolled into view"

@@ -145,25 +145,39 @@ def arrow_keys(enabled: list[int], current: int, target: int) -> list[str]:
     return keys
 
 
-WHEEL_PX = 1000  # what one wheel event of 1,200 units scrolls (Chromium: ~100 px per 120)
+# what one wheel event of 1,200 units scrolls: QtWebEngine turns 120 units into the platform's
+# wheel scroll lines (Qt's default 3) of 20 px, 60 px (measured: 120, 600 and 1,200 units moved
+# the page and a 300 px scroller 60, 300 and 600 px); runs learn the figure where it differs
+WHEEL_PX = 600
+MAX_WHEEL_PX = 2 * WHEEL_PX  # the most a full event is taken to scroll, whatever a run showed
 BURST_MAX = 20  # wheel events sent between two reads of the target's bounds
 
 
 def wheel_burst(distance: float, per_event: float = WHEEL_PX) -> int:
-    """How many full wheel events to send before reading the target's bounds again: one when it
-    is near, else as many as keep the last event's worth for single, checked steps (a page that
-    moves meanwhile, a scroller that ends and hands the rest on to the page). A person flinging
-    a free-spinning wheel sends such runs; a read after every ~1,000 px made a link far down a
-    long page take seconds to reach (a link at 60 % of python3-doc's whatsnew/3.11.html: 5.4 s
-    a click, 1.2 s with runs). `per_event`: what one full event scrolls, as the last run
-    showed (`per_wheel_event`); WHEEL_PX before any run."""
-    return max(1, min(BURST_MAX, int(abs(distance) // max(per_event, MIN_WHEEL_PX)) - 1))
+    """How many full wheel events to send before reading the target's bounds again (the run's
+    last, partial event, `wheel_rest`, brings it the rest of the way); one when it is near. A
+    person flinging a free-spinning wheel sends such runs; a read after every ~1,000 px made a
+    link far down a long page take seconds to reach (a link at 60 % of python3-doc's
+    whatsnew/3.11.html: 5.4 s a click, 1.2 s with runs), and runs that kept their last event's
+    worth for single steps read a target 4,000 px down four times on the way (each read waits
+    two frames). `per_event`: what one full event scrolls, as the last run showed
+    (`per_wheel_event`); WHEEL_PX before any run."""
+    return max(1, min(BURST_MAX, int(abs(distance) // max(per_event, MIN_WHEEL_PX))))
+
+
+def wheel_rest(distance: float, events: int, per_event: float) -> float:
+    """What is left of `distance` (signed) after `events` full events of `per_event` px, for
+    the run's last event to move: 0 when the run covered it or was cut by BURST_MAX."""
+    if events >= BURST_MAX:
+        return 0.0
+    rest = abs(distance) - events * max(per_event, MIN_WHEEL_PX)
+    return 0.0 if rest < 1 else (rest if distance > 0 else -rest)
 
 
 MIN_WHEEL_PX = 100  # the least a full wheel event is taken to scroll, whatever a run showed
 
 
-def per_wheel_event(before: float, after: float, events: int, known: float) -> float:
+def per_wheel_event(before: float, after: float, events: float, known: float) -> float:
     """What one full wheel event scrolled, from the target's distance to its goal before and
     after a run of `events` full events; `known` (the last figure) when the run did not bring
     it nearer (a page that moved meanwhile, a scroller at its end). Chromium scrolled ~600 px
@@ -172,7 +186,7 @@ def per_wheel_event(before: float, after: float, events: int, known: float) -> f
     moved = abs(before) - abs(after)
     if events <= 0 or moved <= 0 or ((before > 0) != (after > 0) and after != 0):
         return known
-    return min(WHEEL_PX, max(MIN_WHEEL_PX, moved / events))
+    return min(MAX_WHEEL_PX, max(MIN_WHEEL_PX, moved / events))
 
 
 def wheel_into(row: Box, client: Box) -> int:

@@ -98,34 +98,42 @@ def test_a_running_geometry_animation_is_moving_even_with_equal_boxes() -> None:
     assert blocker(Sample(BOX, True, True, None, True), still) == MOVING
 
 
-def test_a_far_target_is_wheeled_to_in_runs_that_stop_short_of_it() -> None:
-    from host_app.logic.actionability import BURST_MAX, WHEEL_PX, wheel_burst
+def test_a_far_target_is_wheeled_to_in_one_run_of_full_events_and_the_rest() -> None:
+    from host_app.logic.actionability import BURST_MAX, WHEEL_PX, wheel_burst, wheel_rest
 
     assert wheel_burst(0) == 1
-    assert wheel_burst(900) == 1
-    assert wheel_burst(-2500) == 1  # near: one checked step at a time
-    assert wheel_burst(3500) == 2
-    assert wheel_burst(-5200) == 4
-    # a run never reaches the target: the last ~1,000 px are single, checked steps
+    assert wheel_burst(500) == 1  # near: one event of its size
+    assert wheel_burst(-2500) == 4
+    assert wheel_burst(4000) == 6
+    assert wheel_rest(4000, 6, WHEEL_PX) == 400  # the run's last event moves the rest
+    assert wheel_rest(-2500, 4, WHEEL_PX) == -100
+    assert wheel_rest(1200, 2, WHEEL_PX) == 0  # covered by full events
+    # the full events never pass the target; with the rest they reach it
     for distance in range(0, 40_000, 250):
-        assert wheel_burst(distance) * WHEEL_PX <= max(WHEEL_PX, distance - WHEEL_PX)
+        n = wheel_burst(distance)
+        assert n * WHEEL_PX <= max(WHEEL_PX, distance)
+        if n < BURST_MAX and distance >= WHEEL_PX:
+            assert n * WHEEL_PX + wheel_rest(distance, n, WHEEL_PX) == distance
     assert wheel_burst(1_000_000) == BURST_MAX
+    assert wheel_rest(1_000_000, BURST_MAX, WHEEL_PX) == 0  # cut: read, then the next run
 
 
 def test_runs_are_sized_by_what_the_last_one_scrolled() -> None:
     from host_app.logic.actionability import (
+        MAX_WHEEL_PX,
         MIN_WHEEL_PX,
         WHEEL_PX,
         per_wheel_event,
         wheel_burst,
     )
 
-    # the engine scrolled 600 px per full event: the next run is sized by that
-    per = per_wheel_event(4800.0, 3000.0, 3, WHEEL_PX)
-    assert per == 600
-    assert wheel_burst(3000, per) == 4
-    assert wheel_burst(3000, per) * per <= 3000 - per  # still one event short of the target
-    assert wheel_burst(1000, per) == 1
+    # the engine scrolled 500 px per full event: the next run is sized by that; a run's partial
+    # last event counts by its share
+    per = per_wheel_event(4500.0, 3000.0, 3, WHEEL_PX)
+    assert per == 500
+    assert per_wheel_event(4500.0, 2750.0, 3.5, WHEEL_PX) == 500
+    assert wheel_burst(3000, per) == 6
+    assert wheel_burst(1000, per) == 2
     # a run that brought the target no nearer, or past its goal, teaches nothing
     assert per_wheel_event(4800.0, 4800.0, 3, per) == per
     assert per_wheel_event(4800.0, 5400.0, 3, per) == per
@@ -133,4 +141,4 @@ def test_runs_are_sized_by_what_the_last_one_scrolled() -> None:
     assert per_wheel_event(-3000.0, -1200.0, 3, WHEEL_PX) == 600
     # bounded both ways: a page that moved the target meanwhile cannot make runs huge
     assert per_wheel_event(5000.0, 4990.0, 10, per) == MIN_WHEEL_PX
-    assert per_wheel_event(20000.0, 0.0, 2, per) == WHEEL_PX
+    assert per_wheel_event(20000.0, 0.0, 2, per) == MAX_WHEEL_PX
