@@ -34,8 +34,8 @@ var INTERACTIVE_ROLES={button:1,link:1,checkbox:1,radio:1,textbox:1,searchbox:1,
 var NAME_FROM_CONTENT={clickable:1,button:1,link:1,checkbox:1,radio:1,option:1,tab:1,menuitem:1,menuitemcheckbox:1,menuitemradio:1,treeitem:1,'switch':1,heading:1,cell:1,gridcell:1,columnheader:1,rowheader:1,row:1,tooltip:1};
 // DPUB-ARIA's link subclasses (Sphinx marks footnote and back links with them): links
 var DPUB_LINK={'doc-backlink':1,'doc-noteref':1,'doc-biblioref':1,'doc-glossref':1};
-function roleOf(el){
- var r=explicitRole(el);if(r)return r==='none'?'generic':r;
+function roleOf(el,xr){
+ var r=xr===undefined?explicitRole(el):xr;if(r)return r==='none'?'generic':r;
  var t=el.localName;
  if(t==='a'||t==='area')return el.hasAttribute('href')?'link':'';
  if(t==='button'||t==='summary')return 'button';
@@ -143,7 +143,7 @@ function implicitRole(el){var t=el.localName,r=TAG_ROLE[t];if(r)return r;
  if(el.isContentEditable&&(!el.parentElement||!el.parentElement.isContentEditable))return 'textbox';
  return '';}
 // the computed role: explicit, else implicit; '' for generic (and `none`)
-function ariaRole(el){var r=explicitRole(el);if(r==='none'||r==='generic')return '';return r||implicitRole(el);}
+function ariaRole(el,xr){var r=xr===undefined?explicitRole(el):xr;if(r==='none'||r==='generic')return '';return r||implicitRole(el);}
 // Accessible names (Accessible Name and Description Computation 1.2, HTML-AAM), steps 2A-2I:
 // hidden nodes (unless the aria-labelledby target itself was hidden), aria-labelledby (hidden
 // targets included), embedded controls' values inside another's name, aria-label, the host
@@ -468,12 +468,7 @@ function headingName(c){var h=c.querySelector('h1,h2,h3,h4,h5,h6,[role=heading]'
 // the page's chrome: inside it a list of links is a menu, said by its refs (CHROME counts the
 // enclosing landmarks and menu-like widgets)
 var CHROME=0,CHROME_ROLES={navigation:1,banner:1,contentinfo:1,complementary:1,search:1,menu:1,menubar:1,tablist:1,toolbar:1,tree:1,listbox:1};
-function walk(root,ctx,vis,inEl,inSect,tbl){
- // iterative over children with an explicit stack would lose the post-order hooks; recursion depth is bounded by the DOM depth (capped)
- var kids=root.childNodes;
- for(var i=0;i<kids.length;i++){if(stopV)return;node(kids[i],ctx,vis,inEl,inSect,tbl,0);}
-}
-function node(c,ctx,vis,inEl,inSect,tbl,depth){
+function node(c,ctx,vis,inEl,tbl,depth){
  if(stopV)return;
  if(c.nodeType===3){visited++;if(vis)addText(c.data,inEl);return;}
  if(c.nodeType!==1)return;
@@ -481,7 +476,7 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  var t=c.localName;
  if(t==='script'||t==='style'||t==='template'||t==='noscript'||t==='head'||t==='meta'||t==='link')return;
  if(c.hidden||c.getAttribute('aria-hidden')==='true')return;
- if(t==='slot'){var as=c.assignedNodes();var list=as.length?as:c.childNodes;for(var k=0;k<list.length;k++)node(list[k],ctx,vis,inEl,inSect,tbl,depth+1);return;}
+ if(t==='slot'){var as=c.assignedNodes();var list=as.length?as:c.childNodes;for(var k=0;k<list.length;k++)node(list[k],ctx,vis,inEl,tbl,depth+1);return;}
  var cs=csOf(c),disp=cs.display;
  if(disp==='none'||cs.contentVisibility==='hidden')return;
  var v=cs.visibility==='visible';
@@ -496,11 +491,11 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
  if(cc||CL||CLA){CL=cc;if(pos!=='static'||cs.transform!=='none'||cs.filter!=='none'||/paint|layout|strict|content/.test(cs.contain))CLA=cc;}
  var inline=disp.indexOf('inline')===0||disp==='contents';
  var ws=wsOf(cs),savedWs=curWs,savedTT=curTT;curTT=cs.textTransform||'none';
- var role=roleOf(c),nctx=ctx,nsect=inSect,ntbl=tbl,myAcc=null,saved=acc,savedCtx=curCtx;
+ var xr=explicitRole(c),role=roleOf(c,xr),nctx=ctx,ntbl=tbl,myAcc=null,saved=acc,savedCtx=curCtx;
  // context parts (docs/observations.md "Context paths"): landmarks, named regions, forms, and
  // the structure that holds content of its own kind (groups, tab panels, figures, menus,
  // dialogs, live regions and messages), each with its name
- var ar=ariaRole(c),lm=null;
+ var ar=ariaRole(c,xr),lm=null;
  if(PART[ar]&&v&&t!=='select'&&c!==document.documentElement){
   // a part's name is its author's (a tooltip's text is its entry, not its name twice)
   var pn=NFC[ar]&&!authorNamed(c)?'':accName(c);
@@ -510,10 +505,9 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
   if(ar!=='region'||pn)lm=part(ar,pn);}
  // a list (or row group) its author named: the name says what its items are
  // (or declared one with its role: a div role=list, a role=rowgroup)
- else if((ar==='list'||ar==='rowgroup'||t==='dl')&&v&&(authorNamed(c)||explicitRole(c))){lm=part(t==='dl'?'list':ar,accName(c));}
+ else if((ar==='list'||ar==='rowgroup'||t==='dl')&&v&&(authorNamed(c)||xr)){lm=part(t==='dl'?'list':ar,accName(c));}
  if(lm){nctx=ctx.concat([lm]);rep(c,lm);}
  var sChrome=CHROME;if(CHROME_ROLES[role]||(lm&&CHROME_ROLES[lm.split(' ')[0]]))CHROME++;
- if(t==='article'||t==='aside'||t==='main'||t==='nav'||t==='section')nsect=true;
  var cx=ctxOf(nctx,true);
  // table structure
  var isTable=t==='table'||role==='table'||role==='grid'||role==='treegrid';
@@ -523,16 +517,16 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
   ntbl={ctx:nctx.concat([part('table',tn)]),row:0};nctx=ntbl.ctx;cx=ctxOf(nctx,true);}
  else if(t==='caption'&&tbl){myAcc=openAcc('table_caption',cx);}
  else if(isRow&&tbl){tbl.row++;var re={k:'table_row'};if(cx>=0)re.c=cx;if(authorNamed(c)){var rn2=accName(c);if(rn2)re.d={n:clip(rn2)};}if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(rep(c,re));nctx=tbl.ctx.concat(['row '+tbl.row]);}
- else if(isCell&&(tbl||explicitRole(c))){myAcc=openAcc('table_cell',cx);if(ar==='columnheader')myAcc.e.h=1;else if(ar==='rowheader')myAcc.e.h=2;}
+ else if(isCell&&(tbl||xr)){myAcc=openAcc('table_cell',cx);if(ar==='columnheader')myAcc.e.h=1;else if(ar==='rowheader')myAcc.e.h=2;}
  else if(ar==='heading'){myAcc=openAcc('heading',cx);var lv=+(c.getAttribute('aria-level')||(t[0]==='h'?t.slice(1):2))||2;myAcc.e.l=Math.max(1,Math.min(6,lv));
   // a heading says its name: what it shows (with generated text and images' alternatives),
   // unless its author named it otherwise
   myAcc.name=nameOf(c,'heading');}
- else if(BLOCK_KIND[t]&&!inline&&!explicitRole(c)){myAcc=BLOCK_KIND[t]==='code'?codeAcc(c,cx,ws):openAcc(BLOCK_KIND[t],cx);}
+ else if(BLOCK_KIND[t]&&!inline&&!xr){myAcc=BLOCK_KIND[t]==='code'?codeAcc(c,cx,ws):openAcc(BLOCK_KIND[t],cx);}
  else if(ROLE_KIND[ar]&&!inline){myAcc=ar==='code'?codeAcc(c,cx,ws):openAcc(ROLE_KIND[ar],cx);}
  else if(LEAF_KIND[ar]&&v){var ln2=nameOf(c,ar),le={k:ar};if(ln2)le.t=clip(ln2);var lvv=ar==='separator'?'':controlValue(c,ar);if(lvv)le.d={v:clip(sq(lvv))};if(cx>=0)le.c=cx;if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(rep(c,le));}
  else if(ws&&!curWs&&!inline&&v&&!inEl&&t!=='textarea'&&t!=='input'&&t!=='select'){myAcc=codeLike(c,cs)?codeAcc(c,cx,ws):openAcc('paragraph',cx);}
- else if(ar==='img'){var alt=nameOf(c,'img');if(v&&(alt||explicitRole(c)==='img')){var ie={k:'image'};if(alt)ie.t=clip(alt);if(cx>=0)ie.c=cx;if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(rep(c,ie));}}
+ else if(ar==='img'){var alt=nameOf(c,'img');if(v&&(alt||xr==='img')){var ie={k:'image'};if(alt)ie.t=clip(alt);if(cx>=0)ie.c=cx;if(acc&&acc.lazy){closeAcc(acc);acc=null;}addContent(rep(c,ie));}}
  if(myAcc){rep(c,myAcc.e);if(myAcc.kind!=='heading'&&authorNamed(c))myAcc.an=accName(c);if(acc&&acc.lazy){closeAcc(acc);saved=null;}acc=myAcc;curCtx=cx;}
  else if(!inline&&acc&&acc.lazy){closeAcc(acc);acc=null;saved=null;}
  if(!myAcc)curCtx=cx;
@@ -577,10 +571,10 @@ function node(c,ctx,vis,inEl,inSect,tbl,depth){
    var fe={k:'frame',f:fn};if(cx>=0)fe.c=cx;addContent(fe);
    slots.push({n:fn,nm:c.getAttribute('name')||'',src:c.hasAttribute('srcdoc')?'about:srcdoc':(c.src||'about:blank'),
     x:bx.x,y:bx.y,w:bx.w,h:bx.h,lab:clip(accName(c)),p:nctx,ei:elements.length});rep(c,part('frame',accName(c)));}}
- else if(t==='details'&&!c.open){var sm=null;for(var k2=0;k2<c.children.length;k2++)if(c.children[k2].localName==='summary'){sm=c.children[k2];break;}if(sm)node(sm,nctx,v,inEl||isEl,nsect,ntbl,depth+1);}
+ else if(t==='details'&&!c.open){var sm=null;for(var k2=0;k2<c.children.length;k2++)if(c.children[k2].localName==='summary'){sm=c.children[k2];break;}if(sm)node(sm,nctx,v,inEl||isEl,ntbl,depth+1);}
  else if(t==='select'||t==='textarea'||t==='input'){}
  else if(depth<400){var kids=c.shadowRoot?c.shadowRoot.childNodes:c.childNodes,ie=(t==='label'&&!!c.control)?2:(inEl&&inEl!==3)?inEl:isEl?(role==='clickable'?3:true):inEl;
-  for(var j=0;j<kids.length;j++){if(stopV)break;node(kids[j],nctx,v,ie,nsect,ntbl,depth+1);}}
+  for(var j=0;j<kids.length;j++){if(stopV)break;node(kids[j],nctx,v,ie,ntbl,depth+1);}}
  if(weak&&elements.length>weak.i+1)dropPadding(weak,[acc,saved,weak.acc]);
  if(wid&&elements.length>wid.i+1)dropAnchors(wid,[acc,saved,wid.acc]);
  curWs=savedWs;curTT=savedTT;CL=sCL;CLA=sCLA;blocked=sBlk;CHROME=sChrome;
@@ -684,7 +678,7 @@ function below(sb,O,inert){if(inert)return true;var r=sb.getBoundingClientRect()
   n=par.host||par;if(n===document.documentElement)break;}
 })();
 var body=document.body||document.documentElement;
-if(body)node(body,ROOTP,true,false,false,null,0);
+if(body)node(body,ROOTP,true,false,null,0);
 if(acc){closeAcc(acc);acc=null;}
 keepEls();
 if(!B.pre&&content.length+elements.length>MAXE){var keep=Math.max(0,MAXE-elements.length);omitted+=content.length-keep;content.length=keep;}

@@ -23,18 +23,22 @@ def app_server(
     *,
     stop: int = signal.SIGTERM,
     timeout: float = 60,
+    env: dict[str, str] | None = None,
+    log: str = "server.log",
 ) -> Iterator[None]:
-    """Runs `command` in `cwd` (its output in `cwd`/server.log) until `probe` answers 200; then
-    stops its group with `stop` (a server that only reads may be killed at once: uvicorn's
-    graceful stop waits for the browser's open keep-alive connections, ~10 s)."""
-    log_path = cwd / "server.log"
-    with log_path.open("wb") as log:
+    """Runs `command` in `cwd` (its output in `cwd`/`log`, its environment `env`, else this
+    one's) until `probe` answers 200; then stops its group with `stop` (a server that only
+    reads may be killed at once: uvicorn's graceful stop waits for the browser's open keep-alive
+    connections, ~10 s)."""
+    log_path = cwd / log
+    with log_path.open("wb") as out:
         server = subprocess.Popen(
             list(command),
             cwd=cwd,
             stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
+            stdout=out,
+            stderr=out,
+            env=env,
             start_new_session=True,
         )
         try:

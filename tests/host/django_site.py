@@ -9,18 +9,15 @@ process group is stopped then). Tests read the application's own state from `Dja
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
+from tests.host.appserver import app_server
 from tests.ports import free_port
 
 ADMIN_USER = "ada"
@@ -129,34 +126,7 @@ def running_django(folder: Path, *, models: str, admin: str, setup: str = "") ->
     """The project written into `folder` and served by `manage.py runserver` until the block
     ends."""
     write_project(folder, models=models, admin=admin, setup=setup)
-    port = free_port()
-    log = (folder / "runserver.log").open("wb")
-    server = subprocess.Popen(
-        [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
-        cwd=folder,
-        stdin=subprocess.DEVNULL,
-        stdout=log,
-        stderr=log,
-        start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert server.poll() is None, (folder / "runserver.log").read_text()
-            try:
-                if httpx.get(f"{base}/admin/login/", trust_env=False).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "runserver did not answer"
-            time.sleep(0.1)
+    base = f"http://127.0.0.1:{free_port()}"
+    command = [sys.executable, "manage.py", "runserver", "--noreload", base[len("http://") :]]
+    with app_server(command, folder, f"{base}/admin/login/", log="runserver.log"):
         yield Django(base, folder / "db.sqlite3")
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(5)
-        log.close()

@@ -38,20 +38,26 @@ def run_child(
     """Run `python -m module args...` offscreen, its output captured. `flags` replace the
     Chromium flags; without them the caller's are kept, or the sandbox and GPU are turned off
     (neither works in a container)."""
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        check=False,
+        timeout=timeout,
+        env=child_env(flags),
+        cwd=ROOT,
+        capture_output=True,
+    )
+
+
+def child_env(flags: str | None = None) -> dict[str, str]:
+    """The child's environment: offscreen; `flags` replace the Chromium flags, else the
+    caller's are kept, or the sandbox and GPU are turned off (neither works in a container)."""
     # a crash of the engine in the child prints every thread's stack
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONFAULTHANDLER="1")
     if flags is None:
         env.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox --disable-gpu")
     else:
         env["QTWEBENGINE_CHROMIUM_FLAGS"] = flags
-    return subprocess.run(
-        [sys.executable, "-m", module, *args],
-        check=False,
-        timeout=timeout,
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-    )
+    return env
 
 
 def child_result(

@@ -27,7 +27,7 @@ import pytest
 
 from tests.httpserver import serving
 
-from .inengine import ROOT, configure, load, scenario_result, start_engine
+from .inengine import ROOT, child_env, configure, load, scenario_result, start_engine
 
 pytestmark = pytest.mark.e2e
 
@@ -201,7 +201,7 @@ def test_names_and_roles_meet_the_conformance_pages(wpt_base: str, tmp_path: Pat
     child = subprocess.Popen(
         [sys.executable, "-m", __name__, str(tmp_path / "data"), wpt_base, *paths],
         cwd=ROOT,
-        env=_child_env(),
+        env=child_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
@@ -231,18 +231,12 @@ def test_names_and_roles_meet_the_conformance_pages(wpt_base: str, tmp_path: Pat
     assert s.roles_met >= p.roles_met, "\n".join(our_misses)
 
 
-def _child_env() -> dict[str, str]:
-    import os
-
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONFAULTHANDLER="1")
-    env.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox --disable-gpu")
-    return env
-
-
 # --- the child process ----------------------------------------------------------------------
 
 
 def run(data_dir: Path, base: str, paths: list[str]) -> dict[str, Any]:
+    import msgspec
+
     from bridge_protocol import observation as wire
     from host_app import observations, observe_js
 
@@ -255,8 +249,8 @@ def run(data_dir: Path, base: str, paths: list[str]) -> dict[str, Any]:
         for path in paths:
             url = f"{base}/{path}"
             assert await load(engine, b, url), url
-            obs = observations.observe(b, engine.observations, sid, "semantic")
-            decoded = wire.decode(json.loads(_json(await obs)), url)
+            obs = await observations.observe(b, engine.observations, sid, "semantic")
+            decoded = wire.decode(msgspec.to_builtins(obs), url)
             probed = await b.run_js(observe_js.probe(EXPECTED))
             content = decoded.get("content", [])
             elements = decoded.get("elements", [])
@@ -277,12 +271,6 @@ def run(data_dir: Path, base: str, paths: list[str]) -> dict[str, Any]:
                 )
 
     return scenario_result(app, engine, scenario(), out, limit_ms=200_000)
-
-
-def _json(obs: Any) -> bytes:
-    import msgspec
-
-    return msgspec.json.encode(obs)
 
 
 if __name__ == "__main__":

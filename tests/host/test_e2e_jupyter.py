@@ -25,7 +25,6 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -34,11 +33,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-import httpx
 import pytest
 
 from tests.ports import free_port
 
+from .appserver import app_server
 from .hostproc import HostApp
 from .obs_pages import observation_of
 from .test_e2e_popups import act, navigate, popup_events
@@ -55,18 +54,11 @@ class Jupyter:
     root: Path
 
 
-def _stop(server: subprocess.Popen[bytes], runtime: Path) -> None:
-    """SIGTERM to the server's group (the server shuts its kernels down), SIGKILL after 10 s.
-    A kernel runs in a session of its own (jupyter_client starts it so): one still running,
-    known by its connection file in this fixture's runtime folder, is killed by its group."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(server.pid, signal.SIGTERM)
-    try:
-        server.wait(10)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(server.pid, signal.SIGKILL)
-        server.wait(5)
+def _kernels_stopped(runtime: Path) -> None:
+    """A kernel runs in a session of its own (jupyter_client starts it so), out of the server's
+    group, which `app_server` stops (the server shuts its kernels down on SIGTERM): one still
+    running, known by its connection file in this fixture's runtime folder, is killed by its
+    group."""
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
@@ -90,42 +82,25 @@ def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Jupyter]:
         IPYTHONDIR=str(folder / "ipython"),
     )
     port = free_port()
-    log = (folder / "notebook.log").open("wb")
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "notebook",
-            "--no-browser",
-            "--allow-root",  # a container's tests run as root; the server refuses it otherwise
-            "--ip=127.0.0.1",
-            f"--port={port}",
-            "--ServerApp.port_retries=0",
-            f"--ServerApp.root_dir={root}",
-            f"--IdentityProvider.token={TOKEN}",
-        ],
-        cwd=root,
-        stdin=subprocess.DEVNULL,
-        stdout=log,
-        stderr=log,
-        env=env,
-        start_new_session=True,
-    )
     base = f"http://127.0.0.1:{port}"
+    command = [
+        sys.executable,
+        "-m",
+        "notebook",
+        "--no-browser",
+        "--allow-root",  # a container's tests run as root; the server refuses it otherwise
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={root}",
+        f"--IdentityProvider.token={TOKEN}",
+    ]
+    probe = f"{base}/api/status?token={TOKEN}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert server.poll() is None, (folder / "notebook.log").read_text()
-            with contextlib.suppress(httpx.TransportError):
-                status = httpx.get(f"{base}/api/status", params={"token": TOKEN}, trust_env=False)
-                if status.status_code == 200:
-                    break
-            assert time.monotonic() < deadline, "jupyter notebook did not answer"
-            time.sleep(0.1)
-        yield Jupyter(base, root)
+        with app_server(command, folder, probe, env=env, log="notebook.log"):
+            yield Jupyter(base, root)
     finally:
-        _stop(server, runtime)
-        log.close()
+        _kernels_stopped(runtime)
 
 
 # -- helpers -------------------------------------------------------------------------------------
