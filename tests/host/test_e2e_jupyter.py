@@ -165,11 +165,19 @@ CELLS = 'feed "Cells"'
 
 def test_create_run_and_save_a_notebook(host: HostApp, jupyter: Jupyter, session: str) -> None:
     # the tree page: the file browser and its toolbar, read (the shell draws after its scripts
-    # load: observed again until the New menu is there)
+    # load, and its toolbar's buttons one by one as their components upgrade: observed again
+    # until the New menu and the toolbar's buttons are there; a fresh clone's first run drew
+    # the buttons after the menu)
     navigate(host, session, f"{jupyter.base}/tree?token={TOKEN}")
-    tree = observe_until(
-        host, session, lambda o: bool(elements(o, "menuitem", "file browser")), "the file browser"
-    )
+
+    def drawn(o: dict[str, Any]) -> bool:
+        names = {e.get("name") for e in elements(o, "button", 'toolbar "file browser"')}
+        return (
+            bool(elements(o, "menuitem", "file browser"))
+            and {"Upload", "Refresh File List"} <= names
+        )
+
+    tree = observe_until(host, session, drawn, "the file browser")
     assert tree["title"] == "Home"
     assert {"Name", "Last Modified", "File Size"} <= set(content(tree, "text"))
     toolbar = elements(tree, "button", 'toolbar "file browser"')
