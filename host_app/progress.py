@@ -158,24 +158,26 @@ SCROLL_MAX = 1.0
 
 async def scroll_done(
     page: Renderer, read: Callable[[], Awaitable[object]], before: object
-) -> None:
+) -> bool:
     """After wheel input: until the scroll it caused has ended, as `read` (an element's box, a
     scroll offset) shows it once per rendered frame: it changed from `before` and then held for
     a frame, or it did not change within SCROLL_QUIET. Chromium here applies a wheel's whole
     scroll by the next frame; an animated scroll changes it every frame until it ends. A fixed
-    0.12 s after each run made a click 4,000 px down cost 0.8 s (seven runs)."""
+    0.12 s after each run made a click 4,000 px down cost 0.8 s (seven runs). True when it
+    moved and then held: the read is still across a frame, as an actionability check needs."""
     start = page.loop.time()
     last = before
     moved = False
     while (now := page.loop.time()) < start + SCROLL_MAX:
         if not moved and now >= start + SCROLL_QUIET:
-            return
+            return False
         await next_frame(page)
         where = await read()
         if moved and where == last:
-            return
+            return True
         moved = moved or where != last
         last = where
+    return False
 
 
 NAV_START_WAIT = 1.0
