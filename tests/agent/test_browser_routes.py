@@ -509,7 +509,13 @@ def test_observation_actions_and_find(agent: AgentProcess, fake: FakeBrowser) ->
         ("/v1/observations/obs_unknown/find", {"query": "x"}),
     ]
     for path, stale_body in unknown:
-        assert err(agent, "POST", path, stale_body)["id"] == "OBSERVATION_STALE"
+        # the cause the host's stale refs use for an observation no longer kept
+        # (docs/observations.md "Errors of ref actions")
+        not_kept = err(agent, "POST", path, stale_body)
+        assert not_kept["id"] == "OBSERVATION_STALE"
+        assert not_kept["details"] == {"cause": "evicted", "observation_id": "obs_unknown"}
+    not_kept = err(agent, "GET", "/v1/observations/obs_unknown")
+    assert not_kept["details"] == {"cause": "evicted", "observation_id": "obs_unknown"}
     fake.script["observation-actions"] = lambda p: (
         0.0,
         error(bp.ErrorId.OBSERVATION_STALE, "the document changed"),
@@ -519,7 +525,9 @@ def test_observation_actions_and_find(agent: AgentProcess, fake: FakeBrowser) ->
 
     # Closing the session drops its observations.
     agent.ok("DELETE", f"/v1/sessions/{sid}")
-    assert err(agent, "GET", f"/v1/observations/{new_id}")["id"] == "OBSERVATION_STALE"
+    closed = err(agent, "GET", f"/v1/observations/{new_id}")
+    assert closed["id"] == "OBSERVATION_STALE"
+    assert closed["details"] == {"cause": "evicted", "observation_id": new_id}
 
 
 # --- attached pages ---------------------------------------------------------------------------
