@@ -162,8 +162,16 @@ class RefSelect(_RefAction, tag="select"):
 
 
 class RefScroll(_RefAction, tag="scroll"):
+    """At least one non-zero delta (spec 1 §4): a scroll of nothing would do nothing."""
+
     delta_x: Delta = 0
     delta_y: Delta = 0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.delta_x == 0 and self.delta_y == 0:
+            # the leading field lets the agent name it in details.field
+            raise ValueError("`delta_y`: a scroll needs a non-zero delta_x or delta_y")
 
 
 class RefWait(_RefAction, tag="wait"):

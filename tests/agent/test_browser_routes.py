@@ -487,6 +487,16 @@ def test_observation_actions_and_find(agent: AgentProcess, fake: FakeBrowser) ->
         ),
         (
             f"/v1/observations/{oid}/actions",
+            {"actions": [{"action": "scroll"}]},
+            "actions[0].delta_y",
+        ),
+        (
+            f"/v1/observations/{oid}/actions",
+            {"actions": [*actions[:1], {"action": "scroll", "delta_x": 0, "delta_y": 0}]},
+            "actions[1].delta_y",
+        ),
+        (
+            f"/v1/observations/{oid}/actions",
             {"actions": [{"action": "hover", "ref": "x1"}]},
             "actions[0].ref",
         ),

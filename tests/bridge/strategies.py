@@ -74,7 +74,9 @@ ref_actions: st.SearchStrategy[bp.RefAction] = st.one_of(
     st.builds(bp.RefClear, ref=refs),
     st.builds(bp.RefPress, ref=refs, key=st.sampled_from(bp.NAMED_KEYS)),
     st.builds(bp.RefSelect, ref=refs, value=texts),
-    st.builds(bp.RefScroll, delta_x=st.integers(-10000, 10000), delta_y=st.integers(-10000, 10000)),
+    st.tuples(st.integers(-10000, 10000), st.integers(-10000, 10000))
+    .filter(lambda d: d != (0, 0))  # at least one non-zero delta
+    .map(lambda d: bp.RefScroll(delta_x=d[0], delta_y=d[1])),
     st.builds(bp.RefWait, seconds=st.floats(min_value=0, max_value=60)),
 )
 session_settings = st.builds(
