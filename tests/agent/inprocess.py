@@ -14,8 +14,9 @@ per proxied session only, and these tests proxy none, so nothing is bound.
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -236,12 +237,22 @@ async def until(condition: Callable[[], object], timeout: float = 5.0, what: str
 
 @asynccontextmanager
 async def in_process_agent(
-    data_dir: Path, fake: FakeBrowser | None = None, **config: Any
+    data_dir: Path,
+    fake: FakeBrowser | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    **config: Any,
 ) -> AsyncIterator[InProcessAgent]:
     """The agent of `agent.main.run`, started in this trio run (Pro plan unless `config` says
-    otherwise), with `fake` (a fresh FakeBrowser by default) answering its bridge."""
+    otherwise), with `fake` (a fresh FakeBrowser by default) answering its bridge. With `env`
+    the configuration is read from that environment as the process reads its own
+    (`AgentConfig.from_env`, SVC_DATA_DIR being `data_dir`), `config` then overriding it."""
     fake = fake if fake is not None else FakeBrowser()
-    settings = AgentConfig(data_dir=data_dir, **{"plan": "pro", **config})
+    if env is None:
+        settings = AgentConfig(data_dir=data_dir, **{"plan": "pro", **config})
+    else:
+        read = AgentConfig.from_env({**env, "SVC_DATA_DIR": str(data_dir)})
+        settings = dataclasses.replace(read, **config)
     agent_out, host_in = trio.testing.memory_stream_one_way_pair()
     host_out, agent_in = trio.testing.memory_stream_one_way_pair()
     memory_host = MemoryHost(fake, host_out, host_in)
