@@ -3,10 +3,11 @@ pages and observations (spec 1 §4), lifecycle rules 8-9 and §3. The bridge com
 they carry are docs/bridge.md's; which command each route sends is listed there too.
 
 It owns session resolution and the one way every browser operation runs (`run`): select the
-session, wait for a scheduler slot until the operation's deadline, read the session once, have
-the engine client sync its settings, check a pinned page, send the operation with the time left,
-add the relay's cause to a failed proxied load, refresh the session's inactivity. A client that
-closes its connection cancels the handler: `trio.Cancelled` goes through untouched, so
+session, refuse a session with a proxy on the Free plan (PRO_REQUIRED `proxies`: its work would
+use the proxy), wait for a scheduler slot until the operation's deadline, read the session once,
+have the engine client sync its settings, check a pinned page, send the operation with the time
+left, add the relay's cause to a failed proxied load, refresh the session's inactivity. A client
+that closes its connection cancels the handler: `trio.Cancelled` goes through untouched, so
 `BridgeClient.call` sends the cancellation frame.
 
 The parts it orchestrates each live in their own module: the engine client (agent/engine_client.py:
@@ -141,6 +142,8 @@ class Browser:
         outcome = "cancelled"
         self._sessions.touch(session_id)
         try:
+            # before the slot: no wait in the queue for work the plan refuses
+            self._sessions.check_proxy_plan(session_id)
             async with self._scheduler.slot(session_id, deadline):
                 started_at = trio.current_time()
                 self._sessions.touch(session_id)
@@ -284,6 +287,10 @@ class Browser:
         create = SessionCreate(profile=profile, group=group, proxy_alias=proxy)
         return await self._create_session(create), True
 
+    def check_proxy_plan(self, session_id: str) -> None:
+        """PRO_REQUIRED when the session's work would use its proxy on the Free plan."""
+        self._sessions.check_proxy_plan(session_id)
+
     def _select(self, session_id: str | None) -> Page:
         """Shorthand rules 3-4, once a named session is known to exist."""
         if session_id is not None:
@@ -308,6 +315,8 @@ class Browser:
         url = normalize_url(body.url)
         path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
         session_id = await self._navigation_session(body.session_id, body.profile, body.proxy)
+        # A navigation the plan refuses is never submitted: nothing is retargeted.
+        self.check_proxy_plan(session_id)
         # Rule 7: the navigation replaces the session's retry target at once.
         page = self._pages.retarget(session_id, url)
 
@@ -460,6 +469,7 @@ class Browser:
                 raise validation_error("url is required when navigation is `url`", "url")
             url = normalize_url(body.url)
             session_id = await self._navigation_session(body.session_id, body.profile, body.proxy)
+            self.check_proxy_plan(session_id)
             page = self._pages.retarget(session_id, url)
         else:
             for name in ("url", "profile", "proxy"):

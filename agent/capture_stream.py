@@ -85,6 +85,8 @@ class CaptureJob:
         session, _ = await self._browser.open_session(
             body.session_id, body.profile, body.group, body.proxy
         )
+        # an ordinary error, not a failed stream (each attempt checks again)
+        self._browser.check_proxy_plan(session.session_id)
         return CapturePlan(request_id, session.session_id, url, path, body, session.proxy_alias)
 
     async def stream(self, plan: CapturePlan, nursery: trio.Nursery) -> AsyncIterator[bytes]:

@@ -139,6 +139,28 @@ class Sessions:
         )
         return [from_row(r, SessionRecord) for r in rows]
 
+    def check_proxy_plan(self, session_id: str) -> None:
+        """Spec 1 §7 rule 1: browser work of a session with a proxy uses that proxy, which the
+        Free plan does not include: PRO_REQUIRED `proxies` before anything reaches the engine
+        (a proxy assigned under Pro stays assigned after a move to Free; detaching it makes
+        the session usable again). An unknown session passes: its lookup says
+        SESSION_NOT_FOUND."""
+        if self._config.plan != "free":
+            return
+        number = session_number(session_id)
+        record = None if number is None else self.find(number)
+        if record is None or record.proxy_alias is None:
+            return
+        plan = self._config.plan
+        raise SvcError.of(
+            ErrorId.PRO_REQUIRED,
+            f"{session_id} uses the proxy {record.proxy_alias!r} and the {plan.capitalize()} "
+            "plan does not include proxies: detach it (PATCH the session's proxy_alias to "
+            "null) or use the Pro plan",
+            feature="proxies",
+            plan=plan,
+        )
+
     def proxied_numbers(self) -> list[int]:
         """Numbers of the sessions that have a proxy (each gets a listener)."""
         rows = self._store.query("SELECT id FROM browser_profiles WHERE proxy_alias IS NOT NULL")
