@@ -67,6 +67,7 @@ from .pages import Page, PageRegistry
 from .records import SessionRecord, name_key
 from .scheduler import Scheduler
 from .sessions import Sessions
+from .temporary import Kind, TemporaryOutputs
 from .urls import normalize_url, output_path, same_url
 from .worker import ControlWorker
 
@@ -106,6 +107,7 @@ class Browser:
         self._engine = engine
         self._pages = pages
         self._observations = ObservationStore()
+        self._temporary = TemporaryOutputs(config.data_dir)
 
     # --- how every operation runs --------------------------------------------------------------
 
@@ -287,6 +289,21 @@ class Browser:
         create = SessionCreate(profile=profile, group=group, proxy_alias=proxy)
         return await self._create_session(create), True
 
+    async def output_for(self, raw: str | None, kind: Kind, name: str) -> str:
+        """The absolute path of an operation's `output`; without one, `name` in the temporary
+        directory's `kind` folder, which is pruned now and then (agent/temporary.py)."""
+        path = output_path(self._config.data_dir, raw, TemporaryOutputs.relative(kind, name))
+        if raw is None:
+            removed = await self._temporary.handed_out()
+            if removed:
+                self._logs.write(
+                    "agent.temporary_pruned",
+                    f"removed {len(removed)} generated outputs from {self._temporary.root} "
+                    "(by age or total size)",
+                    data={"count": len(removed)},
+                )
+        return path
+
     def check_proxy_plan(self, session_id: str) -> None:
         """PRO_REQUIRED when the session's work would use its proxy on the Free plan."""
         self._sessions.check_proxy_plan(session_id)
@@ -313,7 +330,7 @@ class Browser:
 
     async def navigate(self, body: NavigateBody, request_id: str) -> dict[str, Any]:
         url = normalize_url(body.url)
-        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
+        path = await self.output_for(body.output, "Captures", f"{request_id}.html")
         session_id = await self._navigation_session(body.session_id, body.profile, body.proxy)
         # A navigation the plan refuses is never submitted: nothing is retargeted.
         self.check_proxy_plan(session_id)
@@ -368,7 +385,7 @@ class Browser:
         return self._capture_data(page, path, answer)
 
     async def perform(self, body: PerformBody, request_id: str) -> dict[str, Any]:
-        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
+        path = await self.output_for(body.output, "Captures", f"{request_id}.html")
         page = self._select(body.session_id)
         return await self._capture_on(
             page,
@@ -380,7 +397,7 @@ class Browser:
         )
 
     async def capture(self, body: CaptureBody, request_id: str) -> dict[str, Any]:
-        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
+        path = await self.output_for(body.output, "Captures", f"{request_id}.html")
         page = self._select(body.session_id)
         return await self._capture_on(
             page, "capture", path=path, actions=[], time_limit=body.timeout, wait=body.wait
@@ -392,9 +409,7 @@ class Browser:
         request_id: str,
         page_id: str | None = None,
     ) -> dict[str, Any]:
-        path = output_path(
-            self._config.data_dir, body.output, f"Screenshots/{request_id}.{body.format}"
-        )
+        path = await self.output_for(body.output, "Screenshots", f"{request_id}.{body.format}")
         if page_id is not None:
             page = self._pages.attached(page_id)
         else:
@@ -543,7 +558,7 @@ class Browser:
 
     async def attach(self, body: PagesBody, request_id: str) -> dict[str, Any]:
         url = normalize_url(body.url)
-        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
+        path = await self.output_for(body.output, "Captures", f"{request_id}.html")
         target, navigate = await self.open_session(
             body.session_id, body.profile, body.group, body.proxy
         )
@@ -581,7 +596,7 @@ class Browser:
     async def page_action(
         self, page_id: str, body: PageActionBody, request_id: str
     ) -> dict[str, Any]:
-        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
+        path = await self.output_for(body.output, "Captures", f"{request_id}.html")
         page = self._pages.attached(page_id)
         return await self._capture_on(
             page,

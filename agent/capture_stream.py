@@ -35,7 +35,7 @@ from .engine_client import EngineClient, remaining
 from .logs import LogWriter
 from .pages import PageRegistry
 from .store import Store
-from .urls import normalize_url, output_path
+from .urls import normalize_url
 
 # exit_code of capture.finished: 0 completed; 1 unsuccessful, either completed with a target
 # status >= 400 (outcome target_error) or failed (spec 2 §7: the terminal exit code of an
@@ -81,7 +81,7 @@ class CaptureJob:
     async def preflight(self, body: CapturesBody, request_id: str) -> CapturePlan:
         """Everything that can fail before the stream starts (answered as ordinary errors)."""
         url = normalize_url(body.url)
-        path = output_path(self._config.data_dir, body.output, f"Captures/{request_id}.html")
+        path = await self._browser.output_for(body.output, "Captures", f"{request_id}.html")
         session, _ = await self._browser.open_session(
             body.session_id, body.profile, body.group, body.proxy
         )

@@ -85,7 +85,7 @@ def test_shorthand_without_a_session_creates_one_then_reuses_it(
     assert page["id"].startswith("page_")
     assert page["session_id"] == "Session1"
     assert page["url"] == "https://example.com/a?q=1#top"
-    expected_path = str(agent.data_dir / "Captures" / f"{rid}.html")
+    expected_path = str(agent.data_dir / "Temporary" / "Captures" / f"{rid}.html")
     assert data["capture"] == {
         "output_path": expected_path,
         "bytesize": 4321,
@@ -320,7 +320,9 @@ def test_capture_takes_the_returned_url_as_authoritative(
     fake.urls[sid] = "https://spa.test/#/inbox?page=2"
     data, rid = post(agent, "/v1/capture", {"session_id": sid, "wait": 0.25, "timeout": 5})
     assert data["page"]["url"] == "https://spa.test/#/inbox?page=2"
-    assert data["capture"]["output_path"] == str(agent.data_dir / "Captures" / f"{rid}.html")
+    assert data["capture"]["output_path"] == str(
+        agent.data_dir / "Temporary" / "Captures" / f"{rid}.html"
+    )
     sent = fake.named("capture", sid)[-1].params
     assert (sent.url, sent.actions, sent.wait) == (None, [], 0.25)
     assert 4 < sent.timeout <= 5
@@ -352,7 +354,7 @@ def test_screenshot(agent: AgentProcess, fake: FakeBrowser) -> None:
     data, rid = post(
         agent, "/v1/screenshot", {"format": "jpeg", "quality": 70, "full_page": True, "wait": 0}
     )
-    path = str(agent.data_dir / "Screenshots" / f"{rid}.jpeg")
+    path = str(agent.data_dir / "Temporary" / "Screenshots" / f"{rid}.jpeg")
     assert data == {
         "page": data["page"],
         "screenshot": {
@@ -548,7 +550,9 @@ def test_attached_pages(agent: AgentProcess, fake: FakeBrowser) -> None:
     page = data["page"]
     sid = page["session_id"]
     assert page["url"] == "https://pin.test/a"
-    assert data["capture"]["output_path"] == str(agent.data_dir / "Captures" / f"{rid}.html")
+    assert data["capture"]["output_path"] == str(
+        agent.data_dir / "Temporary" / "Captures" / f"{rid}.html"
+    )
     assert agent.ok("GET", f"/v1/sessions/{sid}")["session"]["group"] == "Pinned"
     assert fake.named("browser_attach", sid)[-1].params.navigate is True
 

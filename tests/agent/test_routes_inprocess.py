@@ -68,7 +68,7 @@ async def test_navigate_sends_settings_then_attach(inproc: InProcessAgent) -> No
     page = data["page"]
     assert page["id"].startswith("page_")
     assert (page["session_id"], page["url"]) == (sid, "https://example.com/a?q=1#top")
-    expected_path = str(inproc.data_dir / "Captures" / f"{rid}.html")
+    expected_path = str(inproc.data_dir / "Temporary" / "Captures" / f"{rid}.html")
     assert data == {
         "page": page,
         "capture": {"output_path": expected_path, "bytesize": 4321, "target_http_status": 200},

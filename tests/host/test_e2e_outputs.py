@@ -77,6 +77,30 @@ def test_captures_with_actions_and_a_new_session(host: HostApp, site: Site) -> N
     host.client.delete(f"/v1/sessions/{started['session_id']}")
 
 
+def test_outputs_without_a_path_go_to_the_temporary_directory(
+    host: HostApp, site: Site, session: str
+) -> None:
+    """Spec 1 §4: without `output` a screenshot goes under the app's temporary screenshots
+    directory; captures too. That directory is pruned by age and size (tests/agent/
+    test_temporary.py); here, where the real app puts the files."""
+    temporary = host.data_dir.resolve() / "Temporary"
+    body = {"url": site.url("/table"), "session_id": session, "wait": 0}
+    response = host.client.post("/v1/navigate", json=body)
+    assert response.status_code == 200, response.text
+    capture = Path(response.json()["data"]["capture"]["output_path"])
+    assert capture == temporary / "Captures" / f"{response.headers['x-request-id']}.html"
+    assert "<caption>Prices</caption>" in capture.read_text("utf-8")
+    response = host.client.post("/v1/screenshot", json={"session_id": session, "wait": 0})
+    assert response.status_code == 200, response.text
+    shot = response.json()["data"]["screenshot"]
+    path = Path(shot["output_path"])
+    assert path == temporary / "Screenshots" / f"{response.headers['x-request-id']}.png"
+    assert path.read_bytes().startswith(b"\x89PNG")
+    assert shot["bytesize"] == path.stat().st_size
+    assert not (host.data_dir / "Screenshots").exists()
+    assert not (host.data_dir / "Captures").exists()
+
+
 @pytest.mark.parametrize("kind", [("png", b"\x89PNG"), ("jpeg", b"\xff\xd8"), ("webp", b"RIFF")])
 def test_screenshot_formats(
     host: HostApp, site: Site, session: str, tmp_path: Path, kind: tuple[str, bytes]
