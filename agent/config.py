@@ -47,6 +47,9 @@ class AgentConfig:
     preferred_language: str | None = None
     # The machine's time zone (TZ, else the system's): a direct session's automatic timezone.
     local_timezone: str | None = None
+    # Why the starts before this one failed, as the supervisor saw them ('' when the last start
+    # did not fail): GET /v1/status shows it (host_app/logic/supervision.py Starts.summary).
+    start_failures: str = ""
 
     @property
     def store_path(self) -> Path:
@@ -75,6 +78,7 @@ class AgentConfig:
             ),
             preferred_language=preferred_language(env),
             local_timezone=local_timezone(env),
+            start_failures=env.get("SVC_AGENT_START_FAILURES", "").strip()[:2000],
         )
 
 

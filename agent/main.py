@@ -19,6 +19,7 @@ from hypercorn.trio import serve as hypercorn_serve
 from . import http11
 from .bridge_client import BridgeClient
 from .config import AgentConfig, ConfigError
+from .engine_watch import watch_engine
 from .http_app import closing_asgi, create_app
 from .logs import LogWriter
 from .scheduler import Scheduler
@@ -69,6 +70,7 @@ async def run(
             if bridge is not None:
                 await nursery.start(bridge.run)
                 nursery.start_soon(_exit_when_bridge_closes, bridge, shutdown)
+                nursery.start_soon(watch_engine, bridge, services.worker.state)
             await nursery.start(services.proxy_listeners.run)  # 3
             services.worker.started()  # 4
             app = create_app(services)
@@ -123,7 +125,23 @@ def main() -> int:
         return 2
     try:
         trio.run(run, config)
-    except OSError as exc:
-        print(f"svc agent: cannot start: {exc}", file=sys.stderr)
+    except (OSError, BaseExceptionGroup) as exc:
+        cause = _os_error(exc)
+        if cause is None:
+            raise
+        # one line, the supervisor's record of why the start failed (a held port: errno 98)
+        print(f"svc agent: cannot start: {cause}", file=sys.stderr)
         return 1
     return 0
+
+
+def _os_error(exc: BaseException) -> OSError | None:
+    """The OSError that stopped the start (a bind inside the server's task group arrives
+    wrapped in exception groups)."""
+    if isinstance(exc, OSError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := _os_error(inner)) is not None:
+                return found
+    return None

@@ -56,7 +56,9 @@ def build_services(
     bridge: BridgeClient | None,
 ) -> Services:
     process = AgentProcess(build=build_info.load())
-    worker = ControlWorker(WorkerState(deadline_seconds=config.worker_deadline))
+    worker = ControlWorker(
+        WorkerState(deadline_seconds=config.worker_deadline, awaiting_engine=bridge is not None)
+    )
     profiles = Profiles(store, config)
     proxies = Proxies(store, config)
     sessions = Sessions(store, logs, config, profiles.resolve_template, proxies)

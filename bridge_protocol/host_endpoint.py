@@ -15,11 +15,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 
-from .answers import Answer
+from .answers import Answer, Done
 from .connection import HostConnection
 from .errors import ApiError, BridgeProtocolError, ErrorId, SvcError
 from .framing import MAX_FRAME
-from .messages import ActionRequest, AttachRequest, Cancel, CaptureRequest
+from .messages import ActionRequest, AttachRequest, Cancel, CaptureRequest, Ping
 
 HostRequest = CaptureRequest | AttachRequest | ActionRequest
 CancelCallback = Callable[[], None]
@@ -110,6 +110,9 @@ class HostEndpoint:
     def _start(self, request: HostRequest) -> None:
         responder = Responder(self, request.id)
         self._work[request.id] = None
+        if isinstance(request, ActionRequest) and isinstance(request.command, Ping):
+            responder.ok(Done())  # answered where the bridge is read: the host's loop runs
+            return
         try:
             cancel = self._handler(request, responder)
         except SvcError as exc:

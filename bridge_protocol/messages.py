@@ -142,6 +142,12 @@ class Notifications(Command[NotificationsAnswer], tag="notifications"):
     pass
 
 
+class Ping(Command[Done], tag="ping"):
+    """The agent's liveness check of the host: the host's bridge endpoint answers it itself, on
+    the thread that reads the bridge (the app's event loop, where the engine runs), so an app
+    that stopped answering shows in the agent's health (agent/engine_watch.py)."""
+
+
 class ObservationAction(Command[Observation], tag="observation-actions"):
     """Ref actions of POST /v1/observations/{id}/actions (validated by the agent); answers one new
     observation taken after the whole batch."""
@@ -163,6 +169,7 @@ EngineCommand = (
     | ApplySessionSettings
     | CloseSession
     | Notifications
+    | Ping
     | ObservationAction
 )
 

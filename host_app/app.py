@@ -6,19 +6,22 @@ import faulthandler
 import os
 import signal
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .collector import MainThreadCollector
-from .config import HostConfig
+from .config import ConfigError, HostConfig
+from .logic import instance
 from .logic.logfile import HostLog
 from .logic.policy import with_webrtc_policy
 from .logic.settings import SettingsStore
 
 if TYPE_CHECKING:
     from .engine import Engine
+    from .instance_server import InstanceServer
     from .qt import QFileSystemWatcher as Watcher
 
 
@@ -140,9 +143,58 @@ def _log_uncaught(log: HostLog) -> None:
     sys.excepthook = hook
 
 
+def _already_running(config: HostConfig, taken: instance.Taken) -> int:
+    """A later launch on a data folder an app holds: it starts nothing and touches nothing of
+    the running app but its window (docs/decisions.md "One app per data folder")."""
+    pid = taken.pid
+    end = time.monotonic() + 1.0
+    while not pid and time.monotonic() < end:  # the holder writes its pid just after locking
+        time.sleep(0.05)
+        pid = instance.holder_pid(config.data_dir / instance.LOCK_NAME)
+    running = f"svc-app is already running on {config.data_dir} (pid {pid or 'unknown'})"
+    if config.headless:
+        print(f"{running}; not starting another", file=sys.stderr)
+        return 1
+    answer = instance.ask_to_show(config.data_dir)
+    if answer == instance.SHOWN:
+        print(f"{running}; its browser window is shown", file=sys.stderr)
+        return 0
+    if answer == instance.HEADLESS:
+        print(f"{running} headless: it has no window to show", file=sys.stderr)
+    else:
+        print(f"{running} and did not answer the request to show its window", file=sys.stderr)
+    return 1
+
+
+def _answer_later_launches(
+    config: HostConfig, show: Callable[[], None] | None, log: HostLog
+) -> InstanceServer:
+    from .instance_server import InstanceServer
+
+    server = InstanceServer(instance.socket_path(config.data_dir), show)
+    if not server.listening:
+        log.write(
+            "host.instance_socket",
+            "a later launch cannot ask this app for its window: its local socket does not listen",
+            level="warning",
+        )
+    return server
+
+
 def run(*, headless: bool) -> int:
-    config = HostConfig.from_env(headless=headless)
+    try:
+        config = HostConfig.from_env(headless=headless)
+    except ConfigError as exc:
+        print(f"svc-app: configuration error: {exc}", file=sys.stderr)
+        return 2
     config.data_dir.mkdir(parents=True, exist_ok=True)
+    held = instance.acquire(config.data_dir)
+    if isinstance(held, instance.Taken):
+        return _already_running(config, held)
+    return _run(config)  # the lock is held until the process ends
+
+
+def _run(config: HostConfig) -> int:
     log = HostLog(config.logs_dir)
     end_crash_report = _crash_report(config.logs_dir, log)
     _log_uncaught(log)
@@ -165,7 +217,7 @@ def run(*, headless: bool) -> int:
     app.setQuitOnLastWindowClosed(False)
     # before any thread of ours starts (filter lists, asset fetches)
     collector = MainThreadCollector()
-    engine = Engine(config.data_dir, settings, headless=headless, log=log)
+    engine = Engine(config.data_dir, settings, headless=config.headless, log=log)
     supervisor = Supervisor(config, engine.handle, log, child_env)
     filter_service = FilterService(
         engine.filters,
@@ -177,7 +229,7 @@ def run(*, headless: bool) -> int:
     watcher = _follow_settings_file(config, store, engine, log)
     log.write(
         "host.started",
-        "svc-app started" + (" headless" if headless else ""),
+        "svc-app started" + (" headless" if config.headless else ""),
         data={"pid": os.getpid(), "port": config.port},
     )
 
@@ -199,16 +251,18 @@ def run(*, headless: bool) -> int:
     ticker = _quit_on_signals(quit_app)
 
     ui = None
-    if not headless:
+    if not config.headless:
         from .ui import MainUI
 
         ui = MainUI(engine, supervisor, store, config, quit_app, user_env=dict(child_env))
         closing.append(ui.close)
         ui.start()
+    server = _answer_later_launches(config, None if ui is None else ui.show_browser, log)
+    closing.append(server.close)
     supervisor.start()
     code = app.exec()
     if not quitting[0]:
         quit_app()
-    del ui, watcher, ticker, collector  # the collector stays off: the process ends
+    del ui, server, watcher, ticker, collector  # the collector stays off: the process ends
     end_crash_report()
     return code

@@ -181,6 +181,8 @@ class BrowserWindow(HidingWindow):
         # the hooks are read when triggered: MainUI sets them after the window is built
         add("&File", "Settings", lambda: self.hooks.show_settings(), "Ctrl+,")  # noqa: PLW0108
         add("&File", "Logs", lambda: self.hooks.show_logs(), "Ctrl+Shift+L")  # noqa: PLW0108
+        # hides the window; the app and the agent stay (spec 1 lifecycle rule 1)
+        add("&File", "Close Window", self.hide, "Ctrl+Shift+W")
         add("&File", "Quit", lambda: self.hooks.quit(), "Ctrl+Q")  # noqa: PLW0108
         # Ctrl+Shift: the terminal passes those on (Ctrl+I is Tab and Ctrl+P history there)
         add("&Session", "Info", self.show_info, "Ctrl+Shift+I")

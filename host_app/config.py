@@ -14,6 +14,10 @@ import platformdirs
 DEFAULT_PORT = 17319
 
 
+class ConfigError(ValueError):
+    """An invalid setting of the app's environment: the app does not start (one-line message)."""
+
+
 @dataclass(frozen=True, slots=True)
 class HostConfig:
     data_dir: Path
@@ -41,7 +45,13 @@ class HostConfig:
         env = os.environ if env is None else env
         raw = env.get("SVC_DATA_DIR") or platformdirs.user_data_dir("svc", False)
         port_raw = (env.get("SVC_AGENT_PORT") or "").strip()
-        port = int(port_raw) if port_raw.isdigit() and 0 < int(port_raw) < 65536 else DEFAULT_PORT
+        port = int(port_raw) if port_raw.isdigit() else DEFAULT_PORT if not port_raw else 0
+        if not 0 < port < 65536:
+            # the agent refuses it too (agent/config.py): polling another port than the one it
+            # is told to serve would supervise nothing
+            raise ConfigError(
+                f"SVC_AGENT_PORT={env.get('SVC_AGENT_PORT')!r} is not an integer from 1 to 65535"
+            )
         program, args = agent_command()
         return cls(
             data_dir=Path(raw).expanduser().resolve(),

@@ -41,6 +41,7 @@ from bridge_protocol.messages import (
     ObservationAction,
     Observe,
     Pause,
+    Ping,
     Play,
     Screenshot,
 )
@@ -113,6 +114,8 @@ def command(c: EngineCommand, host: Host[S]) -> Answer | Job[S]:
     match c:
         case Notifications():
             return NotificationsAnswer(notifications=host.notifications.snapshot())
+        case Ping():  # the bridge endpoint answers it before dispatch
+            return Done()
         case ApplySessionSettings(session_id=session_id, settings=settings):
             return host.apply_session_settings(session_id, settings)
         case CloseSession(session_id=session_id):

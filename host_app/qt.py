@@ -49,7 +49,14 @@ from PyQt6.QtGui import (
     QShowEvent,
     QWheelEvent,
 )
-from PyQt6.QtNetwork import QNetworkAccessManager, QNetworkCookie, QNetworkReply, QNetworkRequest
+from PyQt6.QtNetwork import (
+    QLocalServer,
+    QLocalSocket,
+    QNetworkAccessManager,
+    QNetworkCookie,
+    QNetworkReply,
+    QNetworkRequest,
+)
 from PyQt6.QtTest import QTest
 from PyQt6.QtWebEngineCore import (
     QWebEngineCertificateError,
@@ -136,6 +143,8 @@ __all__ = [
     "QLineEdit",
     "QListWidget",
     "QListWidgetItem",
+    "QLocalServer",
+    "QLocalSocket",
     "QMenu",
     "QMenuBar",
     "QMessageBox",

@@ -48,7 +48,7 @@ class Supervisor(QObject):
         self.process: QProcess | None = None
         self.endpoint: HostEndpoint | None = None
         self.health = supervision.HealthCounter()
-        self.restarts = 0
+        self.starts = supervision.Starts()
         self.stopping = False
         self.healthy = False
         self.on_state: list[Callable[[str], None]] = []
@@ -58,6 +58,10 @@ class Supervisor(QObject):
         self._poll.timeout.connect(self._check_health)
         self._stderr = StderrLines(log)
         self._kill_timer: QTimer | None = None
+        self._healthy_at: float | None = None  # monotonic time of the first healthy reply
+        self._retry = QTimer(self)
+        self._retry.setSingleShot(True)
+        self._retry.timeout.connect(self._relaunch)
 
     # -- start -------------------------------------------------------------------------------
 
@@ -68,32 +72,43 @@ class Supervisor(QObject):
 
     def _terminate_stale(self) -> None:
         """Rule 4: GET /v1/health first; stop a stale agent only when its pid is our own agent
-        executable."""
+        executable serving this data folder. An agent that hangs or answers without its pid
+        (503) is found by its listening socket."""
+        pids = {pid for pid in (self._health_pid(),) if pid is not None}
+        pids.update(supervision.listening_pids(self.config.port))
+        child = self.pid
+        for pid in sorted(pids - {child, os.getpid()}):
+            self._stop_stale(pid)
+
+    def _health_pid(self) -> int | None:
         import urllib.error
         import urllib.request
 
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        body: Any = None
         try:
             with opener.open(self.config.health_url, timeout=1.0) as resp:
                 body = json.loads(resp.read())
+            pid = (body.get("data") or {}).get("pid")
         except urllib.error.HTTPError as exc:
             with contextlib.suppress(Exception):
                 body = json.loads(exc.read())
-                self._stop_stale(body.get("error", {}).get("details", {}).get("pid"))
-            return
-        except (OSError, ValueError):
-            return
-        pid = (body.get("data") or {}).get("pid") if isinstance(body, dict) else None
-        self._stop_stale(pid)
+            try:
+                pid = body["error"]["details"]["pid"]
+            except (TypeError, KeyError):
+                pid = None
+        except (OSError, ValueError, AttributeError):
+            return None
+        return pid if isinstance(pid, int) else None
 
-    def _stop_stale(self, pid: Any) -> None:
-        if not isinstance(pid, int):
-            return
-        if not self._is_own_agent(pid):
+    def _stop_stale(self, pid: int) -> None:
+        if not supervision.is_stale_agent(
+            pid, self.config.agent_program, self.config.data_dir, bundled=self.config.bundled
+        ):
             self.log.write(
                 "supervisor.port_taken",
-                f"port {self.config.port} answers health for pid {pid}, which is not this "
-                "installation's agent; leaving it alone",
+                f"port {self.config.port} is held by {supervision.describe_pid(pid)}, which is "
+                "not an agent this app may stop; leaving it alone",
                 level="warning",
                 data={"pid": pid},
             )
@@ -101,6 +116,7 @@ class Supervisor(QObject):
         self.log.write("supervisor.stale_agent", f"terminating stale agent pid {pid}")
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGTERM)
+            os.kill(pid, signal.SIGCONT)  # a stopped one acts on the SIGTERM only once continued
         deadline = time.monotonic() + supervision.STOP_DEADLINE
         while time.monotonic() < deadline:
             if not os.path.exists(f"/proc/{pid}") or not self._is_own_agent(pid):
@@ -112,13 +128,20 @@ class Supervisor(QObject):
     def _is_own_agent(self, pid: int) -> bool:
         return supervision.is_own_agent(pid, self.config.agent_program, bundled=self.config.bundled)
 
+    @property
+    def launch_env(self) -> dict[str, str]:
+        env = dict(self.child_env)
+        env["SVC_BROWSER_BRIDGE"] = "stdio"
+        env["SVC_DATA_DIR"] = str(self.config.data_dir)
+        # the failed starts before this one, for the agent's status (spec: status tells why)
+        env["SVC_AGENT_START_FAILURES"] = self.starts.summary()
+        return env
+
     def _launch(self) -> None:
         proc = QProcess(self)
         env = QProcessEnvironment()
-        for key, value in self.child_env.items():
+        for key, value in self.launch_env.items():
             env.insert(key, value)
-        env.insert("SVC_BROWSER_BRIDGE", "stdio")
-        env.insert("SVC_DATA_DIR", str(self.config.data_dir))
         proc.setProcessEnvironment(env)
         proc.setProgram(self.config.agent_program)
         proc.setArguments(list(self.config.agent_args))
@@ -134,6 +157,8 @@ class Supervisor(QObject):
         self.process, self.endpoint = proc, endpoint
         self.health = supervision.HealthCounter()
         self.healthy = False
+        self._healthy_at = None
+        self._stderr.last = ""
         proc.start()
         self.log.write(
             "supervisor.launched",
@@ -164,13 +189,39 @@ class Supervisor(QObject):
         if self.stopping:
             self._notify("stopped")
             return
-        delay = supervision.backoff(self.restarts)
-        self.restarts += 1
+        at = self._healthy_at
+        healthy_for = 0.0 if at is None else time.monotonic() - at
+        cause = self._failure_cause(proc, code)
+        delay = self.starts.ended(healthy_for=healthy_for, code=code, cause=cause, at=time.time())
+        if self.starts.failures:
+            self.log.write(
+                "supervisor.start_failed",
+                f"the agent did not start: {cause}; next attempt in {delay:g} s",
+                level="error",
+                data={
+                    "code": code,
+                    "cause": cause,
+                    "failures": self.starts.failures,
+                    "retry_in": delay,
+                },
+            )
         self._notify("restarting")
-        QTimer.singleShot(round(delay * 1000), self._relaunch)
+        self._retry.start(round(delay * 1000))
+
+    def _failure_cause(self, proc: QProcess, code: int) -> str:
+        if code == -1:
+            return f"the agent could not be run ({self.config.agent_program}): {proc.errorString()}"
+        holders = [
+            supervision.describe_pid(pid)
+            for pid in supervision.listening_pids(self.config.port)
+            if pid != os.getpid()
+        ]
+        return supervision.exit_cause(code, self._stderr.last, self.config.port, holders)
 
     def _relaunch(self) -> None:
         if not self.stopping and self.process is None:
+            # an orphan that hung or took the port meanwhile (rule 4 before every launch)
+            self._terminate_stale()
             self._launch()
 
     # -- health ------------------------------------------------------------------------------
@@ -178,8 +229,11 @@ class Supervisor(QObject):
     def _check_health(self) -> None:
         if self.process is None or self.stopping:
             return
+        # every POLL_INTERVAL from the launch whatever the replies take: a hung agent is
+        # restarted ~6 s after it stopped answering (a poll started after each reply: 10.5 s)
+        self._poll.start(round(supervision.POLL_INTERVAL * 1000))
         request = QNetworkRequest(QUrl(self.config.health_url))
-        request.setTransferTimeout(1500)
+        request.setTransferTimeout(round(supervision.POLL_TIMEOUT * 1000))
         reply = self._nam.get(request)
         if reply is None:
             return
@@ -195,7 +249,8 @@ class Supervisor(QObject):
             self.health.success()
             if not self.healthy:
                 self.healthy = True
-                self.restarts = 0
+                if self._healthy_at is None:
+                    self._healthy_at = time.monotonic()
                 self._notify("running")
         elif self.health.failure():
             self.log.write(
@@ -203,9 +258,8 @@ class Supervisor(QObject):
                 f"{supervision.MAX_FAILURES} consecutive health checks failed; restarting",
                 level="warning",
             )
+            self._poll.stop()
             self._kill(proc)
-            return
-        self._poll.start(round(supervision.POLL_INTERVAL * 1000))
 
     # -- stop --------------------------------------------------------------------------------
 
@@ -217,6 +271,7 @@ class Supervisor(QObject):
         """SIGTERM, then SIGKILL after STOP_DEADLINE seconds; returns when the agent is gone."""
         self.stopping = True
         self._poll.stop()
+        self._retry.stop()
         proc = self.process
         if proc is None or proc.state() == QProcess.ProcessState.NotRunning:
             return

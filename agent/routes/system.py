@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+import trio
 from quart import Quart, Response
 
 from bridge_protocol import ErrorId, SvcError
@@ -34,18 +35,16 @@ class Health:
     listeners: ProxyListeners
 
 
+def _worker(ctx: Health) -> tuple[dict[str, Any], str | None]:
+    """The worker's snapshot, and why health is unhealthy (None: it is not)."""
+    state = ctx.worker.state
+    return state.snapshot(ctx.scheduler.active_count), state.problem(trio.current_time())
+
+
 def health_data(ctx: Health) -> dict[str, Any]:
-    worker = ctx.worker.state
-    state = worker.state
-    if state != "starting":
-        state = "busy" if ctx.scheduler.active_count or worker.busy_since else "idle"
-    snapshot = worker.snapshot(ctx.scheduler.active_count) | {"state": state}
-    if worker.failed or ctx.worker.overdue():
-        raise SvcError.of(
-            ErrorId.AGENT_UNHEALTHY,
-            "the control worker failed" if worker.failed else "the control worker is overdue",
-            worker=snapshot,
-        )
+    snapshot, problem = _worker(ctx)
+    if problem is not None:
+        raise SvcError.of(ErrorId.AGENT_UNHEALTHY, problem, worker=snapshot)
     return {
         "version": ctx.process.version,
         "pid": ctx.process.pid,
@@ -59,6 +58,15 @@ def health_data(ctx: Health) -> dict[str, Any]:
 def status_data(ctx: Health) -> dict[str, Any]:
     bridge_up = ctx.bridge is not None and ctx.bridge.connected
     host_pid = os.getppid()
+    snapshot, problem = _worker(ctx)
+    detail = f"HTTP on {ctx.config.host}:{ctx.config.port}, worker {snapshot['state']}"
+    if problem is not None:
+        detail += f"; unhealthy: {problem}"
+    if ctx.config.start_failures:
+        detail += f"; {ctx.config.start_failures}"
+    agent_status = "ok"
+    if problem is not None:  # never ok while health answers AGENT_UNHEALTHY
+        agent_status = "failed" if ctx.worker.state.failed else "unhealthy"
     checks = [
         {
             "id": "svc_app",
@@ -74,10 +82,8 @@ def status_data(ctx: Health) -> dict[str, Any]:
             "name": "agent",
             "kind": "process",
             "running": True,
-            "status": "ok" if not ctx.worker.state.failed else "failed",
-            "detail": (
-                f"HTTP on {ctx.config.host}:{ctx.config.port}, worker {ctx.worker.state.state}"
-            ),
+            "status": agent_status,
+            "detail": detail,
             "pids": [ctx.process.pid],
         },
         _browser_proxy_check(ctx),
@@ -93,8 +99,9 @@ def status_data(ctx: Health) -> dict[str, Any]:
         },
     ]
     running = sum(1 for c in checks if c["running"])
+    healthy = running == len(checks) and all(c["status"] == "ok" for c in checks)
     return {
-        "overall_status": "ok" if running == len(checks) else "degraded",
+        "overall_status": "ok" if healthy else "degraded",
         "running_count": running,
         "total_count": len(checks),
         "build": ctx.process.build,

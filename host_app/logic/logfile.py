@@ -68,6 +68,7 @@ class StderrLines:
         self._log = log
         self._buf = bytearray()
         self._limit = limit
+        self.last = ""  # the last line: why an agent that stopped at start did
 
     def feed(self, data: bytes) -> None:
         self._buf += data
@@ -90,4 +91,5 @@ class StderrLines:
     def _emit(self, line: bytes) -> None:
         text = line.decode("utf-8", "replace").rstrip("\r")
         if text.strip():
+            self.last = text
             self._log.write("agent.stderr", text, level="warning")

@@ -60,7 +60,8 @@ class AgentProcess:
         env.update(self.extra_env)
         return env
 
-    def start(self, *, wait: bool = True) -> AgentProcess:
+    def start(self, *, wait: bool = True, answering: bool = True) -> AgentProcess:
+        """`answering=False`: nobody reads the bridge (an app whose loop never runs)."""
         self.proc = subprocess.Popen(
             [SVC_APP, "--agent"],
             stdin=subprocess.PIPE,
@@ -71,8 +72,11 @@ class AgentProcess:
         )
         assert self.proc.stdout is not None
         assert self.proc.stdin is not None
-        self.host = PipeHost(self.proc.stdout.fileno(), self.proc.stdin.fileno(), default_answer)
-        self.host.start()
+        if answering:
+            self.host = PipeHost(
+                self.proc.stdout.fileno(), self.proc.stdin.fileno(), default_answer
+            )
+            self.host.start()
         if wait:
             self.wait_healthy()
         return self

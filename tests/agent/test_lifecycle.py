@@ -267,3 +267,49 @@ def test_request_history_is_bounded(tmp_path: Path) -> None:
         assert orphans["n"] <= 1
     finally:
         store.close()
+
+
+def test_a_store_that_cannot_be_used_fails_the_worker(
+    make_agent: Callable[..., AgentProcess],
+) -> None:
+    """Another program overwrote the store (a disk fault, a careless restore): the next control
+    job cannot use it, the worker reports `failed` and health and status say so (the supervisor
+    then restarts the agent, which recovers the store: test_store's recovery tests)."""
+    agent = make_agent()
+    assert agent.ok("GET", "/v1/health")["worker"]["state"] == "idle"
+    store = agent.data_dir / "svc-agent.sqlite3"
+    for path in (store, store.with_name(store.name + "-wal"), store.with_name(store.name + "-shm")):
+        if path.exists():
+            path.write_bytes(b"\xa5" * max(path.stat().st_size, 4096))
+    status, error = agent.error("POST", "/v1/sessions", {})
+    assert status == 500
+    status, error = agent.error("GET", "/v1/health")
+    assert (status, error["id"]) == (503, "AGENT_UNHEALTHY")
+    assert error["message"].startswith("the control worker failed: the store cannot be used: ")
+    assert error["details"]["worker"]["state"] == "failed"
+    check = next(c for c in agent.ok("GET", "/v1/status")["checks"] if c["id"] == "agent")
+    assert check["status"] == "failed"
+
+
+def test_an_engine_that_never_answers_fails_the_startup_deadline(tmp_path: Path) -> None:
+    agent = AgentProcess(tmp_path / "mute", env={"SVC_AGENT_WORKER_DEADLINE": "1"})
+    try:
+        agent.start(wait=False, answering=False)  # an app whose event loop never runs
+
+        def answers() -> bool:
+            try:
+                return agent.request("GET", "/v1/health").status_code in (200, 503)
+            except httpx.TransportError:
+                return False
+
+        poll(answers, timeout=20)
+        first = agent.request("GET", "/v1/health")
+        if first.status_code == 200:  # within the deadline: starting, not idle
+            assert first.json()["data"]["worker"]["state"] == "starting"
+        poll(lambda: agent.request("GET", "/v1/health").status_code == 503, timeout=5)
+        _, error = agent.error("GET", "/v1/health")
+        assert error["id"] == "AGENT_UNHEALTHY"
+        assert error["message"] == "the engine did not answer within 1 s of the agent's start"
+        assert error["details"]["worker"]["state"] == "starting"
+    finally:
+        agent.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from .hostproc import HostApp
+from .hostproc import SVC_APP, HostApp
 from .site import Site
 from .xscreen import Screen, poll
 
@@ -300,3 +301,26 @@ def _typed_into_terminal(screen: Screen, command: str, out: Path) -> bool:
         time.sleep(0.05)
     screen.keys(WINDOW, "ctrl+c")
     return False
+
+
+def test_a_second_launch_shows_the_running_apps_window(screen: Screen, app: HostApp) -> None:
+    """A person who closed the window starts the app again: the running app shows its window,
+    the second launch exits 0 and nothing else changes (its agent stays)."""
+    assert app.proc is not None
+    agent = app.agent_pid()
+    screen.keys(WINDOW, "ctrl+shift+w")  # File > Close Window: hidden, the app stays
+
+    def hidden() -> bool:
+        return not screen.xdotool("search", "--onlyvisible", "--name", f"^{WINDOW}$")
+
+    poll(hidden, "the window to close")
+    second = subprocess.run(
+        [SVC_APP], env=app.env(), capture_output=True, text=True, timeout=60, check=False
+    )
+    assert second.returncode == 0, second.stderr
+    assert second.stderr.strip().splitlines()[-1] == (
+        f"svc-app is already running on {app.data_dir} (pid {app.proc.pid}); "
+        "its browser window is shown"
+    )
+    screen.window(WINDOW, 10)
+    assert app.agent_pid() == agent

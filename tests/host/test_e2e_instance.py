@@ -1,0 +1,227 @@
+"""The app as a process, end to end with real processes: one app per data folder (a second
+launch starts nothing and touches nothing), two folders side by side, a crashed app's orphan
+agent replaced, a supervisor that never loops (a held port, an invalid setting), and health and
+status that tell the truth about a frozen app."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from ..procs import alive
+from .hostproc import SVC_APP, HostApp
+from .site import Site
+
+pytestmark = pytest.mark.e2e
+
+DEADLINE = 2  # the agent's worker deadline in this module (SVC_AGENT_WORKER_DEADLINE)
+
+
+def poll(check: Callable[[], bool], what: str, timeout: float = 20) -> None:
+    end = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def records(data_dir: Path, category: str) -> list[dict[str, Any]]:
+    path = data_dir / "Logs" / "global.ndjson"
+    if not path.exists():
+        return []
+    lines = path.read_text("utf-8").splitlines()
+    return [r for r in map(json.loads, lines) if r["category"] == category]
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostApp]:
+    a = HostApp(
+        tmp_path_factory.mktemp("instance"), env={"SVC_AGENT_WORKER_DEADLINE": str(DEADLINE)}
+    )
+    a.start()
+    try:
+        yield a
+    finally:
+        a.stop()
+
+
+def _launch(app: HostApp, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [SVC_APP, *args],
+        env=app.env() | env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_a_second_launch_on_the_folder_starts_nothing(app: HostApp) -> None:
+    assert app.proc is not None
+    agent = app.agent_pid()
+    launched = len(records(app.data_dir, "supervisor.launched"))
+    second = _launch(app, "--headless")
+    assert second.returncode == 1
+    assert second.stderr.strip().splitlines() == [
+        f"svc-app is already running on {app.data_dir} (pid {app.proc.pid}); not starting another"
+    ]
+    # the running app's agent was not touched, and nothing was launched
+    assert app.agent_pid() == agent
+    assert len(records(app.data_dir, "supervisor.launched")) == launched
+    assert len(records(app.data_dir, "host.started")) == 1
+
+
+def test_an_invalid_agent_port_stops_the_app_at_launch(app: HostApp) -> None:
+    bad = _launch(app, "--headless", SVC_AGENT_PORT="70000")
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == (
+        "svc-app: configuration error: SVC_AGENT_PORT='70000' is not an integer from 1 to 65535"
+    )
+
+
+def test_a_frozen_app_makes_health_unhealthy_without_cancelling_work(
+    app: HostApp, site: Site
+) -> None:
+    assert app.proc is not None
+    sid = app.new_session()
+    done: list[httpx.Response] = []
+    body = {"url": site.url("/slow?s=1.5"), "session_id": sid, "wait": 0}
+    mover = threading.Thread(target=lambda: done.append(app.client.post("/v1/navigate", json=body)))
+    mover.start()
+    poll(lambda: app.ok("GET", "/v1/health")["worker"]["active_count"] == 1, "the navigation")
+    os.kill(app.proc.pid, signal.SIGSTOP)  # the app, with its engine, stops answering
+    try:
+
+        def unhealthy() -> bool:
+            return app.client.get("/v1/health").status_code == 503
+
+        poll(unhealthy, "health to see the frozen engine", timeout=DEADLINE + 8)
+        status, error = app.error("GET", "/v1/health")
+        assert (status, error["id"]) == (503, "AGENT_UNHEALTHY")
+        assert "the engine has not answered the bridge" in error["message"]
+        assert error["details"]["worker"]["active_count"] == 1
+        # status answers, and does not say ok while health does not
+        st = app.ok("GET", "/v1/status")
+        agent = next(c for c in st["checks"] if c["id"] == "agent")
+        assert agent["status"] == "unhealthy"
+        assert "the engine has not answered the bridge" in agent["detail"]
+        assert st["overall_status"] != "ok"
+    finally:
+        os.kill(app.proc.pid, signal.SIGCONT)
+    mover.join(30)
+    # the navigation was not cancelled: it ends when the app answers again
+    assert [r.status_code for r in done] == [200]
+    assert done[0].json()["data"]["page"]["url"] == site.url("/slow?s=1.5")
+    poll(lambda: app.client.get("/v1/health").status_code == 200, "health to recover")
+    assert app.ok("GET", "/v1/status")["overall_status"] == "ok"
+
+
+def _hold_port() -> socket.socket:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    return sock
+
+
+def test_a_held_port_is_retried_and_recovers_without_a_restart_beside_another_app(
+    app: HostApp, tmp_path: Path
+) -> None:
+    holder = _hold_port()
+    other = HostApp(tmp_path / "other")
+    other.port = holder.getsockname()[1]
+    other.client.base_url = httpx.URL(f"http://127.0.0.1:{other.port}")
+    try:
+        with contextlib.ExitStack() as stack:
+            stack.callback(holder.close)
+            other.data_dir.mkdir()
+            with other.log_path.open("ab") as err:
+                other.proc = subprocess.Popen(
+                    [SVC_APP, "--headless"],
+                    env=other.env(),
+                    stdout=err,
+                    stderr=err,
+                    start_new_session=True,
+                )
+            poll(lambda: bool(records(other.data_dir, "supervisor.start_failed")), "a failure")
+            failed = records(other.data_dir, "supervisor.start_failed")[0]
+            assert failed["level"] == "error"
+            assert failed["message"].startswith(
+                f"the agent did not start: port {other.port} is held by pid {os.getpid()} ("
+            )
+            assert failed["message"].endswith("; next attempt in 0.5 s")
+        # the port is free now: a later try of the same app gets it
+        other.wait_healthy(30)
+        status = other.ok("GET", "/v1/status")
+        agent = next(c for c in status["checks"] if c["id"] == "agent")
+        assert f"port {other.port} is held by pid {os.getpid()}" in agent["detail"]
+        assert agent["status"] == "ok"
+        # two folders, two ports: both apps run side by side
+        assert app.agent_pid() != other.agent_pid()
+        assert app.client.get("/v1/health").status_code == 200
+    finally:
+        other.stop()
+
+
+def test_an_invalid_setting_is_not_relaunched_in_a_loop(tmp_path: Path) -> None:
+    bad = HostApp(tmp_path / "bad", env={"SVC_BROWSER_CONCURRENCY": "many"})
+    bad.data_dir.mkdir()
+    try:
+        with bad.log_path.open("ab") as err:
+            bad.proc = subprocess.Popen(
+                [SVC_APP, "--headless"],
+                env=bad.env(),
+                stdout=err,
+                stderr=err,
+                start_new_session=True,
+            )
+        poll(lambda: bool(records(bad.data_dir, "supervisor.start_failed")), "the failure")
+        (failed,) = records(bad.data_dir, "supervisor.start_failed")
+        assert failed["message"] == (
+            "the agent did not start: configuration error: SVC_BROWSER_CONCURRENCY='many' is "
+            "not an integer from 1 to 32; next attempt in 30 s"
+        )
+        assert failed["data"]["retry_in"] == 30
+        time.sleep(3)  # what a loop would fill with launches (0.5 s apart before)
+        assert len(records(bad.data_dir, "supervisor.launched")) == 1
+        assert bad.proc.poll() is None  # the app itself stays up
+    finally:
+        bad.stop()
+
+
+def test_a_crashed_apps_orphan_agent_is_replaced(app: HostApp, site: Site) -> None:
+    """Last: it ends the module's app. Its agent, stopped so that it cannot notice its app's
+    end, outlives it holding the port: the next app on the folder replaces it."""
+    assert app.proc is not None
+    sid = app.new_session()
+    orphan = app.agent_pid()
+    os.kill(orphan, signal.SIGSTOP)
+    os.kill(app.proc.pid, signal.SIGKILL)
+    app.proc.wait(30)
+    again = HostApp(app.data_dir, env=app.extra_env)
+    again.port = app.port
+    again.client.base_url = app.client.base_url
+    try:
+        again.start()  # the orphan, continued to take its SIGTERM, may answer this one
+        poll(lambda: not alive(orphan), "the orphan to end")
+        again.wait_healthy()
+        assert again.agent_pid() != orphan
+        assert records(app.data_dir, "supervisor.stale_agent")[-1]["message"] == (
+            f"terminating stale agent pid {orphan}"
+        )
+        data = again.ok("POST", "/v1/navigate", {"url": site.url("/"), "session_id": sid})
+        assert data["page"]["session_id"] == sid
+    finally:
+        again.stop()
+        if alive(orphan):
+            os.kill(orphan, signal.SIGKILL)
