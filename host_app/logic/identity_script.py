@@ -231,19 +231,24 @@ function install(win) {
   constGetter(SP, 'availLeft', 0);
   constGetter(SP, 'availTop', 0);
   constGetter(win, 'devicePixelRatio', C.devicePixelRatio);
-  // The window is as wide as its viewport and a desktop browser's toolbar (85 px) taller,
-  // within the screen's available height; never smaller than the viewport itself.
+  // The window is the engine's (the view's top-level size, the same in every frame, however
+  // small the frame) with a desktop browser's toolbar (85 px) on top, and never larger than the
+  // fingerprint's screen: at most screen.width wide and its available height tall, in every
+  // frame alike (a window larger than its screen is what bot checks compare). Before the engine
+  // sized the window (0: the first script of a cross-site navigation, "Pinned viewport") the
+  // pinned viewport stands in. A worker has no window.
   const innerW = getDesc(win, 'innerWidth'), innerH = getDesc(win, 'innerHeight');
   if (innerW && innerH) {
     patchGetter(win, 'outerWidth', (self, orig) => {
-      apply(orig, self, []);
-      return apply(innerW.get, self, []);
+      let w = apply(orig, self, []);
+      if (!(w > 0)) w = apply(innerW.get, self, []);
+      return w < C.screen.width ? w : C.screen.width;
     });
     patchGetter(win, 'outerHeight', (self, orig) => {
-      apply(orig, self, []);
-      const h = apply(innerH.get, self, []);
+      let h = apply(orig, self, []);
+      if (!(h > 0)) h = apply(innerH.get, self, []);
       const avail = C.screen.availHeight;
-      return h + 85 <= avail ? h + 85 : (h > avail ? h : avail);
+      return h + 85 < avail ? h + 85 : avail;
     });
   }
 

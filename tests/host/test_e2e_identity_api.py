@@ -49,6 +49,29 @@ const first = [innerWidth, innerHeight, outerWidth, document.documentElement.cli
 document.getElementById('out').textContent = JSON.stringify({first: first, later: [innerWidth,
   innerHeight]});
 </script></body></html>"""
+# the window's outer size, as the page, a frame of another site and a dedicated worker read it;
+# written once all three answered
+OUTER = """<!doctype html><html><head><title>outer</title></head><body><pre id="out"></pre>
+<script>
+const read = () => [outerWidth, outerHeight, innerWidth, innerHeight, screen.width,
+  screen.height, screen.availHeight];
+const seen = { main: read() };
+const show = () => {
+  if (seen.frame && seen.worker) document.getElementById('out').textContent = JSON.stringify(seen);
+};
+addEventListener('message', (e) => { if (e.data && e.data.frame) { seen.frame = e.data.frame; show(); } });
+const w = new Worker(URL.createObjectURL(new Blob(
+  ["postMessage(['outerWidth' in self, 'outerHeight' in self, 'screen' in self])"])));
+w.onmessage = (e) => { seen.worker = e.data; show(); };
+const f = document.createElement('iframe');
+f.width = 300; f.height = 200;
+f.src = location.protocol + '//localhost:' + location.port + '/outer-frame';
+document.body.appendChild(f);
+</script></body></html>"""
+OUTER_FRAME = """<!doctype html><html><body><script>
+parent.postMessage({ frame: [outerWidth, outerHeight, innerWidth, innerHeight, screen.width,
+  screen.height, screen.availHeight] }, '*');
+</script></body></html>"""
 # a page that replaces the array iterator and the globals a script could lean on, then makes a
 # frame and reads it at once: the identity is installed into the frame from the page's own
 # realm, after its scripts ran
@@ -152,6 +175,7 @@ def site() -> Iterator[tuple[str, Pages]]:
                     pages.ticks += 1
             routes = {"/report": REPORT, "/busy": BUSY, "/opener": OPENER, "/popup": POPUP}
             routes["/hostile"] = HOSTILE
+            routes |= {"/outer": OUTER, "/outer-frame": OUTER_FRAME}
             body = (routes | {"/size": SIZE}).get(path, "ok").encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -340,6 +364,44 @@ def test_a_screen_smaller_than_the_viewport_is_warned_of_in_the_sessions_log(
     assert warnings(wide) == []
     for sid in (small, wide):
         app.ok("DELETE", f"/v1/sessions/{sid}")
+
+
+def test_the_outer_window_fits_the_fingerprints_screen_in_every_frame(
+    app: HostApp, site: tuple[str, Pages]
+) -> None:
+    """A window larger than its screen is a classic automation tell: with the default
+    1920 x 947 view and a 1536 x 864 screen the page read outerWidth 1920. The reported outer
+    window is the view's clamped to the screen (its width to screen.width, its height with a
+    toolbar to screen.availHeight), the same in the main frame and a frame of another site
+    (docs/decisions.md "Screen and window"); a worker has no window to read, as in Chrome."""
+    base, _ = site
+    screen = {"width": 1536, "height": 864, "available_height": 824, "device_scale_factor": 1}
+    small = FINGERPRINT | {"screen": screen}
+    app.ok("POST", "/v1/profiles", {"name": "Small screen", "fingerprint_profile": small})
+    sid = app.new_session(profile="Small screen")
+    app.ok("POST", "/v1/navigate", {"url": f"{base}/outer", "session_id": sid, "wait": 0})
+    seen: dict[str, Any] = {}
+    deadline = time.monotonic() + 10
+    while not seen and time.monotonic() < deadline:
+        data = app.ok("POST", "/v1/capture", {"session_id": sid, "wait": 0})
+        html = Path(data["capture"]["output_path"]).read_text(encoding="utf-8")
+        found = re.search(r'<pre id="out">(.+?)</pre>', html, re.S)
+        if found:
+            seen = json.loads(found.group(1).replace("&quot;", '"'))
+        else:
+            time.sleep(0.1)
+    assert seen, "the page, its frame and its worker did not all answer"
+    main, frame = seen["main"], seen["frame"]
+    for where in ("main", "frame"):
+        outer_w, outer_h, *_, screen_w, screen_h, available = seen[where]
+        assert [screen_w, screen_h, available] == [1536, 864, 824], where
+        assert 0 < outer_w <= 1536, (where, seen)
+        assert 0 < outer_h <= 824, (where, seen)
+    assert main[:2] == frame[:2], seen  # one window, whichever frame asks
+    assert main[2:4] == [1920, 947]  # the view keeps its size (the log says it does not fit)
+    assert frame[2:4] == [300, 200]
+    assert seen["worker"] == [False, False, False]  # no window, no screen: as in Chrome
+    app.ok("DELETE", f"/v1/sessions/{sid}")
 
 
 def test_a_direct_session_of_the_template_reads_the_machines_zone(
