@@ -6,6 +6,7 @@ so the agent and the host share the files without tearing lines."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -13,11 +14,20 @@ from typing import Any
 
 import msgspec
 
+from bridge_protocol.session_ids import format_session_id
+
+from .logview import MachineIdReader
+
 _encoder = msgspec.json.Encoder()
 
 
 def record(
-    category: str, message: str, *, level: str = "info", data: dict[str, Any] | None = None
+    category: str,
+    message: str,
+    *,
+    level: str = "info",
+    data: dict[str, Any] | None = None,
+    session_id: str | None = None,
 ) -> bytes:
     obj: dict[str, Any] = {
         "id": uuid.uuid4().hex,
@@ -26,6 +36,8 @@ def record(
         "level": level,
         "message": message,
     }
+    if session_id is not None:
+        obj["session_id"] = session_id
     if data:
         obj["data"] = data
     return _encoder.encode(obj) + b"\n"
@@ -36,6 +48,18 @@ class HostLog:
         self.path = logs_dir / "global.ndjson"
         self.sessions = logs_dir / "sessions"
         logs_dir.mkdir(parents=True, exist_ok=True)
+        # the installation id, from the agent's `agent.started` records in the global log
+        self._machine_id = MachineIdReader(self.path)
+        self._machine_lock = threading.Lock()
+
+    def federated_id(self, profile_id: int) -> str | None:
+        """`machine-<UUID>.Session<N>`, as the agent's records carry it (spec 1 §2); None
+        until the agent logged the installation id."""
+        with self._machine_lock:
+            machine_id = self._machine_id.current()
+        if machine_id is None:
+            return None
+        return f"machine-{machine_id}.{format_session_id(profile_id)}"
 
     def write(
         self,
@@ -46,8 +70,10 @@ class HostLog:
         data: dict[str, Any] | None = None,
         profile_id: int | None = None,
     ) -> None:
-        """Append to the global log, or to session `profile_id`'s log."""
-        line = record(category, message, level=level, data=data)
+        """Append to the global log, or to session `profile_id`'s log (with the session's
+        federated id in `session_id`, once it is known)."""
+        session_id = None if profile_id is None else self.federated_id(profile_id)
+        line = record(category, message, level=level, data=data, session_id=session_id)
         path = self.path if profile_id is None else self.sessions / f"{profile_id}.ndjson"
         try:
             if profile_id is not None:

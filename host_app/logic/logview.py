@@ -131,6 +131,45 @@ def machine_id_from_global_log(path: Path) -> str | None:
             data = f.read()
     except OSError:
         return None
+    return _newest_machine_id(data)
+
+
+class MachineIdReader:
+    """`machine_id_from_global_log` kept current at the cost of a stat: the file is read once
+    (its last part), then only what was appended since; a truncated or replaced file is read
+    again. What the host's session records carry in `session_id` (agent/logs.py does the
+    same from the store): the id stays the last one seen while the file has no newer one."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.value: str | None = None
+        self._inode: int | None = None
+        self._offset = 0  # where the next read starts: after the last complete line read
+
+    def current(self) -> str | None:
+        try:
+            st = os.stat(self.path)
+            if st.st_ino != self._inode or st.st_size < self._offset:
+                self._inode, self._offset = st.st_ino, 0
+            # more than FIRST_READ appended: its last part holds the newest start
+            start = max(self._offset, st.st_size - FIRST_READ)
+            if st.st_size <= start:
+                return self.value
+            with self.path.open("rb") as f:
+                f.seek(start)
+                data = f.read(st.st_size - start)
+        except OSError:
+            return self.value
+        end = data.rfind(b"\n") + 1  # an unterminated last line waits for its newline
+        self._offset = start + end
+        found = _newest_machine_id(data[:end])
+        if found is not None:
+            self.value = found
+        return self.value
+
+
+def _newest_machine_id(data: bytes) -> str | None:
+    """The machine id of the last `agent.started` record in `data` (whole lines)."""
     for line in reversed(data.splitlines()):
         if b'"agent.started"' not in line:
             continue

@@ -404,6 +404,33 @@ def test_the_outer_window_fits_the_fingerprints_screen_in_every_frame(
     app.ok("DELETE", f"/v1/sessions/{sid}")
 
 
+def test_the_hosts_session_records_carry_the_federated_id(
+    app: HostApp, site: tuple[str, Pages]
+) -> None:
+    """Every record of a session's log names the session as `machine-<UUID>.Session<N>` in
+    `session_id` (spec 1 §2, docs/decisions.md "Federated id in the Info view"), the host's
+    records as the agent's: a screen smaller than the view has the host write identity.screen."""
+    base, _ = site
+    screen = {"width": 1280, "height": 720, "available_height": 680, "device_scale_factor": 1}
+    small = FINGERPRINT | {"screen": screen}
+    app.ok("POST", "/v1/profiles", {"name": "Federated", "fingerprint_profile": small})
+    sid = app.new_session(profile="Federated")
+    report(app, sid, f"{base}/report")
+    logs = app.data_dir / "Logs"
+    started = [
+        json.loads(line)
+        for line in (logs / "global.ndjson").read_text().splitlines()
+        if '"agent.started"' in line
+    ]
+    federated = f"machine-{started[-1]['data']['machine_id']}.{sid}"
+    path = logs / "sessions" / f"{sid.removeprefix('Session')}.ndjson"
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    categories = {r["category"] for r in records}
+    assert {"session.created", "identity.screen"} <= categories  # the agent's, the host's
+    assert {r.get("session_id") for r in records} == {federated}, records
+    app.ok("DELETE", f"/v1/sessions/{sid}")
+
+
 def test_a_direct_session_of_the_template_reads_the_machines_zone(
     app: HostApp, site: tuple[str, Pages]
 ) -> None:

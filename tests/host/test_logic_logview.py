@@ -7,10 +7,12 @@ import json
 import os
 from pathlib import Path
 
+from host_app.logic.logfile import HostLog
 from host_app.logic.logview import (
     FIRST_READ,
     LogEntry,
     LogTail,
+    MachineIdReader,
     machine_id_from_global_log,
     matches,
     parse_line,
@@ -106,3 +108,32 @@ def test_the_machine_id_comes_from_the_agents_last_start(tmp_path: Path) -> None
     _append(path, _rec("agent.started", machine_id="aaa") + "garbage\n")
     _append(path, _rec("agent.started", machine_id="bbb") + _rec("host.started"))
     assert machine_id_from_global_log(path) == "bbb"
+
+
+def test_the_host_log_reads_the_machine_id_as_the_global_log_grows(tmp_path: Path) -> None:
+    """Host session records carry `machine-<id>.Session<N>` (docs/decisions.md "Federated id"):
+    the id of the newest agent start, read again only past what was read, from the top when the
+    file is replaced; none before the agent logged one."""
+    log = HostLog(tmp_path / "Logs")
+    log.write("page.thing", "before the agent started", profile_id=3)
+    _append(log.path, _rec("agent.started", machine_id="AAA") + '{"category": "agent.sta')
+    log.write("page.thing", "after", profile_id=3)
+    _append(log.path, 'rted", "data": {"machine_id": "BBB"}}\n')
+    log.write("page.thing", "after a second start", profile_id=3)
+    log.write("host.thing", "a global record names no session", data={"n": 1})
+    last = json.loads(log.path.read_text().splitlines()[-1])
+    assert (last["category"], "session_id" in last) == ("host.thing", False)
+    log.path.unlink()
+    _append(log.path, _rec("agent.started", machine_id="CCC"))
+    log.write("page.thing", "after a new store", profile_id=3)
+    records = [json.loads(x) for x in (log.sessions / "3.ndjson").read_text().splitlines()]
+    assert [r.get("session_id") for r in records] == [
+        None,
+        "machine-AAA.Session3",
+        "machine-BBB.Session3",
+        "machine-CCC.Session3",
+    ]
+    reader = MachineIdReader(log.path)
+    assert reader.current() == "CCC"
+    _append(log.path, "x" * (FIRST_READ + 10) + "\n" + _rec("agent.started", machine_id="DDD"))
+    assert reader.current() == "DDD"  # far more appended: its last part is read
