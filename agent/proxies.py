@@ -24,7 +24,9 @@ import os
 import re
 import secrets
 import ssl
+import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -289,14 +291,16 @@ class Proxies:
     sessions or saved profiles (deleting, rotating, a session's upstream) takes them as
     arguments, since they are built on top of this repository."""
 
-    def __init__(self, store: Store, config: AgentConfig) -> None:
+    def __init__(
+        self, store: Store, config: AgentConfig, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._store = store
         self._config = config
         self.secret = write_secret(config.data_dir / SECRET_FILE)
         self._lookup_url = geolocation.parse_url(config.geolocation_url)
         self._system_tls: ssl.SSLContext | None = None
-        # exit locations (spec 1 §4 proxy-location), process-local
-        self.locations = geolocation.LocationCache()
+        # exit locations (spec 1 §4 proxy-location), process-local, kept 30 minutes
+        self.locations = geolocation.LocationCache(clock=clock)
 
     # --- plan ----------------------------------------------------------------------------------
 

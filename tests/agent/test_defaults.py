@@ -2,7 +2,9 @@
 observes: the agent configured from an environment that sets nothing (`AgentConfig.from_env`, as
 `svc-app --agent` reads its own), run in this trio run (tests/agent/inprocess.py) on pytest-trio's
 `autojump_clock`, so that a 90 s deadline or a 3 s retry delay is a jump of virtual time and the
-test takes milliseconds.
+test takes milliseconds. Those tests name their outputs: a generated one has the agent prune its
+temporary folder in a thread (agent/temporary.py), idleness the clock cannot see, and it would
+jump time past the deadlines measured while the thread runs.
 
 Spec 1 §1 lifecycle rule 7 (port 17319), "Profile proxy listeners" (base 17400), "Log files"
 (SVC_BROWSER_PERFORMANCE_TRACE off); §4 transport rule 6 (eight browser operations at once),
@@ -21,10 +23,17 @@ import trio
 import trio.testing
 
 import bridge_protocol as bp
+from agent.api import ProxyCreate, SessionCreate
 from agent.config import AgentConfig
+from agent.logs import LogWriter
 from agent.main import _hypercorn_config
+from agent.profiles import Profiles
+from agent.proxies import Proxies
+from agent.sessions import Sessions
+from agent.store import Store
 from clients.agent_client import agent_port
 from host_app.config import HostConfig
+from proxy import Upstream, geolocation
 
 from .fakebrowser import error
 from .inprocess import InProcessAgent, in_process_agent, until
@@ -74,7 +83,8 @@ async def test_an_operation_without_a_timeout_times_out_at_90_seconds_after_a_wa
     # the engine never answers in time
     fake.script["browser_attach"] = lambda p: (3600.0, fake.default("browser_attach", p))
     started = trio.current_time()
-    _, failed = await unset.error("POST", "/v1/navigate", {"url": "slow.test", "session_id": sid})
+    body = {"url": "slow.test", "session_id": sid, "output": str(unset.data_dir / "n.html")}
+    _, failed = await unset.error("POST", "/v1/navigate", body)
     elapsed = trio.current_time() - started
     assert failed["id"] == "TIMEOUT"
     assert 90 <= elapsed < 91, elapsed
@@ -95,7 +105,8 @@ async def test_a_capture_retries_once_after_3_seconds(
         error(bp.ErrorId.UPSTREAM_UNAVAILABLE, "the upstream hung up"),
     )
     started = trio.current_time()
-    response = await unset.stream("/v1/captures", {"url": "cap.test", "session_id": sid})
+    body = {"url": "cap.test", "session_id": sid, "output": str(unset.data_dir / "c.html")}
+    response = await unset.stream("/v1/captures", body)
     elapsed = trio.current_time() - started
     lines = response.lines()
     events = [line["event"] for line in lines]
@@ -130,15 +141,18 @@ async def test_eight_browser_operations_run_at_once(
     done: list[str] = []
 
     async def capture(sid: str) -> None:
-        body = {"session_id": sid, "wait": 100, "timeout": 1000}
+        output = str(unset.data_dir / f"{sid}.html")
+        body = {"session_id": sid, "wait": 100, "timeout": 1000, "output": output}
         await unset.ok("POST", "/v1/capture", body)
         done.append(sid)
 
     async with trio.open_nursery() as nursery:
         for sid in sids:
             nursery.start_soon(capture, sid)
+        await until(
+            lambda: unset.services.scheduler.active_count == 9, what="nine captures counted"
+        )
         await until(lambda: len(fake.named("capture")) == 8, what="eight captures at the host")
-        assert unset.services.scheduler.active_count == 9
         await trio.sleep(50)  # halfway through the first eight: the ninth still waits
         assert len(fake.named("capture")) == 8
         assert done == []
@@ -184,3 +198,56 @@ async def test_browser_timing_records_only_when_asked_for(
         categories = [json.loads(line)["category"] for line in lines]
     timings = categories.count("browser_timing")
     assert timings == (2 if traced else 0), categories
+
+
+async def test_the_store_is_wal_normal_with_a_5_second_busy_timeout(unset: InProcessAgent) -> None:
+    """Read on the connection the agent opened (synchronous and busy_timeout are per
+    connection): spec 1 §1 "Persistence"."""
+    store = unset.services.store
+    assert store.path == unset.data_dir / "svc-agent.sqlite3"
+
+    def pragma(name: str) -> Any:
+        row = store.query_one(f"PRAGMA {name}")
+        assert row is not None
+        return next(iter(row.values()))
+
+    assert pragma("journal_mode") == "wal"
+    assert pragma("synchronous") == 1  # NORMAL
+    assert pragma("busy_timeout") == 5000
+    assert pragma("wal_autocheckpoint") > 0  # automatic checkpointing
+    assert pragma("foreign_keys") == 1
+
+
+async def test_an_exit_location_is_looked_up_within_10_s_and_kept_30_minutes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent's proxies repository, configured from an unset environment, on an injected
+    clock; the lookup itself (through a real upstream proxy, bounded by the seconds it is
+    given) is tests/proxy/test_geolocation.py's and tests/agent/test_proxy_location.py's."""
+    config = AgentConfig.from_env({"SVC_DATA_DIR": str(tmp_path), "SVC_PLAN": "pro"})
+    lookups: list[float] = []
+
+    async def fetch(upstream: Upstream, url: object, *, seconds: float, **_: object) -> Any:
+        lookups.append(seconds)
+        return geolocation.Location("DE", "Europe/Berlin")
+
+    monkeypatch.setattr(geolocation, "fetch_location", fetch)
+    now = [1000.0]
+    store = Store(config.store_path)
+    logs = LogWriter(config.logs_dir, store.machine_id)
+    try:
+        proxies = Proxies(store, config, clock=lambda: now[0])
+        sessions = Sessions(store, logs, config, Profiles(store, config).resolve_template, proxies)
+        proxies.create(ProxyCreate(alias="Exit", upstream_host="proxy.test", upstream_port=8080))
+        session = sessions.create(SessionCreate(proxy_alias="Exit"))
+        assert await proxies.exit_location(session) == geolocation.Location("DE", "Europe/Berlin")
+        assert lookups == [10.0]  # the lookup's bound
+        now[0] += 30 * 60 - 0.001
+        await proxies.exit_location(session)
+        assert len(lookups) == 1  # still cached
+        now[0] += 0.001
+        await proxies.exit_location(session)
+        assert len(lookups) == 2  # 30 minutes on: looked up again
+    finally:
+        logs.close()
+        store.close()
