@@ -24,6 +24,7 @@ async def watch_engine(
     *,
     task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED,
 ) -> None:
+    state.started_at = trio.current_time()
     task_status.started()
     while True:
         state.engine_waiting_since = trio.current_time()

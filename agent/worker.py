@@ -8,7 +8,7 @@ answer AGENT_UNHEALTHY (without cancelling the job: deadlines diagnose, they do 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import apsw
@@ -37,8 +37,8 @@ class WorkerState:
     failed: str | None = None
     busy_since: float | None = None
     deadline_seconds: float = 30.0
-    # trio time the agent started, for the startup deadline
-    started_at: float = field(default_factory=trio.current_time)
+    # trio time the engine watch started (the bridge opened), for the startup deadline
+    started_at: float | None = None
     # the engine has not answered its first ping yet (agent/engine_watch.py); False without one
     awaiting_engine: bool = False
     # trio time since which a ping waits for the engine's answer (None: none waits)
@@ -67,7 +67,8 @@ class WorkerState:
             return f"the control worker failed: {self.failed}"
         if self.busy_since is not None and now - self.busy_since > limit:
             return f"a control job has run for more than its {limit:g} s deadline"
-        if self.reported_state(0) == "starting" and now - self.started_at > limit:
+        started = self.started_at
+        if self.reported_state(0) == "starting" and started is not None and now - started > limit:
             return f"the engine did not answer within {limit:g} s of the agent's start"
         waiting = self.engine_waiting_since
         if waiting is not None and now - waiting > limit:
