@@ -2,6 +2,9 @@
 
 1. open the store (creating the current schema), 2. open the bridge, 3. start the profile proxy
 listeners, 4. start the control worker, 5. accept HTTP on 127.0.0.1:$SVC_AGENT_PORT.
+Each step, once done, writes its record to the global log (agent.store_opened,
+agent.bridge_opened, agent.listeners_started, agent.worker_started, agent.started), so the log
+shows the order the steps ran in (tests/agent/test_lifecycle.py reads it).
 SIGTERM or SIGINT stops accepting, cancels in-flight work, closes the store and exits 0.
 """
 
@@ -60,6 +63,7 @@ async def run(
 ) -> None:
     store = Store(config.store_path)  # 1
     logs = LogWriter(config.logs_dir, store.machine_id)
+    logs.write("agent.store_opened", f"store {config.store_path} open")
     logs_ref = [logs]
     bridge = _stdio_bridge(logs_ref) if config.bridge == "stdio" else None  # 2
     scheduler = Scheduler(config.concurrency)
@@ -71,8 +75,15 @@ async def run(
                 await nursery.start(bridge.run)
                 nursery.start_soon(_exit_when_bridge_closes, bridge, shutdown)
                 nursery.start_soon(watch_engine, bridge, services.worker.state)
+                logs.write("agent.bridge_opened", "engine bridge open on stdin/stdout")
             await nursery.start(services.proxy_listeners.run)  # 3
+            logs.write(
+                "agent.listeners_started",
+                f"profile proxy listeners started, base port {config.proxy_base_port}",
+                data={"base_port": config.proxy_base_port},
+            )
             services.worker.started()  # 4
+            logs.write("agent.worker_started", "control worker started")
             app = create_app(services)
             await nursery.start(  # 5
                 lambda task_status: hypercorn_serve(

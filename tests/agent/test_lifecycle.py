@@ -313,3 +313,21 @@ def test_an_engine_that_never_answers_fails_the_startup_deadline(tmp_path: Path)
         assert error["details"]["worker"]["state"] == "starting"
     finally:
         agent.close()
+
+
+def test_start_up_opens_store_bridge_listeners_worker_then_http(agent: AgentProcess) -> None:
+    """Spec 1 §1 lifecycle rule 7, read from the records each step writes once done."""
+    steps = (
+        "agent.store_opened",
+        "agent.bridge_opened",
+        "agent.listeners_started",
+        "agent.worker_started",
+        "agent.started",  # listening on 127.0.0.1:$SVC_AGENT_PORT
+    )
+    log = agent.data_dir / "Logs" / "global.ndjson"
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["category"] for r in records if r["category"] in steps] == list(steps)
+    started = next(r for r in records if r["category"] == "agent.started")
+    assert started["message"] == f"agent listening on 127.0.0.1:{agent.port}"
+    listeners = next(r for r in records if r["category"] == "agent.listeners_started")
+    assert listeners["data"]["base_port"] == agent.ok("GET", "/v1/health")["browser_proxy_port"]
