@@ -1,6 +1,8 @@
 """Clearing the caches (issue 15 point 4, for the Settings window of issue 17): the engine's
 `clear_shared_cache` and `clear_private_caches` on the real engine, each leaving the other
-alone, and the app switch turning the shared cache off for the next request.
+alone, and the app switch turning the shared cache off for the next request. The engine starts
+with the settings of a first start (none saved): the shared cache is on by default, bounded at
+512 MiB with entries of at most 32 MiB (spec 1 §1 "Shared asset cache", §8).
 
 No bridge command reaches these (the Settings window calls them), so an in-process Engine runs
 in a child process started as svc-app starts it (schemes registered before the QApplication)."""
@@ -60,8 +62,13 @@ class _Site(BaseHTTPRequestHandler):
 def test_clearing_the_shared_and_the_private_caches(tmp_path: Path) -> None:
     proc = run_child("tests.host.test_e2e_cache_clearing", str(tmp_path), timeout=120)
     out = child_result(proc, tmp_path / "child.stderr")
-    # two direct sessions: one fetch of the public image between them
+    # no settings saved: the shared cache is on, so two direct sessions fetch the public image
+    # once between them
+    assert out["shared_on_at_first_start"] is True, out
     assert out["shared_first"] == 1, out
+    # its bounds: an entry of 32 MiB is kept, one byte more is not; 512 MiB in all
+    assert out["entry_of_32_mib"] == [True, False], out
+    assert out["max_bytes"] == 512 * 1024 * 1024, out
     assert out["shared_entries_before"] >= 1, out
     # the private caches cleared: the session's cache files go, the shared cache stays
     assert out["private_files_before"] > 0, out
@@ -89,10 +96,17 @@ def run(data_dir: Path) -> dict[str, Any]:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
 
-    app, engine = start_engine(
-        data_dir, "svc-app-cache-test", settings=AppSettings(shared_asset_cache=True), schemes=True
-    )
-    out: dict[str, Any] = {}
+    assert not (data_dir / "app-settings.json").exists()
+    # the settings of a first start, as svc-app loads them
+    app, engine = start_engine(data_dir, "svc-app-cache-test", schemes=True)
+    out: dict[str, Any] = {"shared_on_at_first_start": engine.settings.shared_asset_cache}
+    bound = engine.shared_assets
+    out["entry_of_32_mib"] = [
+        bound.put("bounds", f"https://h/{size}", "image/png", bytes(size), 60)
+        for size in (32 * 1024 * 1024, 32 * 1024 * 1024 + 1)
+    ]
+    out["max_bytes"] = bound.max_bytes
+    bound.clear("bounds")
 
     def browser(n: int) -> SessionBrowser:
         return engine.browser(configure(engine, n))
