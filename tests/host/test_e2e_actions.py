@@ -10,9 +10,18 @@ from typing import Any
 import pytest
 
 from .hostproc import HostApp
-from .site import Site
+from .site import PAGES, Site
 
 pytestmark = pytest.mark.e2e
+
+# what mouse events the page saw, in order (a button in view at the top: no scrolling)
+PAGES["/pointer"] = """<!doctype html><html><head><title>Pointer</title></head><body>
+<button id=target type=button style="width:200px;height:80px">target</button><pre id=log></pre>
+<script>for (const type of ['mousemove', 'pointermove', 'mousedown', 'mouseup', 'click']) {
+  document.addEventListener(type, (e) => {
+    document.getElementById('log').textContent += type + ' ';
+  }, true);
+}</script></body></html>"""
 
 
 def _open(host: HostApp, site: Site, session: str, path: str = "/form") -> None:
@@ -199,6 +208,23 @@ def test_click_scrolls_to_offscreen_target(host: HostApp, site: Site, session: s
         host.ok("POST", "/v1/capture", {"session_id": session, "wait": 0})["capture"]["output_path"]
     ).read_text()
     assert "<title>far clicked</title>" in html
+
+
+def test_mouse_move_false_sends_only_down_and_up(host: HostApp, site: Site, session: str) -> None:
+    """Spec 1 §4 action objects: mouse_move (default true) sends a local mouse-move before
+    button-down/up; false sends only down and up."""
+
+    def seen(click: dict[str, Any]) -> list[str]:
+        _open(host, site, session, "/pointer")
+        _perform(host, session, [{"action": "click", "selector": "#target", **click}])
+        capture = host.ok("POST", "/v1/capture", {"session_id": session, "wait": 0})
+        html = Path(capture["capture"]["output_path"]).read_text()
+        return html.split('<pre id="log">')[1].split("</pre>")[0].split()
+
+    assert seen({"mouse_move": False}) == ["mousedown", "mouseup", "click"]
+    moved = seen({})  # the default
+    assert moved[-3:] == ["mousedown", "mouseup", "click"]
+    assert {"mousemove", "pointermove"} <= set(moved[:-3]), moved
 
 
 def test_click_reaches_a_target_sixty_thousand_pixels_down(
