@@ -199,6 +199,10 @@ a.appendChild(document.createTextNode(' end'));</script>""",
 <button onmouseover="document.title='hovered'" onclick="document.title='bottom clicked'">Bottom button</button>
 <div style="height:600px"></div>""",
     ),
+    "/obs/wide": _page(
+        "Wide",
+        """<p>Left text</p><div style="width:6000px;height:40px"></div>""",
+    ),
     "/obs/long": _page(
         "Long",
         f"""<p id=long>{LONG_TEXT}</p><a href="/obs/table">{LONG_TEXT}</a>

@@ -384,6 +384,14 @@ def test_scroll_signs_and_hover(host: HostApp, site: Site, session: str) -> None
     assert hovered["data"]["observation"]["title"] == "hovered"
     waited = act(host, obs["id"], {"action": "wait", "seconds": 0.1})
     assert waited["status"] == "ok"
+    # across: negative delta_x scrolls right, positive left (spec 1 §4 "Observations")
+    obs = observe(host, site, session, "/obs/wide")["observation"]
+    assert obs["vp"][0] == 0
+    right = act(host, obs["id"], {"action": "scroll", "delta_x": -1200})["data"]["observation"]
+    assert right["vp"][0] > 0
+    left = act(host, right["id"], {"action": "scroll", "delta_x": 600})["data"]["observation"]
+    assert 0 <= left["vp"][0] < right["vp"][0]
+    assert left["vp"][1] == right["vp"][1] == 0  # across only
 
 
 def test_navigation_makes_refs_stale_but_readable(host: HostApp, site: Site, session: str) -> None:
