@@ -233,27 +233,38 @@ def test_url_capture_to_stdout(fresh: HostApp, site: Site) -> None:
     assert events[-1]["data"] == {"exit_code": 0}
 
 
-def test_capture_url_form_with_output_actions_and_target_error(
+def test_capture_url_form_with_output_actions_in_command_line_order_and_target_error(
     fresh: HostApp, site: Site, tmp_path: Path
 ) -> None:
-    out = tmp_path / "form.html"
+    out = tmp_path / "keys.html"
+
+    def typed(key: str) -> str:
+        return json.dumps({"action": "type", "selector": "#line", "text": key})
+
+    # --action and --actions interleaved: run in command-line order (spec 2 §4 option rules),
+    # which /keys shows as the keys its input saw
     r = svc(
         fresh.port,
         "capture",
-        site.url("/form"),
+        site.url("/keys"),
         *W0,
         "--output",
         str(out),
-        "--action",
-        '{"action":"wait-for","selector":"#far"}',
         "--actions",
-        '[{"action":"click","selector":"#far"}]',
+        f"[{typed('1')},{typed('2')}]",
+        "--action",
+        typed("3"),
+        "--actions",
+        f"[{typed('4')}]",
+        "--action",
+        typed("5"),
     )
     assert r.code == 0, r.err
     assert r.out == b""
     completed = next(json.loads(x) for x in r.err.splitlines() if "capture.completed" in x)
     assert completed["data"]["output_path"] == str(out)
-    assert "<title>far clicked</title>" in out.read_text()
+    log = out.read_text().split('<pre id="log">')[1].split("</pre>")[0]
+    assert log.split() == ["line:1", "line:2", "line:3", "line:4", "line:5"], log
     # A target 404 is capture data: exit code 1 from capture.finished, HTML still written.
     r = svc(fresh.port, site.url("/missing"), *W0)
     assert r.code == 1
