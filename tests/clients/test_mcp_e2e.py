@@ -119,7 +119,25 @@ async def test_sdk_client_modes(host: HostApp, site: Site, mode: str, tmp_path: 
 
         sessions = _structured(await client.call_tool("svc_list_sessions", {}))["sessions"]
         assert sid in [s["id"] for s in sessions]
-        assert _structured(await client.call_tool("svc_list_proxies", {})) == {"proxies": []}
+        # proxies with passwords are listed without them (spec 2 §4, §5), only password_set
+        secret = f"pw-{mode}-never-listed"
+        aliases = {f"mcp-{mode}-pw": secret, f"mcp-{mode}-none": None}
+        for alias, password in aliases.items():
+            body = {"alias": alias, "upstream_host": "127.0.0.1", "upstream_port": 9}
+            host.ok("POST", "/v1/proxies", body | {"username": "user", "password": password})
+        try:
+            listed_proxies = await client.call_tool("svc_list_proxies", {})
+        finally:
+            for alias in aliases:
+                host.ok("DELETE", f"/v1/proxies/{alias}")
+        assert not listed_proxies.is_error
+        proxies = {p["alias"]: p for p in _structured(listed_proxies)["proxies"]}
+        assert set(proxies) == set(aliases)
+        for alias, password in aliases.items():
+            assert proxies[alias]["password_set"] is (password is not None), proxies[alias]
+            assert proxies[alias]["username"] == "user"
+            assert "password" not in proxies[alias]
+        assert secret not in listed_proxies.model_dump_json()  # nowhere in the result
         notes = _structured(await client.call_tool("svc_notifications", {}))
         assert notes["trust"] == "untrusted_website_content"
         closed = await client.call_tool("svc_close_session_group", {"group": f"mcp-{mode}"})
