@@ -137,6 +137,9 @@ def main() -> None:
     for path, label in {**DJANGO_PAGES, **DATASETTE_PAGES}.items():
         a, (b, c) = ours[path], theirs[path]
         print(f"{label:34}{a:11,}{b:10,}{a / b:7.2f}{c:13,}{a / c:7.2f}")
+    a = sum(ours.values())
+    b, c = (sum(t[i] for t in theirs.values()) for i in (0, 1))
+    print(f"{'all pages':34}{a:11,}{b:10,}{a / b:7.2f}{c:13,}{a / c:7.2f}")
     print(
         "(pw bytes: page.locator('body').aria_snapshot(); pw ai bytes: page.aria_snapshot("
         "mode='ai'), with refs, as Playwright MCP's snapshot; size = svc / that; target <= 0.50)"

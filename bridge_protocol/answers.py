@@ -90,8 +90,11 @@ class ObservationImage(Answer, kw_only=True):
 
 
 # An item of `content` or `elements` in the compact wire form (bridge_protocol.observation): an
-# int is a context marker, a list is an entry whose positions that module defines.
-WireItem = int | list[Any]
+# int is a context marker, a list is an entry whose positions that module defines, a string (in
+# `content`) a table cell that is just its text.
+WireItem = int | str | list[Any]
+# a context path, or [n, tail]: contexts[n] + " > " + tail
+WireContext = str | tuple[int, str]
 
 
 class Observation(Answer, kw_only=True):
@@ -106,7 +109,7 @@ class Observation(Answer, kw_only=True):
     mode: ObservationMode | None = None
     vp: Annotated[list[int], msgspec.Meta(min_length=4, max_length=4)]
     doc: Annotated[list[int], msgspec.Meta(min_length=2, max_length=2)]
-    contexts: list[str] = []
+    contexts: list[WireContext] = []
     content: list[WireItem] = []
     elements: list[WireItem] = []
     omitted_node_count: Count = 0

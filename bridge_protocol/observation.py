@@ -8,7 +8,11 @@ Wire form, per list: an integer item is a context marker (the entries after it h
 - content `[kind, text, extra...]`: `text` is "" when absent and something follows; an integer
   extra is a heading's level or, on a `table_cell`, 1 for a header cell; a list extra holds the
   refs of the elements inside the entry; an object extra holds a page event's details (`d`).
-  An entry with refs and no text has the text of its elements' names, joined by spaces.
+  An entry with refs and no text has the text of its elements' names, joined by spaces. A plain
+  string is a `table_cell` with that text and nothing else (the commonest entry of a table:
+  `"Rose"` for `["table_cell","Rose"]`).
+- `contexts`: a path, or `[n, tail]` for `contexts[n] + " > " + tail` (a table's rows and a
+  landmark's parts repeat their ancestors' path otherwise).
 - element `[ref, role, name, value_or_dest, more]`: trailing empty strings are left out; the
   fourth item is a link's destination, written relative to the observation's URL as short as it
   resolves back (`#frag`, `?q`, `x`, `../x`, `/x`; other origins in full), else the value;
@@ -27,6 +31,7 @@ it back from `page.url`.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -193,12 +198,67 @@ def encode_content(content: list[dict[str, Any]], elements: list[dict[str, Any]]
                 text = ""
         if entry.get("d"):
             extra.append(dict(entry["d"]))
+        if kind == "table_cell" and not extra:
+            out.append(text)
+            continue
         item: list[Any] = [kind]
         if text or extra:
             item.append(text)
         item.extend(extra)
         out.append(item)
     return out
+
+
+def _json_len(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def encode_contexts(paths: list[str]) -> list[str | list[Any]]:
+    """Each path as `[n, tail]` when another context `n` is its head (on a ` > ` boundary) and
+    that is shorter, else as it is."""
+    index = {p: i for i, p in enumerate(paths)}
+    out: list[str | list[Any]] = []
+    for path in paths:
+        parts = path.split(" > ")
+        item: str | list[Any] = path
+        for cut in range(len(parts) - 1, 0, -1):
+            parent = index.get(" > ".join(parts[:cut]))
+            if parent is not None:
+                short = [parent, " > ".join(parts[cut:])]
+                if _json_len(short) < _json_len(path):
+                    item = short
+                break
+        out.append(item)
+    return out
+
+
+def decode_contexts(items: list[Any]) -> list[str]:
+    """The paths of `encode_contexts`' items; an item that names no earlier-resolvable context
+    (out of range, a cycle: not what a host sends) reads as its tail alone."""
+    out: list[str | None] = [None] * len(items)
+
+    def path(i: int, seen: frozenset[int]) -> str:
+        done = out[i]
+        if done is not None:
+            return done
+        item = items[i]
+        if isinstance(item, str):
+            text = item
+        elif (
+            isinstance(item, list)
+            and len(item) == 2
+            and isinstance(item[0], int)
+            and isinstance(item[1], str)
+        ):
+            n, tail = item
+            head = path(n, seen | {i}) if 0 <= n < len(items) and n not in seen | {i} else ""
+            text = f"{head} > {tail}" if head else tail
+        else:
+            text = ""
+        out[i] = text
+        return text
+
+    return [path(i, frozenset()) for i in range(len(items))]
 
 
 def encode_elements(url: str, elements: list[dict[str, Any]]) -> list[Item]:
@@ -233,7 +293,7 @@ def encode_elements(url: str, elements: list[dict[str, Any]]) -> list[Item]:
 
 
 def count_entries(items: list[Item]) -> int:
-    return sum(1 for item in items if isinstance(item, list))
+    return sum(1 for item in items if not isinstance(item, int))
 
 
 def decode_elements(url: str, items: list[Item]) -> list[dict[str, Any]]:
@@ -269,10 +329,11 @@ def decode_content(items: list[Item], elements: list[dict[str, Any]]) -> list[di
     names = _names(elements)
     out: list[dict[str, Any]] = []
     current = -1
-    for item in items:
-        if isinstance(item, int):
-            current = item
+    for wired in items:
+        if isinstance(wired, int):
+            current = wired
             continue
+        item = ["table_cell", wired] if isinstance(wired, str) else wired
         entry: dict[str, Any] = {"k": item[0]}
         text = item[1] if len(item) > 1 and isinstance(item[1], str) else ""
         for extra in item[2:]:
@@ -296,14 +357,17 @@ def decode_content(items: list[Item], elements: list[dict[str, Any]]) -> list[di
 
 
 def decode(observation: dict[str, Any], page_url: str = "") -> dict[str, Any]:
-    """A copy of `observation` with `content` and `elements` as lists of objects, destinations
-    absolute, and `url` (the observation's own, else `page_url`: the response's `page.url`)."""
+    """A copy of `observation` with `contexts` as paths, `content` and `elements` as lists of
+    objects, destinations absolute, and `url` (the observation's own, else `page_url`: the
+    response's `page.url`)."""
     out = dict(observation)
     url = str(observation.get("url") or page_url)
     if url:
         out["url"] = url
     elements = decode_elements(url, list(observation.get("elements") or []))
     content = decode_content(list(observation.get("content") or []), elements)
+    if observation.get("contexts"):
+        out["contexts"] = decode_contexts(list(observation["contexts"]))
     out.pop("content", None)
     out.pop("elements", None)
     if content:

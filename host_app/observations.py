@@ -193,7 +193,7 @@ def _clip_size(obs: dict[str, Any]) -> int:
         while items and size > MAX_SEMANTICS:
             item = items.pop()
             size -= len(json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode()) + 1
-            dropped += isinstance(item, list)
+            dropped += not isinstance(item, int)
         while items and isinstance(items[-1], int):
             items.pop()
         if not items:
@@ -243,7 +243,7 @@ def build(
             if "c" in e:
                 e["c"] = remap[e["c"]]
     if contexts:
-        obs["contexts"] = contexts
+        obs["contexts"] = wire.encode_contexts(contexts)
     if content:
         obs["content"] = wire.encode_content(content, elements)
     if elements:

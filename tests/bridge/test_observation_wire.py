@@ -86,7 +86,7 @@ def test_the_wire_form_is_compact() -> None:
     ]
     # a header cell, an empty cell, and a cell whose text is its elements' names
     assert ["table_cell", "Item", 1] in obs["content"]
-    assert ["table_cell"] in obs["content"]
+    assert "" in obs["content"]  # an empty cell: a string, as every cell that is its text
     assert ["table_cell", "", ["e4", "e5"]] in obs["content"]
     assert obs["content"][-2:] == [-1, ["image", "Company logo"]]
     assert wire.count_entries(obs["content"]) == len(CONTENT)
@@ -210,3 +210,57 @@ def test_elements_round_trip(raw: list[dict[str, Any]]) -> None:
             e.pop("dest", None)
         elements.append(e)
     assert wire.decode_elements(URL, wire.encode_elements(URL, elements)) == elements
+
+
+def test_plain_cells_are_strings_and_paths_name_their_head() -> None:
+    content = wire.encode_content(CONTENT, ELEMENTS)
+    # a cell that is just its text is its text; one with a header flag, refs or none keeps its form
+    assert content[content.index(["table_row"], 8) + 1 :][:3] == [
+        "Apple",
+        "Apple",
+        ["table_cell", "", ["e4", "e5"]],
+    ]
+    assert ["table_cell", "Item", 1] in content
+    assert "" in content  # an empty cell
+    paths = [
+        "main",
+        "main > form",
+        'main > table "Prices"',
+        'main > table "Prices" > row 2',
+        'navigation "A > B" > list',  # ` > ` inside a name: no head of that name exists
+        "x > y",  # a one-letter tail is not shorter as a reference
+    ]
+    encoded = wire.encode_contexts(paths)
+    assert encoded == [
+        "main",
+        [0, "form"],
+        [0, 'table "Prices"'],
+        [2, "row 2"],
+        'navigation "A > B" > list',
+        "x > y",
+    ]
+    assert wire.decode_contexts(encoded) == paths
+    assert wire.decode({"contexts": encoded})["contexts"] == paths
+
+
+def test_context_references_a_host_never_sends_read_as_their_tail() -> None:
+    assert wire.decode_contexts([[1, "a"], [0, "b"], [7, "c"], [-1, "d"], 5, "e"]) == [
+        "b > a",
+        "b",
+        "c",
+        "d",
+        "",
+        "e",
+    ]
+
+
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from(["main", "form", "row 1", 'table "a > b"']), min_size=1, max_size=4
+        ).map(" > ".join),
+        unique=True,
+    )
+)
+def test_any_paths_round_trip(paths: list[str]) -> None:
+    assert wire.decode_contexts(wire.encode_contexts(paths)) == paths
