@@ -57,6 +57,7 @@ def run(argv: Sequence[str]) -> int:
         out=sys.stdout.buffer,
         err=sys.stderr,
         launch=args.command not in ("health", "status"),
+        terminal=sys.stdout.isatty(),
     )
     try:
         return COMMANDS[args.command](ctx, args)

@@ -26,6 +26,7 @@ class Context:
     out: BinaryIO
     err: TextIO
     launch: bool = True
+    terminal: bool = False  # stdout is a terminal: indented results, else compact
     stdin: TextIO = field(default_factory=lambda: sys.stdin)
 
     def cold_start(self) -> None:
@@ -64,7 +65,7 @@ class Context:
             yield events
 
     def print(self, data: Any) -> None:
-        self.out.write(render.pretty(data).encode())
+        self.out.write(render.result(data, terminal=self.terminal).encode())
         self.out.flush()
 
 

@@ -2,14 +2,18 @@
 
 Every usage problem raises `UsageError` (one plain line, exit status 1), including argparse's own
 ("invalid choice", "required"), never argparse's exit status 2. `svc URL [options]` is read as
-`svc capture URL [options]` when URL is not a command name.
+`svc capture URL [options]` when URL is not a command name and could be a host a person means
+(`could_be_host`); any other first word is an unknown command, refused with the closest command
+suggested before anything is asked of the agent (docs/decisions.md "Clients", "A bare word").
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import math
+import re
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -131,7 +135,7 @@ commands:
   read [URL] [--query TEXT]    page text as bounded Markdown, ranked by a query
   perform ACTIONS              run a JSON array of actions on the current page
   capture [URL]                rendered HTML: of URL (a capture stream), or of the current page
-  URL                          the same as `capture URL`
+  URL                          the same as `capture URL` (a dot, a port, a scheme or localhost)
   page attach [URL]            attach a page (an id for page actions)
   page action PAGE_ID          one action on an attached page
   observe                      a semantic, hybrid or visual observation with element refs
@@ -145,6 +149,11 @@ running. The agent is found at 127.0.0.1:$SVC_AGENT_PORT (default 17319). Comman
 a session use --session-id, else $SVC_SESSION_ID, else the newest session, creating one only
 when none exists. Exit status: 0 success, 1 failure, 130 interrupted; a URL capture exits with
 the capture's exit code (0 ok, 1 target status >= 400 or failed).
+
+Output: results are JSON on stdout, indented when stdout is a terminal and compact (one line)
+when it is a pipe or a file, for the program that reads it. Capture events (NDJSON) and errors
+go to stderr. A first word that is neither a command nor a host (no dot, port, scheme or
+`localhost`, such as `helth`) is a usage error naming the closest command; nothing is started.
 
 examples:
   svc example.com > page.html
@@ -328,7 +337,9 @@ def build() -> Parser:  # noqa: PLR0915 (one declarative list of every command)
         "svc page attach https://example.org && svc page action page_123 --action "
         '\'{"action":"click","selector":"a"}\'',
     )
-    page_subs = page.add_subparsers(dest="page_command", metavar="attach|action", required=True)
+    page_subs = page.add_subparsers(
+        dest="page_command", metavar="|".join(SUBCOMMANDS["page"]), required=True
+    )
     p = _sub(
         page_subs,
         "attach",
@@ -408,7 +419,7 @@ def build() -> Parser:  # noqa: PLR0915 (one declarative list of every command)
     )
     ss = session.add_subparsers(
         dest="session_command",
-        metavar="list|get|create|update|pause|play|delete|ping|close",
+        metavar="|".join(SUBCOMMANDS["session"]),
         required=True,
     )
     _sub(ss, "list", "list sessions", "GET /v1/sessions (does not refresh).", "svc session list")
@@ -488,7 +499,7 @@ def _proxy_commands(subs: Any) -> None:
     )
     ps = proxy.add_subparsers(
         dest="proxy_command",
-        metavar="list|get|create|update|delete|rotate|export|import",
+        metavar="|".join(SUBCOMMANDS["proxy"]),
         required=True,
     )
     _sub(ps, "list", "list proxies", "GET /v1/proxies, in creation order.", "svc proxy list")
@@ -635,7 +646,9 @@ def _profile_commands(subs: Any) -> None:
             "svc profile import Research.svcprofile --name 'Research 2'",
         ),
     )
-    ps = profile.add_subparsers(dest="profile_command", metavar="list|export|import", required=True)
+    ps = profile.add_subparsers(
+        dest="profile_command", metavar="|".join(SUBCOMMANDS["profile"]), required=True
+    )
     _sub(ps, "list", "list profiles", "GET /v1/profiles, sorted by name.", "svc profile list")
     p = _sub(
         ps,
@@ -674,26 +687,60 @@ def _session_settings(p: argparse.ArgumentParser) -> None:
     p.add_argument("--image-size-limit-kb", type=_int_in(1, 1_048_576), metavar="N")
 
 
-COMMANDS = frozenset(
-    {
-        "health",
-        "status",
-        "navigate",
-        "read",
-        "perform",
-        "capture",
-        "page",
-        "observe",
-        "observation",
-        "session",
-        "proxy",
-        "profile",
-    }
-)
+# Every command and its subcommands (the parser's tree, checked against `build` by a test).
+SUBCOMMANDS: dict[str, tuple[str, ...]] = {
+    "health": (),
+    "status": (),
+    "navigate": (),
+    "read": (),
+    "perform": (),
+    "capture": (),
+    "page": ("attach", "action"),
+    "observe": (),
+    "observation": ("action",),
+    "session": ("list", "get", "create", "update", "pause", "play", "delete", "ping", "close"),
+    "proxy": ("list", "get", "create", "update", "delete", "rotate", "export", "import"),
+    "profile": ("list", "export", "import"),
+}
+COMMANDS = frozenset(SUBCOMMANDS)
+
+_HOST_END = re.compile(r"[/?#]")
+
+
+def could_be_host(word: str) -> bool:
+    """Whether a first word that is no command could name a host a person means, so that
+    `svc WORD` captures it: its host part (before any `/`, `?` or `#`, after any `user@`) has a
+    dot (`example.com`, `127.0.0.1`), a colon (a port, `myhost:8080`, or a scheme,
+    `https://intranet/`), is a bracketed IPv6 literal, or is `localhost`. A bare word such as
+    `helth`, `ping` or `8080` is not: a typo or a removed command must not start a capture."""
+    host = _HOST_END.split(word, maxsplit=1)[0].rpartition("@")[2]
+    return "." in host or ":" in host or host.startswith("[") or host.lower() == "localhost"
+
+
+def unknown_command(word: str) -> str:
+    """The usage message for a first word that is neither a command nor a host: the command it
+    names one level down (`ping` -> `session ping`), else the closest command by spelling."""
+    folded = word.lower()
+    nested = [f"{c} {folded}" for c, subs in SUBCOMMANDS.items() if folded in subs]
+    suggestions = nested or difflib.get_close_matches(folded, sorted(COMMANDS), n=1)
+    if suggestions:
+        quoted = [f"'{s}'" for s in suggestions]
+        alternatives = (
+            quoted[-1] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+        )
+        return f"unknown command {word!r}; did you mean {alternatives}?"
+    return (
+        f"unknown command {word!r} (see svc --help); to capture a host without a dot, "
+        f"give its scheme: svc https://{word}/"
+    )
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     args = list(argv)
     if args and not args[0].startswith("-") and args[0] not in COMMANDS:
+        if not args[0].strip():
+            raise UsageError("a command or URL is required (see svc --help)")
+        if not could_be_host(args[0]):
+            raise UsageError(unknown_command(args[0]))
         args.insert(0, "capture")
     return build().parse_args(args)

@@ -1,4 +1,5 @@
-"""How `svc` writes results: JSON on stdout, NDJSON events and errors on stderr."""
+"""How `svc` writes results: JSON on stdout (indented on a terminal, compact for a program), NDJSON
+events and errors on stderr."""
 
 from __future__ import annotations
 
@@ -6,8 +7,14 @@ import json
 from typing import Any
 
 
+def result(data: Any, *, terminal: bool) -> str:
+    """A result on stdout: indented JSON for a person at a terminal, else compact JSON (a program
+    reads it, and pays for every space), and a newline."""
+    return pretty(data) if terminal else compact(data)
+
+
 def pretty(data: Any) -> str:
-    """A result on stdout: indented JSON and a newline."""
+    """Indented JSON and a newline."""
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
