@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import signal
 import subprocess
+import termios
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -18,11 +21,62 @@ from tests.host.economy_pages import LINKS, MENU, SIGNIN
 from tests.host.hostproc import HostApp
 from tests.host.site import Site
 
-from .conftest import SVC, client_env, free_port, svc
+from ..ports import listener_base
+from .conftest import SVC, Run, client_env, free_port, kill_all, svc, svc_app_processes
 
 pytestmark = pytest.mark.e2e
 
 W0 = ("--wait", "0")
+
+
+def piped(r: Run) -> Any:
+    """The result `svc` printed to a pipe: exactly one line of compact JSON (issue 38 point 2)."""
+    text = r.out.decode()
+    value = json.loads(text)
+    assert text == json.dumps(value, separators=(",", ":"), ensure_ascii=False) + "\n", text[:300]
+    return value
+
+
+def indented(r: Run) -> Any:
+    """The result `svc` printed to a terminal: JSON indented by two spaces."""
+    text = r.out.decode()
+    value = json.loads(text)
+    assert text == json.dumps(value, indent=2, ensure_ascii=False) + "\n", text[:300]
+    return value
+
+
+def on_terminal(port: int, *args: str, timeout: float = 60) -> Run:
+    """`svc` with its stdout a pseudo-terminal (stdin none, stderr a pipe). The terminal does no
+    output processing, so its bytes are the ones svc wrote."""
+    master, slave = pty.openpty()
+    try:
+        attrs = termios.tcgetattr(slave)
+        attrs[1] &= ~termios.OPOST  # no "\n" -> "\r\n"
+        termios.tcsetattr(slave, termios.TCSANOW, attrs)
+        proc = subprocess.Popen(
+            [SVC, *args],
+            env=client_env(port),
+            stdin=subprocess.DEVNULL,
+            stdout=slave,
+            stderr=subprocess.PIPE,
+        )
+        os.close(slave)
+        slave = -1
+        out = bytearray()
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: svc, the terminal's last writer, is gone
+                break
+            if not chunk:
+                break
+            out += chunk
+        _, err = proc.communicate(timeout=timeout)
+    finally:
+        os.close(master)
+        if slave != -1:
+            os.close(slave)
+    return Run(proc.returncode, bytes(out), err.decode())
 
 
 def envelope_of(err: str) -> dict[str, Any]:
@@ -40,6 +94,9 @@ def test_help_and_version_exit_0(host: HostApp) -> None:
         assert r.code == 0
         assert "navigate" in r.text
         assert "examples:" in r.text
+        assert "indented when stdout is a terminal and compact (one line)" in " ".join(
+            r.text.split()
+        )
     r = svc(host.port, "--version")
     assert (r.code, r.text.strip()) == (0, "svc 0.1.0")
     for command in (
@@ -66,10 +123,10 @@ def test_health_and_status(host: HostApp) -> None:
     r = svc(host.port, "health")
     assert r.code == 0
     assert r.err == ""
-    assert json.loads(r.out)["pid"] == host.agent_pid()
+    assert piped(r)["pid"] == host.agent_pid()
     r = svc(host.port, "status")
     assert r.code == 0
-    assert json.loads(r.out)["overall_status"] == "ok"
+    assert piped(r)["overall_status"] == "ok"
 
 
 def test_health_and_status_never_launch_and_fail_in_one_line(tmp_path: Path) -> None:
@@ -82,6 +139,37 @@ def test_health_and_status_never_launch_and_fail_in_one_line(tmp_path: Path) -> 
         assert r.err.startswith("svc: ")
         assert "not running" in r.err
     assert not list(tmp_path.iterdir())  # no app was started on this data folder
+
+
+def test_a_bare_word_that_is_no_command_and_no_host_starts_nothing(tmp_path: Path) -> None:
+    """Issue 38 point 3: a typo or a removed command is a usage error naming the closest command,
+    refused before the agent is asked (nothing listens on its port, so an ask would cold-start:
+    a lock in XDG_RUNTIME_DIR, then svc-app on SVC_DATA_DIR)."""
+    port = free_port()
+    data_dir, run_dir = tmp_path / "data", tmp_path / "run"
+    run_dir.mkdir()
+    env = {
+        "SVC_DATA_DIR": str(data_dir),
+        "XDG_RUNTIME_DIR": str(run_dir),
+        "SVC_BROWSER_PROXY_PORT": str(listener_base()),
+    }
+    expected = {
+        "helth": "svc: unknown command 'helth'; did you mean 'health'?\n",
+        "ping": "svc: unknown command 'ping'; did you mean 'session ping'?\n",
+        "logs": "svc: unknown command 'logs' (see svc --help); to capture a host without a dot, "
+        "give its scheme: svc https://logs/\n",
+    }
+    started: list[int] = []
+    try:
+        for word, message in expected.items():
+            r = svc(port, word, *W0, env=env)
+            assert (r.code, r.out, r.err) == (1, b"", message), word
+    finally:
+        started = svc_app_processes(data_dir)
+        kill_all(started)
+    assert started == []
+    assert not data_dir.exists()
+    assert list(run_dir.iterdir()) == []  # no cold-start lock, no session lock
 
 
 def test_usage_failures_are_one_plain_line(host: HostApp) -> None:
@@ -139,53 +227,53 @@ def test_session_commands(fresh: HostApp) -> None:
     assert r.text == f"{sid}\n"
     assert sid.startswith("Session")
     r = svc(port, "session", "create", "--lifetime", "indefinite", "--adblock-enabled", "false")
-    created = json.loads(r.out)["session"]
+    created = piped(r)["session"]
     assert created["lifetime"] == {"type": "indefinite"}
     assert created["adblock_enabled"] is False
-    listed = json.loads(svc(port, "session", "list").out)["sessions"]
+    listed = piped(svc(port, "session", "list"))["sessions"]
     assert [s["id"] for s in listed] == [sid, created["id"]]
-    got = json.loads(svc(port, "session", "get", sid).out)["session"]
+    got = piped(svc(port, "session", "get", sid))["session"]
     assert (got["name"], got["group"]) == ("alpha", "g1")
     r = svc(port, "session", "update", sid, "--name", "beta", "--image-blocking-mode", "all")
-    updated = json.loads(r.out)["session"]
+    updated = piped(r)["session"]
     assert (updated["name"], updated["image_blocking_mode"]) == ("beta", "all")
-    assert json.loads(svc(port, "session", "pause", sid).out) == {
+    assert piped(svc(port, "session", "pause", sid)) == {
         "session_id": sid,
         "network_paused": True,
     }
-    assert json.loads(svc(port, "session", "play", sid).out) == {
+    assert piped(svc(port, "session", "play", sid)) == {
         "session_id": sid,
         "network_paused": False,
     }
-    assert json.loads(svc(port, "session", "ping", sid).out)["session_id"] == sid
+    assert piped(svc(port, "session", "ping", sid))["session_id"] == sid
     r = svc(port, "session", "close", "--group", "G1")
-    assert json.loads(r.out) == {"group": "G1", "deleted_ids": [sid]}
+    assert piped(r) == {"group": "G1", "deleted_ids": [sid]}
     r = svc(port, "session", "close", "--group", "G1")
-    assert (r.code, json.loads(r.out)["deleted_ids"]) == (0, [])
+    assert (r.code, piped(r)["deleted_ids"]) == (0, [])
     r = svc(port, "session", "delete", created["id"])
-    assert json.loads(r.out) == {"deleted_id": created["id"]}
-    assert json.loads(svc(port, "session", "list").out) == {"sessions": []}
+    assert piped(r) == {"deleted_id": created["id"]}
+    assert piped(svc(port, "session", "list")) == {"sessions": []}
 
 
 def test_profile_list(fresh: HostApp) -> None:
     r = svc(fresh.port, "profile", "list")
-    assert (r.code, json.loads(r.out)) == (0, {"profiles": []})
+    assert (r.code, piped(r)) == (0, {"profiles": []})
 
 
 def test_session_selection_precedence(fresh: HostApp, site: Site) -> None:
     port = fresh.port
     url = site.url("/table")
     # No session: one is created.
-    first = json.loads(svc(port, "navigate", url, *W0).out)["page"]["session_id"]
+    first = piped(svc(port, "navigate", url, *W0))["page"]["session_id"]
     assert [s["id"] for s in fresh.ok("GET", "/v1/sessions")["sessions"]] == [first]
     # The newest session is used next.
     newer = fresh.new_session()
-    assert json.loads(svc(port, "navigate", url, *W0).out)["page"]["session_id"] == newer
+    assert piped(svc(port, "navigate", url, *W0))["page"]["session_id"] == newer
     # SVC_SESSION_ID beats the newest; --session-id beats SVC_SESSION_ID.
     r = svc(port, "navigate", url, *W0, env={"SVC_SESSION_ID": first})
-    assert json.loads(r.out)["page"]["session_id"] == first
+    assert piped(r)["page"]["session_id"] == first
     r = svc(port, "navigate", url, *W0, "--session-id", newer, env={"SVC_SESSION_ID": first})
-    assert json.loads(r.out)["page"]["session_id"] == newer
+    assert piped(r)["page"]["session_id"] == newer
     # An unknown explicit id never creates a replacement.
     r = svc(port, "navigate", url, *W0, env={"SVC_SESSION_ID": "Session999999"})
     assert r.code == 1
@@ -206,13 +294,13 @@ def test_navigate_uses_svc_session_url_and_output(
         env={"SVC_SESSION_URL": site.url("/table")},
     )
     assert r.code == 0, r.err
-    data = json.loads(r.out)
+    data = piped(r)
     assert data["page"]["url"] == site.url("/table")
     assert data["capture"]["output_path"] == str(out)
     assert "Apple" in out.read_text()
     # An explicit URL beats SVC_SESSION_URL.
     r = svc(fresh.port, "navigate", site.url("/"), *W0, env={"SVC_SESSION_URL": site.url("/table")})
-    assert json.loads(r.out)["page"]["url"] == site.url("/")
+    assert piped(r)["page"]["url"] == site.url("/")
 
 
 def test_url_capture_to_stdout(fresh: HostApp, site: Site) -> None:
@@ -231,6 +319,12 @@ def test_url_capture_to_stdout(fresh: HostApp, site: Site) -> None:
     # Compact NDJSON: one object per line, no spaces after separators.
     assert all(", " not in line.split('"url"')[0] for line in r.err.splitlines())
     assert events[-1]["data"] == {"exit_code": 0}
+    # a scheme-less localhost with a port is still a capture (issue 38 point 3), over http
+    url = f"localhost:{urlsplit(site.base).port}/table"
+    r = svc(fresh.port, url, *W0)
+    assert r.code == 0, r.err
+    assert b"<caption>Prices</caption>" in r.out
+    assert json.loads(r.err.splitlines()[0])["data"]["url"] == f"http://{url}"
 
 
 def test_capture_url_form_with_output_actions_in_command_line_order_and_target_error(
@@ -301,7 +395,7 @@ def test_argument_free_capture(fresh: HostApp, site: Site, tmp_path: Path) -> No
     assert b"<caption>Prices</caption>" in r.out
     out = tmp_path / "current.html"
     r = svc(fresh.port, "capture", *W0, "--output", str(out))
-    assert json.loads(r.out)["capture"]["output_path"] == str(out)
+    assert piped(r)["capture"]["output_path"] == str(out)
     assert "Prices" in out.read_text()
 
 
@@ -315,7 +409,7 @@ def test_perform(fresh: HostApp, site: Site) -> None:
         *W0,
     )
     assert r.code == 0, r.err
-    assert json.loads(r.out)["page"]["url"].startswith(site.url("/submitted"))
+    assert piped(r)["page"]["url"].startswith(site.url("/submitted"))
     r = svc(fresh.port, "perform", '[{"action":"click","selector":"#absent"}]', *W0)
     assert r.code == 1
     assert envelope_of(r.err)["error"]["id"] == "ACTION_TARGET_NOT_FOUND"
@@ -324,7 +418,7 @@ def test_perform(fresh: HostApp, site: Site) -> None:
 def test_page_attach_and_action(fresh: HostApp, site: Site) -> None:
     r = svc(fresh.port, "page", "attach", site.url("/form"), *W0, "--group", "pages")
     assert r.code == 0, r.err
-    page = json.loads(r.out)["page"]
+    page = piped(r)["page"]
     assert page["id"].startswith("page_")
     r = svc(
         fresh.port,
@@ -336,7 +430,7 @@ def test_page_attach_and_action(fresh: HostApp, site: Site) -> None:
         *W0,
     )
     assert r.code == 0, r.err
-    assert json.loads(r.out)["page"]["id"] == page["id"]
+    assert piped(r)["page"]["id"] == page["id"]
     # SVC_SESSION_ID and SVC_SESSION_URL: attach that session's current page.
     r = svc(
         fresh.port,
@@ -346,7 +440,7 @@ def test_page_attach_and_action(fresh: HostApp, site: Site) -> None:
         env={"SVC_SESSION_ID": page["session_id"], "SVC_SESSION_URL": site.url("/form")},
     )
     assert r.code == 0, r.err
-    assert json.loads(r.out)["page"]["session_id"] == page["session_id"]
+    assert piped(r)["page"]["session_id"] == page["session_id"]
     r = svc(fresh.port, "page", "action", "page_nope", "--action", '{"action":"wait","seconds":0}')
     assert envelope_of(r.err)["error"]["id"] == "PAGE_NOT_FOUND"
 
@@ -355,7 +449,7 @@ def test_observe_and_observation_action(fresh: HostApp, site: Site) -> None:
     svc(fresh.port, "navigate", site.url("/form"), *W0)
     r = svc(fresh.port, "observe", *W0)
     assert r.code == 0, r.err
-    data = json.loads(r.out)
+    data = piped(r)
     obs = data["observation"]
     assert "mode" not in obs  # semantic, the default
     assert "url" not in obs  # the URL once: in page.url
@@ -365,15 +459,63 @@ def test_observe_and_observation_action(fresh: HostApp, site: Site) -> None:
     request = {"actions": [{"action": "type", "ref": name_box[0], "text": "Q"}]}
     r = svc(fresh.port, "observation", "action", obs["id"], "--request", json.dumps(request))
     assert r.code == 0, r.err
-    assert json.loads(r.out)["observation"]["id"] != obs["id"]
+    assert piped(r)["observation"]["id"] != obs["id"]
     r = svc(fresh.port, "observation", "action", "obs_nope", "--request", json.dumps(request))
     assert envelope_of(r.err)["error"]["id"] == "OBSERVATION_STALE"
-    attached = json.loads(svc(fresh.port, "page", "attach", site.url("/table"), *W0).out)
+    attached = piped(svc(fresh.port, "page", "attach", site.url("/table"), *W0))
     r = svc(fresh.port, "observe", "--page-id", attached["page"]["id"], "--mode", "hybrid", *W0)
     assert r.code == 0, r.err
-    hybrid = json.loads(r.out)["observation"]
+    hybrid = piped(r)["observation"]
     assert hybrid["mode"] == "hybrid"
     assert hybrid["image"]["mime_type"] == "image/png"
+
+
+def test_results_are_indented_on_a_terminal_and_compact_through_a_pipe(
+    fresh: HostApp, site: Site, tmp_path: Path
+) -> None:
+    """Issue 38 point 2: each command that prints JSON, with stdout a pseudo-terminal (indented)
+    and then a pipe (one compact line), gives the same result both ways."""
+    port = fresh.port
+    sid = piped(svc(port, "session", "create", "--name", "tty"))["session"]["id"]
+    assert piped(svc(port, "navigate", site.url("/form"), *W0))["page"]["session_id"] == sid
+    page = piped(svc(port, "page", "attach", site.url("/form"), *W0, "--session-id", sid))["page"]
+    commands: list[tuple[str, ...]] = [
+        ("health",),
+        ("status",),
+        ("session", "list"),
+        ("session", "get", sid),
+        ("session", "update", sid, "--name", "tty"),
+        ("session", "ping", sid),
+        ("session", "pause", sid),
+        ("session", "play", sid),
+        ("navigate", site.url("/form"), *W0),
+        ("perform", '[{"action":"wait","seconds":0}]', *W0),
+        ("capture", "--output", str(tmp_path / "page.html"), *W0),
+        ("observe", *W0),
+        ("observe", "--page-id", page["id"], *W0),
+        ("page", "action", page["id"], "--action", '{"action":"wait","seconds":0}', *W0),
+        ("read", "--json", *W0),
+        ("profile", "list"),
+        ("proxy", "list"),
+        ("session", "close", "--group", "none-such"),
+    ]
+    for args in commands:
+        shown = on_terminal(port, *args)
+        assert shown.code == 0, (args, shown.err)
+        read = svc(port, *args)
+        assert read.code == 0, (args, read.err)
+        person, program = indented(shown), piped(read)
+        assert person.keys() == program.keys(), args
+        assert len(read.out) < len(shown.out), args
+    assert person == program  # the last: the same value either way
+    r = on_terminal(port, "session", "create", "--group", "tty")
+    created = indented(r)["session"]
+    r = svc(port, "session", "close", "--group", "tty")
+    assert piped(r) == {"group": "tty", "deleted_ids": [created["id"]]}
+    # errors are no result: the envelope stays one compact line on stderr, stdout empty
+    r = on_terminal(port, "session", "get", "Session999999")
+    assert (r.code, r.out) == (1, b"")
+    assert envelope_of(r.err)["error"]["id"] == "SESSION_NOT_FOUND"
 
 
 def test_read(fresh: HostApp, site: Site) -> None:
@@ -389,7 +531,7 @@ def test_read(fresh: HostApp, site: Site) -> None:
     assert "| Pear | 2 |" in markdown
     r = svc(fresh.port, "read", "--json", "--max-chars", "512")
     assert r.code == 0, r.err
-    data = json.loads(r.out)
+    data = piped(r)
     assert data["source_url"] == site.url("/table")
     assert data["query"] is None
     assert len(data["markdown"]) <= 512
@@ -402,7 +544,7 @@ def test_compact_observations_decode_for_read(fresh: HostApp, site: Site) -> Non
     assert r.code == 0, r.err
     r = svc(fresh.port, "observe", *W0)
     assert r.code == 0, r.err
-    data = json.loads(r.out)
+    data = piped(r)
     obs = data["observation"]
     assert data["page"]["url"] == site.url(LINKS)
     header = set(obs) - {"contexts", "content", "elements"}
@@ -412,7 +554,7 @@ def test_compact_observations_decode_for_read(fresh: HostApp, site: Site) -> Non
     assert [e[3] for e in links] == [sent for _, _, sent in MENU]
     r = svc(fresh.port, "read", site.url(SIGNIN), "--json", *W0)
     assert r.code == 0, r.err
-    meta = json.loads(r.out)
+    meta = piped(r)
     assert (meta["source_url"], meta["title"]) == (site.url(SIGNIN), "Sign in")
     assert (meta["link_count"], meta["source_truncated"]) == (2, False)
     assert meta["observation_id"].startswith("obs_")

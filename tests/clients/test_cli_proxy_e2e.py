@@ -31,6 +31,7 @@ from tests.host.site import Site
 from tests.proxy.servers import Origin, UpstreamProxy
 
 from .conftest import SVC, Run, client_env, svc
+from .test_cli_e2e import piped
 from .test_cli_transfer_rules import protected_archive
 
 pytestmark = pytest.mark.e2e
@@ -41,8 +42,9 @@ NO_LOOKUP = ("--detect-exit-locale", "false")  # tests stay offline: no exit-cou
 
 
 def ok(r: Run) -> dict[str, Any]:
+    """A success, its result one line of compact JSON (stdout is a pipe)."""
     assert r.code == 0, r.err
-    data: dict[str, Any] = json.loads(r.out)
+    data: dict[str, Any] = piped(r)
     return data
 
 
@@ -444,7 +446,7 @@ def test_the_password_prompt_on_a_terminal_does_not_echo(
         if slave != -1:
             os.close(slave)
     assert proc.returncode == 0, err
-    assert json.loads(out)["proxy"]["password_set"] is True
+    assert ok(Run(proc.returncode, out, err.decode()))["proxy"]["password_set"] is True
     assert err.decode().startswith("Proxy password: ")
     assert PASSWORD.encode() not in echoed + err
     # the typed password is the one the upstream gets
