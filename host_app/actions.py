@@ -34,6 +34,7 @@ from bridge_protocol.selectors import DomNode
 
 from .logic import aio
 from .logic.actionability import (
+    BURST_MAX,
     COVERED,
     DEADLINE_MARGIN,
     NOT_VISIBLE,
@@ -93,6 +94,7 @@ class ElementInfo:
     clip: Box | None = None  # its clipping ancestors' boxes intersected (a sidebar's scrollport)
     point: tuple[float, float] | None = None  # a wrapped inline box: its largest line's center
     sink: bool = False  # a code editor's hidden input sink: its box is the editor's
+    doc_end: int = 0  # the document's scroller at its top (1) and/or bottom (2); 0 unknown
 
     @property
     def cx(self) -> float:
@@ -142,6 +144,7 @@ class ElementInfo:
             clip=None if v.get("cl") is None else _box(v["cl"]),
             point=None if v.get("pt") is None else (float(v["pt"][0]), float(v["pt"][1])),
             sink=bool(v.get("sk")),
+            doc_end=int(v.get("de") or 0),
             rows=None
             if v.get("op") is None
             else [((float(a), float(b), float(c), float(d)), bool(e)) for a, b, c, d, e in v["op"]],
@@ -466,10 +469,38 @@ async def reachable(target: Target, scroll: bool) -> tuple[ElementInfo, bool]:
         # what the run scrolled, in full events (the last one's share counted)
         sent = run + abs(rest) / WHEEL_MAX_UNITS
         last_run = (dy, sent) if full and vertical else None
-        still = await scroll_done(target.page, partial(_box_of, target), _box(info))
+        arrived = None
+        if vertical and not wx and (run < BURST_MAX or not full):
+            # the run is sized to put the target's center on the area's middle, or the
+            # document's end on the way (a target near the end cannot be centred)
+            end = (2 if dy > 0 else 1) if info.clip is None else 0
+            arrived = partial(_arrived, y=ay + ah / 2, end=end)
+        still = await scroll_done(
+            target.page, partial(_box_end_of, target), (_box(info), info.doc_end), arrived
+        )
     raise _err(
         ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element could not be scrolled into view"
     )
+
+
+async def _box_end_of(target: Target) -> tuple[Box, int] | None:
+    """The element's box and its document's scroll ends (`ElementInfo.doc_end`) as a scroll
+    moves it (None: it left the document meanwhile)."""
+    info = await target.element()
+    return None if info is None else (_box(info), info.doc_end)
+
+
+def _arrived(read: object, *, y: float, end: int) -> bool:
+    """Whether a read (`_box_end_of`) shows the scroll of a wheel run over: the box's vertical
+    center on `y` to the wheel's precision (one unit is half a pixel), where the run was sized
+    to bring it, or the document at the `end` the run went toward (it can go no further). The
+    frame that showed it ran the scroll to its end, and the box moved exactly as the scroll
+    moved it: a second frame to see it held still (10-16 ms of every far click) proves nothing
+    more."""
+    if not isinstance(read, tuple) or len(read) != 2:
+        return False
+    box, doc_end = read
+    return abs(box[1] + box[3] / 2 - y) <= 1.0 or bool(end and doc_end & end)
 
 
 def centring_area(info: ElementInfo) -> Box:

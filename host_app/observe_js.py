@@ -796,7 +796,9 @@ var ao=null;if(ln!=='select'&&roleOf(el)==='listbox'&&el.getAttribute('aria-mult
  var os=el.querySelectorAll('[role=option]');for(var q3=0;q3<os.length&&q3<5000;q3++){var a=os[q3],ar=topRect(a);
   ao.push([nameOf(a,'option'),a.getAttribute('aria-selected')==='true'?1:0,a.getAttribute('aria-disabled')==='true'?1:0,ar.x,ar.y,ar.w,ar.h]);}
  cb=[r.x+el.clientLeft,r.y+el.clientTop,el.clientWidth,el.clientHeight];}
-return JSON.stringify({x:r.x,y:r.y,w:r.w,h:r.h,vw:innerWidth,vh:innerHeight,
+// the document's scroller at its top (1) or bottom (2): a scroll toward an end stops there
+var se=document.scrollingElement||document.documentElement,de=(se.scrollTop<=0?1:0)|(se.scrollTop+se.clientHeight>=se.scrollHeight-1?2:0);
+return JSON.stringify({x:r.x,y:r.y,w:r.w,h:r.h,vw:innerWidth,vh:innerHeight,de:de,
 vis:cs.visibility!=='hidden'&&cs.display!=='none'&&shown(el),dis:disabledOf(el),ro:!!el.readOnly&&ln!=='select',
 ed:editable,f:deepActive()===el,hit:hit,cov:cov,v:('value' in el&&ln!=='button')?String(el.value):null,
 o:opts,si:ln==='select'?el.selectedIndex:-1,m:!!el.multiple,tag:ln,op:op,cb:cb,ao:ao,an:an,cl:cl,pt:pt,sk:sk?1:0});"""

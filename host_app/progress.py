@@ -157,14 +157,19 @@ SCROLL_MAX = 1.0
 
 
 async def scroll_done(
-    page: Renderer, read: Callable[[], Awaitable[object]], before: object
+    page: Renderer,
+    read: Callable[[], Awaitable[object]],
+    before: object,
+    arrived: Callable[[object], bool] | None = None,
 ) -> bool:
     """After wheel input: until the scroll it caused has ended, as `read` (an element's box, a
     scroll offset) shows it once per rendered frame: it changed from `before` and then held for
     a frame, or it did not change within SCROLL_QUIET. Chromium here applies a wheel's whole
     scroll by the next frame; an animated scroll changes it every frame until it ends. A fixed
     0.12 s after each run made a click 4,000 px down cost 0.8 s (seven runs). True when it
-    moved and then held: the read is still across a frame, as an actionability check needs."""
+    moved and then held: the read is still across a frame, as an actionability check needs.
+    `arrived`: the read is exactly where the wheel was to bring it, so the scroll ran its whole
+    course in that frame and nothing else moved it: that read is final (True at once)."""
     start = page.loop.time()
     last = before
     moved = False
@@ -176,6 +181,8 @@ async def scroll_done(
         if moved and where == last:
             return True
         moved = moved or where != last
+        if moved and arrived is not None and arrived(where):
+            return True
         last = where
     return False
 
