@@ -8,9 +8,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -225,3 +227,50 @@ def test_a_crashed_apps_orphan_agent_is_replaced(app: HostApp, site: Site) -> No
         again.stop()
         if alive(orphan):
             os.kill(orphan, signal.SIGKILL)
+
+
+def _venv_copy(root: Path) -> Path:
+    """A second virtual environment over this one's packages (its own `bin` with `python` and
+    `svc-app`), so that a test may take its agent executable away."""
+    real = Path(sys.prefix)
+    (root / "bin").mkdir(parents=True)
+    shutil.copy(real / "pyvenv.cfg", root / "pyvenv.cfg")
+    (root / "lib").symlink_to(real / "lib")
+    (root / "bin" / "python").symlink_to(os.path.realpath(sys.executable))
+    shutil.copy(SVC_APP, root / "bin" / "svc-app")
+    return root / "bin" / "python"
+
+
+def test_a_missing_agent_executable_is_reported_not_looped(tmp_path: Path) -> None:
+    python = _venv_copy(tmp_path / "venv")
+    gone = HostApp(tmp_path / "gone")
+    gone.data_dir.mkdir()
+    try:
+        with gone.log_path.open("ab") as err:
+            gone.proc = subprocess.Popen(
+                [str(python), "-m", "host_app", "--headless"],
+                env=gone.env(),
+                stdout=err,
+                stderr=err,
+                start_new_session=True,
+            )
+        gone.wait_healthy()
+        (python.parent / "svc-app").unlink()  # an update that removed it, a broken install
+        os.kill(gone.agent_pid(), signal.SIGKILL)
+
+        def slow() -> bool:
+            tries = records(gone.data_dir, "supervisor.start_failed")
+            return bool(tries) and tries[-1]["message"].endswith("; next attempt in 30 s")
+
+        poll(slow, "the quick tries to end")
+        tries = records(gone.data_dir, "supervisor.start_failed")
+        missing = [r for r in tries if "could not be run" in r["message"]]
+        assert missing[0]["message"].startswith(
+            f"the agent did not start: the agent could not be run ({python.parent / 'svc-app'}): "
+        )
+        assert len(tries) == 4  # the killed one (it ran under 10 s) and three quick tries
+        time.sleep(2)  # a loop would launch 4 more in 2 s
+        assert len(records(gone.data_dir, "supervisor.start_failed")) == 4
+        assert gone.proc.poll() is None
+    finally:
+        gone.stop()
