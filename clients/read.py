@@ -14,6 +14,15 @@ rank and sample). Then:
 A compact heading outline comes first (the shallowest levels that fit a fifth of the budget). The
 Markdown never exceeds `max_chars`. `source_truncated` is the observation's own `truncated`;
 `output_truncated` says this rendering left something out.
+
+Links keep where they go (decisions.md "svc read links"): a link of the selected text is
+`[name](absolute URL)` where its name stands in its entry's text, the first time its URL comes;
+later links to the same URL are plain text. The text comes first: when it is given whole, its
+links take what is left of `max_chars`; when it is cut anyway, they take up to a quarter of it
+(`LINK_SHARE`) and the text the rest. URLs are spent in reading order; a link past what is left
+is plain text, and so are links into this same document (only the fragment differs), links in
+code blocks and destinations that are no address (clipped; schemes other than http, https and
+mailto). A cut never splits a link.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urldefrag
 
 from bridge_protocol import observation as wire
 
@@ -30,6 +40,8 @@ MAX_CHARS_DEFAULT, MAX_CHARS_MIN, MAX_CHARS_MAX = 12000, 512, 32768
 MAX_SECTIONS_DEFAULT, MAX_SECTIONS_MIN, MAX_SECTIONS_MAX = 24, 1, 100
 PART_CHARS = 1500
 OUTLINE_SHARE = 5  # the outline takes at most max_chars // OUTLINE_SHARE
+LINK_SHARE = 4  # link URLs (with their brackets) take at most max_chars // LINK_SHARE
+LINK_SCHEMES = ("http:", "https:", "mailto:")
 K1, B = 1.2, 0.75
 _WORD = re.compile(r"\w+", re.UNICODE)
 SEPARATOR = "\n\n"
@@ -37,6 +49,43 @@ SEPARATOR = "\n\n"
 
 def tokens(text: str) -> list[str]:
     return _WORD.findall(text.casefold())
+
+
+# A link in rendered text, before `_links_out` writes it: OPEN name CLOSE. The URLs of a section's
+# marks are kept in order beside its text (`Section.links`), so a cut keeps its first marks and
+# a mark the cut split is left as text; page text never holds these two characters.
+OPEN, CLOSE = "\x02", "\x03"
+_MARK = re.compile(f"{OPEN}([^{OPEN}{CLOSE}]*){CLOSE}")
+_NO_MARKS = str.maketrans("", "", OPEN + CLOSE)
+_BRACKETS = str.maketrans({"[": "\\[", "]": "\\]"})  # in a link's text
+
+Targets = dict[str, tuple[str, str]]  # ref -> (name, absolute URL) of the links worth giving
+
+
+def _find(text: str, name: str, at: int) -> int:
+    """Where `name` stands in `text` from `at`: as a whole word if it is one anywhere (the link
+    "await" in "an awaitable ... an await expression"), else as a substring; -1 when absent."""
+    start = r"(?<!\w)" if name[:1].isalnum() or name[:1] == "_" else ""
+    end = r"(?!\w)" if name[-1:].isalnum() or name[-1:] == "_" else ""
+    word = re.compile(start + re.escape(name) + end).search(text, at)
+    return word.start() if word else text.find(name, at)
+
+
+def mark_links(text: str, refs: list[str], targets: Targets) -> tuple[str, list[str]]:
+    """`text` with its links marked where their names stand, in order; (text, their URLs). A
+    link whose name is not in the text (after the previous one) stays unmarked."""
+    out: list[str] = []
+    urls: list[str] = []
+    at = 0
+    for ref in refs:
+        name, url = targets.get(ref, ("", ""))
+        found = _find(text, name, at) if name else -1
+        if found < 0:
+            continue
+        out.append(f"{text[at:found]}{OPEN}{name}{CLOSE}")
+        urls.append(url)
+        at = found + len(name)
+    return "".join(out) + text[at:], urls
 
 
 @dataclass
@@ -47,6 +96,7 @@ class Section:
     continued: bool = False
     lines: list[str] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)  # the URLs of its marks, in order
 
     def head(self) -> str | None:
         if self.heading is None:
@@ -160,13 +210,24 @@ def _line(entry: dict[str, Any]) -> str:
     return text
 
 
-def sections_of(content: list[dict[str, Any]]) -> list[Section]:  # noqa: PLR0915
-    """Cut content entries into sections (headings start them; long runs are split in parts)."""
+def sections_of(  # noqa: PLR0915
+    content: list[dict[str, Any]], targets: Targets | None = None
+) -> list[Section]:
+    """Cut content entries into sections (headings start them; long runs are split in parts);
+    the links of `targets` are marked in their text."""
+    targets = targets or {}
     sections: list[Section] = []
     current = Section(0)
     size = 0
     table: list[list[str]] | None = None
     caption: str | None = None
+    head_links: list[str] = []
+
+    def marked(entry: dict[str, Any]) -> tuple[str, list[str]]:
+        text = str(entry.get("t", "")).translate(_NO_MARKS)
+        if entry.get("k") == "code" or not entry.get("e"):
+            return text, []
+        return mark_links(text, list(entry["e"]), targets)
 
     def flush_table() -> None:
         nonlocal table, caption, size
@@ -181,16 +242,17 @@ def sections_of(content: list[dict[str, Any]]) -> list[Section]:  # noqa: PLR091
         flush_table()
         if current.lines or current.heading is not None:
             sections.append(current)
-        current = Section(len(sections), heading, level, continued)
+        current = Section(len(sections), heading, level, continued, links=list(head_links))
         size = 0
         if heading:
-            current.words.extend(tokens(heading) * 2)
+            current.words.extend(tokens(heading.translate(_NO_MARKS)) * 2)
 
     for entry in content:
         kind = entry.get("k")
-        text = str(entry.get("t", ""))
+        text = str(entry.get("t", "")).translate(_NO_MARKS)
         if kind == "heading":
-            new_section(text, int(entry.get("l", 1)), False)
+            heading, head_links = marked(entry)
+            new_section(heading, int(entry.get("l", 1)), False)
             continue
         if kind in ("table", "table_caption", "table_row", "table_cell"):
             if kind == "table":
@@ -213,17 +275,22 @@ def sections_of(content: list[dict[str, Any]]) -> list[Section]:  # noqa: PLR091
                     table = [[]]
                 if not table:
                     table.append([])
-                table[-1].append(text)
+                cell, urls = marked(entry)
+                table[-1].append(cell)
+                current.links.extend(urls)
                 size += len(text) + 3
             current.words.extend(tokens(text))
             continue
         flush_table()
         if size > PART_CHARS:
             new_section(current.heading, current.level, current.heading is not None)
-        line = _line(entry)
+        line, urls = marked(entry)
+        line = _line({**entry, "t": line})
         current.lines.append(line)
+        current.links.extend(urls)
         current.words.extend(tokens(text))
         size += len(line) + 2
+    head_links = []
     new_section(None, 0, False)
     return sections
 
@@ -293,25 +360,52 @@ def _messages_marked(content: list[dict[str, Any]], contexts: list[str]) -> list
     return out
 
 
-def compose(
-    page: dict[str, Any],
-    observation: dict[str, Any],
-    *,
-    query: str | None = None,
-    max_chars: int = MAX_CHARS_DEFAULT,
-    max_sections: int = MAX_SECTIONS_DEFAULT,
-) -> tuple[str, dict[str, Any]]:
-    """(bounded Markdown, metadata) of one observation (the wire form the API returns)."""
-    observation = wire.decode(observation, str(page.get("url") or ""))
-    content = _messages_marked(
-        list(observation.get("content") or []), list(observation.get("contexts") or [])
-    )
-    elements: list[dict[str, Any]] = list(observation.get("elements") or [])
-    sections = sections_of(content)
-    outline_text, outline_shown, heading_total = outline(content, max_chars // OUTLINE_SHARE)
-    budget = max_chars - (len(outline_text) + len(SEPARATOR) if outline_text else 0)
-    query = query.strip() if query and query.strip() else None
+def link_targets(elements: list[dict[str, Any]], url: str) -> Targets:
+    """The links worth giving, by ref: named, to an address (not clipped, an http, https or
+    mailto URL), and not into the document at `url` itself (only the fragment differs)."""
+    here = urldefrag(url)[0]
+    targets: Targets = {}
+    for e in elements:
+        dest, name = str(e.get("dest") or ""), str(e.get("name") or "").translate(_NO_MARKS)
+        if not name or not dest.lower().startswith(LINK_SCHEMES) or dest.endswith("…"):
+            continue
+        if urldefrag(dest)[0] == here:
+            continue
+        targets[str(e["ref"])] = (name, dest)
+    return targets
 
+
+def _links_out(parts: list[str], sections: list[Section], share: int) -> list[str]:
+    """The parts with their marks written: `[name](url)` for a URL's first link while the
+    `share` of characters lasts, else the name; a mark a cut split is left as text."""
+    given: set[str] = set()
+    spent = 0
+
+    def write(part: str, urls: list[str]) -> str:
+        pending = iter(urls)
+
+        def one(m: re.Match[str]) -> str:
+            nonlocal spent
+            name, url = m.group(1), next(pending)
+            if url in given:
+                return name
+            link = f"[{name.translate(_BRACKETS)}]({url})"
+            if spent + len(link) - len(name) > share:
+                return name
+            given.add(url)
+            spent += len(link) - len(name)
+            return link
+
+        return _MARK.sub(one, part).translate(_NO_MARKS)
+
+    return [write(p, s.links) for p, s in zip(parts, sections, strict=True)]
+
+
+def _select(
+    sections: list[Section], query: str | None, max_sections: int, budget: int
+) -> tuple[list[Section], list[str], bool | None, bool]:
+    """The sections given within `budget` and their Markdown (marks unwritten); (sections,
+    parts, query matched, cut)."""
     chosen: list[tuple[Section, int | None]] = []  # (section, budget or None for whole)
     matched: bool | None = None
     cut = False
@@ -340,6 +434,7 @@ def compose(
             )
             chosen = [(sections[i], share) for i in picks]
 
+    shown: list[Section] = []
     parts: list[str] = []
     used = 0
     for section, limit in chosen:
@@ -349,12 +444,52 @@ def compose(
             break
         text, was_cut = section.render(min(limit, room) if limit is not None else room)
         cut = cut or was_cut
+        shown.append(section)
         parts.append(text)
         used += len(text) + (len(SEPARATOR) if len(parts) > 1 else 0)
-    body = SEPARATOR.join(parts)
-    markdown = SEPARATOR.join(x for x in (outline_text, body) if x)
-    if len(markdown) > max_chars:
-        markdown, cut = clip(markdown, max_chars), True
+    return shown, parts, matched, cut
+
+
+def compose(
+    page: dict[str, Any],
+    observation: dict[str, Any],
+    *,
+    query: str | None = None,
+    max_chars: int = MAX_CHARS_DEFAULT,
+    max_sections: int = MAX_SECTIONS_DEFAULT,
+) -> tuple[str, dict[str, Any]]:
+    """(bounded Markdown, metadata) of one observation (the wire form the API returns)."""
+    observation = wire.decode(observation, str(page.get("url") or ""))
+    content = _messages_marked(
+        list(observation.get("content") or []), list(observation.get("contexts") or [])
+    )
+    elements: list[dict[str, Any]] = list(observation.get("elements") or [])
+    targets = link_targets(elements, str(observation.get("url") or page.get("url") or ""))
+    sections = sections_of(content, targets)
+    outline_text, outline_shown, heading_total = outline(content, max_chars // OUTLINE_SHARE)
+    outline_text = outline_text.translate(_NO_MARKS)
+    budget = max_chars - (len(outline_text) + len(SEPARATOR) if outline_text else 0)
+    query = query.strip() if query and query.strip() else None
+
+    def joined(share: int) -> str:
+        body = SEPARATOR.join(_links_out(parts, chosen, share))
+        return SEPARATOR.join(x for x in (outline_text, body) if x)
+
+    chosen, parts, matched, cut = _select(sections, query, max_sections, budget)
+    if not cut:  # the text is whole: its links take what is left
+        markdown = joined(max_chars - len(joined(0)))
+    else:
+        # the text is cut anyway: its links take up to a share of the budget, and the text is
+        # chosen again for what they made it go over, until it fits
+        for _ in range(8):
+            markdown = joined(max_chars // LINK_SHARE)
+            if len(markdown) <= max_chars:
+                break
+            used = len(SEPARATOR.join(parts))
+            budget = min(budget, used) - (len(markdown) - max_chars)
+            chosen, parts, matched, cut = _select(sections, query, max_sections, budget)
+        else:  # not met in time: the text without links
+            markdown = clip(joined(0), max_chars)
 
     links = sum(1 for e in elements if e.get("role") == "link" or "dest" in e)
     metadata: dict[str, Any] = {

@@ -193,7 +193,9 @@ def test_search_results_read_with_the_title_of_each_excerpt(
         assert title["k"] == "list_item", (title, results[i])
         assert title["t"] == names[title["e"][0]], title
     markdown, _ = compose(data["page"], sent(host, obs), max_chars=100_000)
-    assert f"- {results[excerpts[0] - 1]['t']}\n\n{results[excerpts[0]]['t']}" in markdown
+    title = results[excerpts[0] - 1]
+    dest = next(e["dest"] for e in obs["elements"] if e["ref"] == title["e"][0])
+    assert f"- [{title['t']}]({dest})\n\n{results[excerpts[0]]['t']}" in markdown
 
 
 def test_an_index_of_links_reads_as_a_list_and_the_sidebar_menu_does_not(
@@ -218,8 +220,9 @@ def test_an_index_of_links_reads_as_a_list_and_the_sidebar_menu_does_not(
     intro = next(c["e"] for c in items if c["t"] == "Introduction")
     assert ["list_item", "", intro] in [w[:3] for w in wire_items]
     markdown, _ = compose(data["page"], sent(host, obs), max_chars=100_000)
-    assert "\n- Introduction\n" in markdown
-    assert "\n- Built-in Functions\n" in markdown
+    # each with where it goes (issue 38 point 4)
+    assert f"\n- [Introduction]({docs}/python3/html/library/intro.html)\n" in markdown
+    assert f"\n- [Built-in Functions]({docs}/python3/html/library/functions.html)\n" in markdown
 
 
 def test_a_batch_stops_at_the_action_after_the_one_that_navigated(
