@@ -129,21 +129,24 @@ def test_browser_data_survives_an_app_restart_and_stale_agent_is_replaced(
     host.ok("POST", "/v1/navigate", {"url": site.url("/set-cookie"), "session_id": sid, "wait": 0})
     time.sleep(1.0)  # let the cookie store flush
     host.stop()
-    # a stale agent of this installation holds the port (no bridge: nobody else owns it)
+    # a stale agent of this installation holds the port, and answers health 503 without its
+    # pid: its bridge is a pipe nobody answers (an app that froze), so its engine never
+    # answered within its 1 s startup deadline; only its listening socket names it
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SVC_")}
     env.update(
         SVC_DATA_DIR=str(data_dir),
         SVC_AGENT_PORT=str(port),
         SVC_BROWSER_PROXY_PORT=str(listener_base()),
-        SVC_BROWSER_BRIDGE="none",
+        SVC_BROWSER_BRIDGE="stdio",
+        SVC_AGENT_WORKER_DEADLINE="1",
         SVC_PLAN="pro",
     )
     stale = subprocess.Popen(
         [SVC_APP, "--agent"],
         env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
@@ -154,11 +157,13 @@ def test_browser_data_survives_an_app_restart_and_stale_agent_is_replaced(
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
-                if again.client.get("/v1/health").status_code == 200:
+                if again.client.get("/v1/health").status_code == 503:
                     break
             except Exception:
                 pass
             time.sleep(0.1)
+        else:
+            raise AssertionError("the stale agent did not answer 503")
         again.start()
         assert stale.wait(10) is not None  # terminated by the supervisor
         again.wait_healthy()
@@ -174,6 +179,9 @@ def test_browser_data_survives_an_app_restart_and_stale_agent_is_replaced(
         if stale.poll() is None:
             stale.kill()
             stale.wait(5)
+        for stream in (stale.stdin, stale.stdout):
+            if stream is not None:
+                stream.close()
 
 
 def test_a_crash_of_the_app_is_reported_at_its_next_start(tmp_path: Path) -> None:
