@@ -78,6 +78,18 @@ def launch(env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     )
 
 
+# svc-app's exit status when an app already holds the data folder (host_app/logic/instance.py;
+# 0 when it showed that app's window): that app's supervisor brings its agent back, so the
+# client goes on waiting for health until its deadline
+ALREADY_RUNNING = (0, 3)
+
+
+def _failed(proc: subprocess.Popen[bytes]) -> bool:
+    """The launched app ended without an agent to wait for."""
+    code = proc.poll()
+    return code is not None and code not in ALREADY_RUNNING
+
+
 def _exited(proc: subprocess.Popen[bytes]) -> ColdStartFailed:
     return ColdStartFailed(
         make_error(
@@ -130,7 +142,7 @@ def ensure_running_sync(
         while time.monotonic() < deadline:
             if healthy():
                 return
-            if proc.poll() is not None:
+            if _failed(proc):
                 raise _exited(proc)
             time.sleep(POLL)
         raise _too_slow(base_url)
@@ -159,7 +171,7 @@ async def ensure_running_async(
         while trio.current_time() < deadline:
             if await healthy():
                 return
-            if proc.poll() is not None:
+            if _failed(proc):
                 raise _exited(proc)
             await trio.sleep(POLL)
         raise _too_slow(base_url)

@@ -154,7 +154,7 @@ def _already_running(config: HostConfig, taken: instance.Taken) -> int:
     running = f"svc-app is already running on {config.data_dir} (pid {pid or 'unknown'})"
     if config.headless:
         print(f"{running}; not starting another", file=sys.stderr)
-        return 1
+        return instance.EXIT_ALREADY_RUNNING
     answer = instance.ask_to_show(config.data_dir)
     if answer == instance.SHOWN:
         print(f"{running}; its browser window is shown", file=sys.stderr)
@@ -163,7 +163,7 @@ def _already_running(config: HostConfig, taken: instance.Taken) -> int:
         print(f"{running} headless: it has no window to show", file=sys.stderr)
     else:
         print(f"{running} and did not answer the request to show its window", file=sys.stderr)
-    return 1
+    return instance.EXIT_ALREADY_RUNNING
 
 
 def _answer_later_launches(

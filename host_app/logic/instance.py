@@ -26,6 +26,10 @@ HEADLESS = b"headless\n"
 # what a later launch waits for the running app to answer (it may be starting: the lock is
 # taken first, the socket listens once its window exists)
 ANSWER_WAIT = 10.0
+# the exit status of a later launch that started nothing because an app holds the folder (0
+# when it showed that app's window): a client that launched it to get an agent waits for the
+# running app's agent instead (clients/coldstart.py)
+EXIT_ALREADY_RUNNING = 3
 
 
 @dataclass(frozen=True, slots=True)

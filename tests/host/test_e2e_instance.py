@@ -74,7 +74,7 @@ def test_a_second_launch_on_the_folder_starts_nothing(app: HostApp) -> None:
     agent = app.agent_pid()
     launched = len(records(app.data_dir, "supervisor.launched"))
     second = _launch(app, "--headless")
-    assert second.returncode == 1
+    assert second.returncode == 3
     assert second.stderr.strip().splitlines() == [
         f"svc-app is already running on {app.data_dir} (pid {app.proc.pid}); not starting another"
     ]
@@ -199,6 +199,33 @@ def test_an_invalid_setting_is_not_relaunched_in_a_loop(tmp_path: Path) -> None:
         assert bad.proc.poll() is None  # the app itself stays up
     finally:
         bad.stop()
+
+
+def test_a_cold_start_while_the_apps_agent_is_down_waits_for_it(app: HostApp) -> None:
+    """`svc` finds no agent (the app's agent died, the app has not relaunched it yet) and
+    launches svc-app, which finds the folder held and exits 3: svc waits for the running app's
+    agent instead of failing."""
+    assert app.proc is not None
+    svc = str(Path(SVC_APP).with_name("svc"))
+    os.kill(app.proc.pid, signal.SIGSTOP)  # the app cannot relaunch its agent until continued
+    try:
+        os.kill(app.agent_pid(), signal.SIGKILL)
+        with subprocess.Popen(
+            [svc, "session", "list"],
+            env=app.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ) as client:
+            time.sleep(2)  # its cold start has launched svc-app, which exited 3 meanwhile
+            assert client.poll() is None, client.communicate()
+            os.kill(app.proc.pid, signal.SIGCONT)
+            out, err = client.communicate(timeout=60)
+        assert client.returncode == 0, err
+        assert "sessions" in json.loads(out)
+    finally:
+        os.kill(app.proc.pid, signal.SIGCONT)
+    app.wait_healthy()
 
 
 def test_a_crashed_apps_orphan_agent_is_replaced(app: HostApp, site: Site) -> None:
