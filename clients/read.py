@@ -32,7 +32,6 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urldefrag
 
 from bridge_protocol import observation as wire
 
@@ -62,13 +61,27 @@ _BRACKETS = str.maketrans({"[": "\\[", "]": "\\]"})  # in a link's text
 Targets = dict[str, tuple[str, str]]  # ref -> (name, absolute URL) of the links worth giving
 
 
+def _plain(text: str) -> str:
+    """`text` without the two characters that mark links (a page could hold them)."""
+    return text.translate(_NO_MARKS) if OPEN in text or CLOSE in text else text
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
 def _find(text: str, name: str, at: int) -> int:
     """Where `name` stands in `text` from `at`: as a whole word if it is one anywhere (the link
     "await" in "an awaitable ... an await expression"), else as a substring; -1 when absent."""
-    start = r"(?<!\w)" if name[:1].isalnum() or name[:1] == "_" else ""
-    end = r"(?!\w)" if name[-1:].isalnum() or name[-1:] == "_" else ""
-    word = re.compile(start + re.escape(name) + end).search(text, at)
-    return word.start() if word else text.find(name, at)
+    first = found = text.find(name, at)
+    start, end = _word_char(name[0]), _word_char(name[-1])
+    while found >= 0:
+        before = text[found - 1] if found > 0 else " "
+        after = text[found + len(name)] if found + len(name) < len(text) else " "
+        if not (start and _word_char(before)) and not (end and _word_char(after)):
+            return found
+        found = text.find(name, found + 1)
+    return first
 
 
 def mark_links(text: str, refs: list[str], targets: Targets) -> tuple[str, list[str]]:
@@ -224,7 +237,7 @@ def sections_of(  # noqa: PLR0915
     head_links: list[str] = []
 
     def marked(entry: dict[str, Any]) -> tuple[str, list[str]]:
-        text = str(entry.get("t", "")).translate(_NO_MARKS)
+        text = _plain(str(entry.get("t", "")))
         if entry.get("k") == "code" or not entry.get("e"):
             return text, []
         return mark_links(text, list(entry["e"]), targets)
@@ -245,11 +258,11 @@ def sections_of(  # noqa: PLR0915
         current = Section(len(sections), heading, level, continued, links=list(head_links))
         size = 0
         if heading:
-            current.words.extend(tokens(heading.translate(_NO_MARKS)) * 2)
+            current.words.extend(tokens(_plain(heading)) * 2)
 
     for entry in content:
         kind = entry.get("k")
-        text = str(entry.get("t", "")).translate(_NO_MARKS)
+        text = _plain(str(entry.get("t", "")))
         if kind == "heading":
             heading, head_links = marked(entry)
             new_section(heading, int(entry.get("l", 1)), False)
@@ -363,13 +376,13 @@ def _messages_marked(content: list[dict[str, Any]], contexts: list[str]) -> list
 def link_targets(elements: list[dict[str, Any]], url: str) -> Targets:
     """The links worth giving, by ref: named, to an address (not clipped, an http, https or
     mailto URL), and not into the document at `url` itself (only the fragment differs)."""
-    here = urldefrag(url)[0]
+    here = url.partition("#")[0]
     targets: Targets = {}
     for e in elements:
-        dest, name = str(e.get("dest") or ""), str(e.get("name") or "").translate(_NO_MARKS)
+        dest, name = str(e.get("dest") or ""), _plain(str(e.get("name") or ""))
         if not name or not dest.lower().startswith(LINK_SCHEMES) or dest.endswith("…"):
             continue
-        if urldefrag(dest)[0] == here:
+        if dest.partition("#")[0] == here:
             continue
         targets[str(e["ref"])] = (name, dest)
     return targets
@@ -389,14 +402,15 @@ def _links_out(parts: list[str], sections: list[Section], share: int) -> list[st
             name, url = m.group(1), next(pending)
             if url in given:
                 return name
-            link = f"[{name.translate(_BRACKETS)}]({url})"
+            text = name.translate(_BRACKETS) if "[" in name or "]" in name else name
+            link = f"[{text}]({url})"
             if spent + len(link) - len(name) > share:
                 return name
             given.add(url)
             spent += len(link) - len(name)
             return link
 
-        return _MARK.sub(one, part).translate(_NO_MARKS)
+        return _plain(_MARK.sub(one, part))
 
     return [write(p, s.links) for p, s in zip(parts, sections, strict=True)]
 
@@ -467,7 +481,7 @@ def compose(
     targets = link_targets(elements, str(observation.get("url") or page.get("url") or ""))
     sections = sections_of(content, targets)
     outline_text, outline_shown, heading_total = outline(content, max_chars // OUTLINE_SHARE)
-    outline_text = outline_text.translate(_NO_MARKS)
+    outline_text = _plain(outline_text)
     budget = max_chars - (len(outline_text) + len(SEPARATOR) if outline_text else 0)
     query = query.strip() if query and query.strip() else None
 
