@@ -3,8 +3,9 @@
 The schemas in `tools` are the one source of truth: the same dicts are listed to clients and
 checked here. Supported keywords: type, properties, required, additionalProperties (false),
 enum, const, minimum, maximum, exclusiveMinimum, minLength, maxLength, pattern, items, minItems,
-maxItems, oneOf (each branch an object told apart by a `const` property). Anything else in a
-schema is annotation (description, default, title, format).
+maxItems, oneOf (each branch an object told apart by a `const` property), and the boolean schemas
+`true` (anything) and `false` (nothing). Anything else in a schema is annotation (description,
+default, title, format).
 """
 
 from __future__ import annotations
@@ -34,8 +35,12 @@ def _where(path: str) -> str:
     return path or "arguments"
 
 
-def validate(schema: dict[str, Any], value: Any, path: str = "") -> None:
+def validate(schema: dict[str, Any] | bool, value: Any, path: str = "") -> None:
     """Raise `Invalid(field, message)` at the first violation."""
+    if schema is True:
+        return
+    if schema is False:
+        raise Invalid(_where(path), f"{_where(path)} is not allowed")
     kind = schema.get("type")
     if kind is not None and not _TYPES[kind](value):
         raise Invalid(_where(path), f"{_where(path)} must be of type {kind}")
@@ -108,25 +113,26 @@ def _one_of(branches: list[dict[str, Any]], value: Any, path: str) -> None:
     if isinstance(value, dict):
         for branch in branches:
             for name, prop in branch.get("properties", {}).items():
-                if "const" in prop and value.get(name) == prop["const"]:
+                if isinstance(prop, dict) and "const" in prop and value.get(name) == prop["const"]:
                     validate(branch, value, path)
                     return
     tags = []
     for branch in branches:
         for name, prop in branch.get("properties", {}).items():
-            if "const" in prop:
+            if isinstance(prop, dict) and "const" in prop:
                 tags.append(f"{name}={prop['const']}")
     where = _where(path)
     raise Invalid(where, f"{where} must be an object with one of: {', '.join(tags)}")
 
 
-def tagged_union(
-    schema: dict[str, Any], tag_field: str, described: dict[str, str]
-) -> list[dict[str, Any]]:
-    """The `oneOf` branches of a tagged msgspec union's JSON Schema (`msgspec.json.schema`) in the
-    subset above: references inlined, the tag a `const`, optional fields without their `null`
-    branch (a tool's arguments leave them out), titles dropped, `described` fields given their
-    description. So the tools accept exactly what the API's structs accept."""
+def tagged_union(schema: dict[str, Any], tag_field: str, description: str) -> dict[str, Any]:
+    """A tagged msgspec union's JSON Schema (`msgspec.json.schema`) in the subset above, as short
+    as it can be said: `{type: object, description, oneOf: [branch, ...]}` with references inlined,
+    each branch's tag a `const`, optional fields without their `null` branch (a tool's arguments
+    leave them out), and the structs' titles, docstrings and defaults dropped (`description` says
+    what an agent needs, once). The union holds what all branches share (`type`, the tag
+    required); below, fields several branches share. So the tools accept exactly what the API's
+    structs accept."""
     defs = schema.get("$defs", {})
 
     def inline(node: Any) -> Any:
@@ -139,7 +145,13 @@ def tagged_union(
                 if len(kept) == 1:
                     rest = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
                     return {**inline(kept[0]), **rest}
-            return {k: inline(v) for k, v in node.items() if k != "title"}
+            return {
+                k: {name: inline(sub) for name, sub in v.items()}
+                if k == "properties"
+                else inline(v)
+                for k, v in node.items()
+                if k not in ("title", "description", "default")
+            }
         if isinstance(node, list):
             return [inline(v) for v in node]
         return node
@@ -147,10 +159,30 @@ def tagged_union(
     out = []
     for branch in schema["anyOf"]:
         variant = inline(branch)
+        del variant["type"]
         props = variant["properties"]
         props[tag_field] = {"const": props[tag_field]["enum"][0]}
-        for name, text in described.items():
-            if name in props:
-                props[name] = {**props[name], "description": text}
         out.append(variant)
-    return out
+    # A field that several branches declare alike is declared once, on the union, and a branch
+    # only admits it (`true`): the union's `properties` apply whatever branch matches, and each
+    # branch's `additionalProperties: false` still refuses the fields it does not name.
+    seen: dict[str, list[Any]] = {}
+    for variant in out:
+        for name, prop in variant["properties"].items():
+            if name != tag_field:
+                seen.setdefault(name, []).append(prop)
+    shared = {n: p[0] for n, p in seen.items() if len(p) > 1 and all(q == p[0] for q in p)}
+    for variant in out:
+        for name in shared.keys() & variant["properties"].keys():
+            variant["properties"][name] = True
+    # The tag is required by the union, so a branch requires only its own fields.
+    for variant in out:
+        variant["required"] = [n for n in variant["required"] if n != tag_field]
+        if not variant["required"]:
+            del variant["required"]
+    union: dict[str, Any] = {"type": "object", "description": description}
+    if shared:
+        union["properties"] = shared
+    union["required"] = [tag_field]
+    union["oneOf"] = out
+    return union

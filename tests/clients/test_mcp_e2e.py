@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPDeprecationWarning
@@ -21,8 +22,9 @@ from tests.host.economy_pages import LINKS, MENU, SIGNIN
 from tests.host.hostproc import HostApp
 from tests.host.site import Site
 
-from .conftest import SVC_MCP, client_env
+from .conftest import SVC_MCP, client_env, svc
 from .mcpraw import RawMcp
+from .test_mcp_schemas import check_result
 
 pytestmark = pytest.mark.e2e
 
@@ -34,9 +36,18 @@ def _text(result: Any) -> str:
 
 
 def _structured(result: Any) -> dict[str, Any]:
+    """structuredContent, which the text block holds as compact JSON (issue 38 point 2)."""
     value: dict[str, Any] = result.structured_content
-    assert json.loads(result.content[0].text) == value
+    assert result.content[0].text == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return value
+
+
+async def _call(client: Client, name: str, arguments: dict[str, Any]) -> Any:
+    """A tool call through the SDK client; a successful result has its tool's shape."""
+    result = await client.call_tool(name, arguments)
+    if not result.is_error and result.structured_content is not None:
+        check_result(name, result.structured_content)
+    return result
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy", "2026-07-28"])
@@ -54,15 +65,17 @@ async def test_sdk_client_modes(host: HostApp, site: Site, mode: str, tmp_path: 
         assert closing.destructive_hint is True
         assert by_name["svc_read"].input_schema["properties"]["max_chars"]["maximum"] == 32768
 
-        status = await client.call_tool("svc_status", {})
+        status = await _call(client, "svc_status", {})
         assert not status.is_error
         assert _structured(status)["overall_status"] == "ok"
 
-        created = await client.call_tool("svc_create_session", {"group": f"mcp-{mode}"})
+        created = await _call(client, "svc_create_session", {"group": f"mcp-{mode}"})
         sid = _structured(created)["session"]["id"]
 
-        read = await client.call_tool(
-            "svc_read", {"url": site.url("/table"), "session_id": sid, "query": "fig", "wait": 0}
+        read = await _call(
+            client,
+            "svc_read",
+            {"url": site.url("/table"), "session_id": sid, "query": "fig", "wait": 0},
         )
         assert not read.is_error
         assert "| Fig | 3 |" in _text(read)
@@ -70,15 +83,14 @@ async def test_sdk_client_modes(host: HostApp, site: Site, mode: str, tmp_path: 
         assert meta is not None
         assert (meta["query_matched"], meta["title"], meta["session_id"]) == (True, "Table", sid)
 
-        observed = await client.call_tool("svc_observe", {"session_id": sid})
+        observed = await _call(client, "svc_observe", {"session_id": sid})
         observation_id = _structured(observed)["observation"]["id"]
-        found = await client.call_tool(
-            "svc_find", {"observation_id": observation_id, "query": "pear"}
-        )
+        found = await _call(client, "svc_find", {"observation_id": observation_id, "query": "pear"})
         assert _structured(found)["total_matches"] >= 1
 
         out = tmp_path / f"cap {mode}.html"
-        captured = await client.call_tool(
+        captured = await _call(
+            client,
             "svc_capture",
             {"url": site.url("/missing"), "session_id": sid, "wait": 0, "output_uri": out.as_uri()},
         )
@@ -94,20 +106,21 @@ async def test_sdk_client_modes(host: HostApp, site: Site, mode: str, tmp_path: 
         assert [(str(b.uri), b.mime_type) for b in links] == [(out.as_uri(), "text/html")]
         assert out.exists()
 
-        shot = await client.call_tool("svc_take_screenshot", {"session_id": sid})
+        shot = await _call(client, "svc_take_screenshot", {"session_id": sid})
         images = [b for b in shot.content if b.type == "image"]
         assert len(images) == 1
         assert base64.b64decode(images[0].data)[:8] == b"\x89PNG\r\n\x1a\n"
         assert "output_path" not in _structured(shot)["screenshot"]
         shot_path = tmp_path / "shot.jpeg"
-        shot = await client.call_tool(
+        shot = await _call(
+            client,
             "svc_take_screenshot",
             {"session_id": sid, "format": "jpeg", "output_uri": shot_path.as_uri()},
         )
         assert [b.type for b in shot.content] == ["text", "resource_link"]
         assert shot_path.read_bytes()[:2] == b"\xff\xd8"
 
-        missing = await client.call_tool("svc_ping_session", {"session_id": "Session999999"})
+        missing = await _call(client, "svc_ping_session", {"session_id": "Session999999"})
         assert missing.is_error
         error = _structured(missing)["error"]
         assert (error["id"], error["code"], error["retryable"]) == (
@@ -117,7 +130,7 @@ async def test_sdk_client_modes(host: HostApp, site: Site, mode: str, tmp_path: 
         )
         assert error["details"] == {"id": "Session999999"}
 
-        sessions = _structured(await client.call_tool("svc_list_sessions", {}))["sessions"]
+        sessions = _structured(await _call(client, "svc_list_sessions", {}))["sessions"]
         assert sid in [s["id"] for s in sessions]
         # proxies with passwords are listed without them (spec 2 §4, §5), only password_set
         secret = f"pw-{mode}-never-listed"
@@ -126,7 +139,7 @@ async def test_sdk_client_modes(host: HostApp, site: Site, mode: str, tmp_path: 
             body = {"alias": alias, "upstream_host": "127.0.0.1", "upstream_port": 9}
             host.ok("POST", "/v1/proxies", body | {"username": "user", "password": password})
         try:
-            listed_proxies = await client.call_tool("svc_list_proxies", {})
+            listed_proxies = await _call(client, "svc_list_proxies", {})
         finally:
             for alias in aliases:
                 host.ok("DELETE", f"/v1/proxies/{alias}")
@@ -138,9 +151,9 @@ async def test_sdk_client_modes(host: HostApp, site: Site, mode: str, tmp_path: 
             assert proxies[alias]["username"] == "user"
             assert "password" not in proxies[alias]
         assert secret not in listed_proxies.model_dump_json()  # nowhere in the result
-        notes = _structured(await client.call_tool("svc_notifications", {}))
+        notes = _structured(await _call(client, "svc_notifications", {}))
         assert notes["trust"] == "untrusted_website_content"
-        closed = await client.call_tool("svc_close_session_group", {"group": f"mcp-{mode}"})
+        closed = await _call(client, "svc_close_session_group", {"group": f"mcp-{mode}"})
         assert _structured(closed)["deleted_ids"] == [sid]
         if mode == "legacy":  # the SDK refuses ping at 2026-07-28; test_mcp_raw covers it
             with warnings.catch_warnings():
@@ -157,6 +170,7 @@ def test_page_tools_and_ref_actions(host: HostApp, site: Site) -> None:
             result = mcp.call(name, "tools/call", {"name": name, "arguments": arguments})["result"]
             assert not result.get("isError"), result
             value: dict[str, Any] = result["structuredContent"]
+            check_result(name, value)
             return value
 
         attached = call("svc_page_attach", {"url": site.url("/form"), "wait": 0, "group": "raw"})
@@ -199,6 +213,77 @@ def test_page_tools_and_ref_actions(host: HostApp, site: Site) -> None:
         call("svc_close_session_group", {"group": "raw"})
     finally:
         assert mcp.close() == 0
+
+
+async def test_sessions_are_chosen_as_svc_chooses(fresh: HostApp, site: Site) -> None:
+    """Spec 2 §1 for every tool that targets a session, as `svc` applies it (issue 38 point 5):
+    the explicit session_id, then SVC_SESSION_ID from svc-mcp's environment, then the newest
+    session, creating one only when none exists (once, for calls that ask at the same moment);
+    profile or group ask for a new session. `svc` chooses the same session each time."""
+    url = site.url("/table")
+    nav = {"url": url, "wait": 0}
+
+    def sessions() -> list[str]:
+        return [s["id"] for s in fresh.ok("GET", "/v1/sessions")["sessions"]]
+
+    def cli_observes(**env: str) -> str:
+        run = svc(fresh.port, "observe", "--wait", "0", env=env)
+        assert run.code == 0, run.err
+        return str(json.loads(run.out)["page"]["session_id"])
+
+    plain = StdioServerParameters(command=SVC_MCP, env=client_env(fresh.port))
+    async with Client(plain) as client:
+        # none exists: two calls at once create one session between them
+        pages: list[str] = []
+
+        async def navigate() -> None:
+            pages.append(
+                _structured(await _call(client, "svc_navigate", nav))["page"]["session_id"]
+            )
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(navigate)
+            nursery.start_soon(navigate)
+        [first] = sessions()
+        assert pages == [first, first]
+        # the newest session, not the first nor the one navigated last
+        newest = fresh.ok("POST", "/v1/sessions", {})["session"]["id"]
+        observed = _structured(await _call(client, "svc_navigate", nav))["page"]["session_id"]
+        assert observed == newest
+        assert cli_observes() == newest
+        captured = await _call(client, "svc_capture", nav)
+        [done] = [e for e in _structured(captured)["events"] if e["event"] == "capture.completed"]
+        assert done["data"]["session_id"] == newest
+        # a group asks for a new session: no implicit one
+        grouped = await _call(client, "svc_capture", {**nav, "group": "mcp-precedence"})
+        [done] = [e for e in _structured(grouped)["events"] if e["event"] == "capture.completed"]
+        assert done["data"]["session_id"] not in (first, newest)
+        fresh.ok("POST", "/v1/sessions/close", {"group": "mcp-precedence"})
+
+    # SVC_SESSION_ID before the newest session, for every tool that targets a session
+    chosen = StdioServerParameters(
+        command=SVC_MCP, env=client_env(fresh.port, SVC_SESSION_ID=first)
+    )
+    async with Client(chosen) as client:
+        navigated = _structured(await _call(client, "svc_navigate", nav))
+        assert navigated["page"]["session_id"] == first
+        observed = _structured(await _call(client, "svc_observe", {"wait": 0}))
+        assert observed["page"]["session_id"] == first
+        read = await _call(client, "svc_read", {"wait": 0})
+        assert read.structured_content["session_id"] == first
+        shot = _structured(await _call(client, "svc_take_screenshot", {"wait": 0}))
+        assert shot["page"]["session_id"] == first
+        captured = await _call(client, "svc_capture", nav)
+        [done] = [e for e in _structured(captured)["events"] if e["event"] == "capture.completed"]
+        assert done["data"]["session_id"] == first
+        attached = _structured(await _call(client, "svc_page_attach", nav))
+        assert attached["page"]["session_id"] == first  # its current page, not a new session
+        assert cli_observes(SVC_SESSION_ID=first) == first
+        # an explicit session_id before SVC_SESSION_ID
+        explicit = {"session_id": newest, "wait": 0}
+        observed = _structured(await _call(client, "svc_observe", explicit))
+        assert observed["page"]["session_id"] == newest
+        assert sorted(sessions()) == sorted([first, newest])  # none created on the way
 
 
 def test_tool_calls_run_concurrently_and_cancellation_only_suppresses(

@@ -47,11 +47,11 @@ def test_legacy_handshake_and_shapes(mcp: RawMcp, version: str) -> None:
         if version >= "2025-03-26":
             keys.add("annotations")
         if version >= "2025-06-18":
-            keys.add("title")
-            if tool["name"] != "svc_read":  # the one tool whose result has no fixed shape
-                keys.add("outputSchema")
+            keys.add("title")  # no outputSchema: the descriptions say the shapes (issue 38)
         assert set(tool) == keys, tool["name"]
         assert tool["inputSchema"]["type"] == "object"
+        if version >= "2025-03-26":  # the title once: in annotations only without a tool title
+            assert ("title" in tool["annotations"]) == (version < "2025-06-18"), tool["name"]
     status = mcp.call("s", "tools/call", {"name": "svc_status", "arguments": {}})["result"]
     assert status["isError"] is True
     expected = {"content", "isError"} | (
@@ -63,6 +63,10 @@ def test_legacy_handshake_and_shapes(mcp: RawMcp, version: str) -> None:
     assert error["details"]["reason"] == "agent_unreachable"
     if version >= "2025-06-18":
         assert status["structuredContent"] == json.loads(status["content"][0]["text"])
+    # the text block is compact JSON (issue 38 point 2)
+    assert status["content"][0]["text"] == json.dumps(
+        json.loads(status["content"][0]["text"]), ensure_ascii=False, separators=(",", ":")
+    )
 
 
 def test_unknown_legacy_version_gets_the_latest(mcp: RawMcp) -> None:
