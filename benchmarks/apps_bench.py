@@ -4,19 +4,19 @@ login page, changelist with search, filters and actions, add form with a two-lis
 calendar and an inline formset) and Datasette (the garden database of
 tests/host/test_e2e_datasette.py: a table page with facets, the SQL page), each page read by
 svc (`POST /v1/observe`, the observation JSON as served, compact) and by Playwright
-(`page.locator("body").aria_snapshot()`, Debian's chromium), logged in the same way. Bytes and
-their ratio; tokens are issue 38's."""
+(`page.locator("body").aria_snapshot()`, and the AI-mode snapshot with refs that Playwright MCP
+hands an agent, Debian's chromium), logged in the same way. Bytes and cl100k tokens
+(benchmarks/tokens.py) of the same texts, and their ratios (issue 38: observation tokens per step
+at most 0.5 x Playwright's on the real applications)."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import shutil
 import signal
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from bridge_protocol import observation as wire
 from tests.host.appserver import app_server
@@ -26,6 +26,7 @@ from tests.host.test_e2e_django_admin import ADMIN, MODELS, SETUP
 from tests.ports import free_port
 
 from .engine_bench import CHROMIUM, FLAGS, Svc
+from .tokens import compact, tokens
 
 DJANGO_PAGES = {
     "/admin/login/": "Django admin: log in",
@@ -36,10 +37,6 @@ DATASETTE_PAGES = {
     "/garden/plants": "Datasette: table with facets",
     "/garden": "Datasette: database, SQL",
 }
-
-
-def _size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
 
 
 def _svc_login(svc: Svc, sid: str, base: str) -> None:
@@ -59,28 +56,29 @@ def _svc_login(svc: Svc, sid: str, base: str) -> None:
     assert r.status_code == 200, r.text
 
 
-def _svc_sizes(svc: Svc, sid: str, base: str, pages: dict[str, str]) -> dict[str, int]:
+def _svc_texts(svc: Svc, sid: str, base: str, pages: dict[str, str]) -> dict[str, str]:
+    """Per page: the observation JSON as served, compact."""
     out = {}
     for path in pages:
         r = svc.client.post(
             "/v1/navigate/observe", json={"url": base + path, "session_id": sid, "wait": 0.3}
         )
         assert r.status_code == 200, r.text
-        out[path] = _size(r.json()["data"]["observation"])
+        out[path] = compact(r.json()["data"]["observation"])
     return out
 
 
-async def _pw_sizes(django: str, datasette: str) -> dict[str, tuple[int, int]]:
-    """Per page: the ARIA snapshot's bytes, and the AI-mode snapshot's (with refs, what Playwright
-    MCP hands an agent)."""
+async def _pw_texts(django: str, datasette: str) -> dict[str, tuple[str, str]]:
+    """Per page: the ARIA snapshot, and the AI-mode snapshot (with refs, what Playwright MCP
+    hands an agent)."""
     from playwright.async_api import Page, async_playwright
 
-    async def sizes(page: Page) -> tuple[int, int]:
+    async def sizes(page: Page) -> tuple[str, str]:
         plain = await page.locator("body").aria_snapshot()
         ai = await page.aria_snapshot(mode="ai")
-        return len(plain.encode()), len(ai.encode())
+        return plain, ai
 
-    out: dict[str, tuple[int, int]] = {}
+    out: dict[str, tuple[str, str]] = {}
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         page = await browser.new_page(viewport={"width": 1920, "height": 947})
@@ -118,31 +116,44 @@ def main() -> None:
             svc = Svc(work / "svc")
             try:
                 sid = svc.session()
-                login = _svc_sizes(svc, sid, dj.base, {"/admin/login/": ""})
+                login = _svc_texts(svc, sid, dj.base, {"/admin/login/": ""})
                 _svc_login(svc, sid, dj.base)
                 ours = {
                     **login,
-                    **_svc_sizes(svc, sid, dj.base, dict(list(DJANGO_PAGES.items())[1:])),
+                    **_svc_texts(svc, sid, dj.base, dict(list(DJANGO_PAGES.items())[1:])),
                 }
-                ours.update(_svc_sizes(svc, sid, ds, DATASETTE_PAGES))
+                ours.update(_svc_texts(svc, sid, ds, DATASETTE_PAGES))
             finally:
                 svc.close()
-            theirs = asyncio.run(_pw_sizes(dj.base, ds))
+            theirs = asyncio.run(_pw_texts(dj.base, ds))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    pages = {**DJANGO_PAGES, **DATASETTE_PAGES}
+
+    def measure(text: str) -> tuple[int, int]:
+        return len(text.encode()), tokens(text)
+
+    rows = {p: [measure(ours[p]), measure(theirs[p][0]), measure(theirs[p][1])] for p in pages}
+    rows["all pages"] = [
+        (sum(r[i][0] for r in rows.values()), sum(r[i][1] for r in rows.values())) for i in range(3)
+    ]
     print(
-        "bytes per observation on real applications (svc: observation JSON; Playwright: ARIA snapshot)"
+        "per observation on real applications (svc: observation JSON; Playwright: ARIA snapshot, "
+        "and the AI-mode one with refs); bytes, then cl100k tokens"
     )
-    print(f"{'page':34}{'svc bytes':>11}{'pw bytes':>10}{'size':>7}{'pw ai bytes':>13}{'size':>7}")
-    for path, label in {**DJANGO_PAGES, **DATASETTE_PAGES}.items():
-        a, (b, c) = ours[path], theirs[path]
-        print(f"{label:34}{a:11,}{b:10,}{a / b:7.2f}{c:13,}{a / c:7.2f}")
-    a = sum(ours.values())
-    b, c = (sum(t[i] for t in theirs.values()) for i in (0, 1))
-    print(f"{'all pages':34}{a:11,}{b:10,}{a / b:7.2f}{c:13,}{a / c:7.2f}")
     print(
-        "(pw bytes: page.locator('body').aria_snapshot(); pw ai bytes: page.aria_snapshot("
-        "mode='ai'), with refs, as Playwright MCP's snapshot; size = svc / that; target <= 0.50)"
+        f"{'page':34}{'svc B':>8}{'pw B':>8}{'size':>6}{'pw ai B':>9}{'size':>6}"
+        f"{'svc tok':>9}{'pw tok':>8}{'tok':>6}{'pw ai tok':>10}{'tok':>6}"
+    )
+    for key, ((a, a_tok), (b, b_tok), (c, c_tok)) in rows.items():
+        label = pages.get(key, key)
+        print(
+            f"{label:34}{a:8,}{b:8,}{a / b:6.2f}{c:9,}{a / c:6.2f}"
+            f"{a_tok:9,}{b_tok:8,}{a_tok / b_tok:6.2f}{c_tok:10,}{a_tok / c_tok:6.2f}"
+        )
+    print(
+        "(pw: page.locator('body').aria_snapshot(); pw ai: page.aria_snapshot(mode='ai'), with "
+        "refs, as Playwright MCP's snapshot; size and tok = svc / that; target <= 0.50)"
     )
 
 

@@ -5,7 +5,8 @@ Pages: two small real-world ones (a sign-in form; a landing page whose menus are
 links), where an observation's fixed header and repeated destinations weigh most, and three
 large ones. Per page: median time of 5 reads of the already-loaded page, size in bytes (svc: the
 observation JSON as served, `data.observation`, compact, and its header alone; Playwright: the
-YAML text), estimated tokens (bytes / 4), and how many actionable elements each exposes.
+YAML text), tokens of the same texts (cl100k_base, benchmarks/tokens.py), and how many actionable
+elements each exposes.
 
 Counting rule, the same on both sides: every element with one of the INTERACTIVE roles, plus every
 option of a select. Playwright lists a select's options as `- option` lines under its combobox
@@ -36,6 +37,7 @@ from bridge_protocol import observation as wire
 
 from .engine_bench import CHROMIUM, FLAGS, Svc
 from .local import serving
+from .tokens import compact, tokens
 
 READS = 5
 INTERACTIVE = {
@@ -234,19 +236,20 @@ def bench_svc(base: str, work: Path) -> dict[str, dict[str, float]]:
                 "/v1/navigate/observe", json={"url": base + path, "session_id": sid, "wait": 0}
             )
             assert r.status_code == 200, r.text
-            times, size, header, count = [], 0, 0, 0
+            times, text, header, count = [], "", 0, 0
             for _ in range(READS):
                 t0 = time.perf_counter()
                 r = svc.client.post("/v1/observe", json={"session_id": sid, "wait": 0})
                 times.append(time.perf_counter() - t0)
                 data = r.json()["data"]
                 obs = data["observation"]
-                size = _size(obs)
+                text = compact(obs)
                 header = _size({k: v for k, v in obs.items() if k not in ENTRIES})
                 count = actionable(wire.decode(obs, data["page"]["url"]))
             out[path] = {
                 "ms": statistics.median(times) * 1000,
-                "bytes": size,
+                "bytes": len(text.encode()),
+                "tokens": tokens(text),
                 "header": header,
                 "actionable": count,
             }
@@ -280,6 +283,7 @@ async def _pw(base: str) -> dict[str, dict[str, float]]:
             out[path] = {
                 "ms": statistics.median(times) * 1000,
                 "bytes": len(text.encode()),
+                "tokens": tokens(text),
                 "actionable": count,
             }
         await browser.close()
@@ -297,23 +301,28 @@ def main() -> None:
             pw = asyncio.run(_pw(base))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"median of {READS} reads of a loaded page; bytes per observation; tokens = bytes / 4")
+    print(f"median of {READS} reads of a loaded page; bytes and cl100k tokens per observation")
     print(
         f"{'page':30}{'svc ms':>8}{'pw ms':>8}{'svc header':>11}{'svc bytes':>11}"
-        f"{'pw bytes':>10}{'svc tok':>9}{'pw tok':>9}{'size':>7}{'svc act':>9}{'pw act':>8}"
+        f"{'pw bytes':>10}{'size':>7}{'svc tok':>9}{'pw tok':>9}{'tokens':>8}{'svc act':>9}"
+        f"{'pw act':>8}"
     )
     for path, label in labels().items():
         a, b = svc[path], pw[path]
         print(
             f"{label:30}{a['ms']:8.1f}{b['ms']:8.1f}{a['header']:11,.0f}{a['bytes']:11,.0f}"
-            f"{b['bytes']:10,.0f}{a['bytes'] / 4:9,.0f}{b['bytes'] / 4:9,.0f}"
-            f"{a['bytes'] / b['bytes']:7.2f}{a['actionable']:9,.0f}{b['actionable']:8,.0f}"
+            f"{b['bytes']:10,.0f}{a['bytes'] / b['bytes']:7.2f}{a['tokens']:9,.0f}"
+            f"{b['tokens']:9,.0f}{a['tokens'] / b['tokens']:8.2f}{a['actionable']:9,.0f}"
+            f"{b['actionable']:8,.0f}"
         )
+    a_tok, b_tok = (sum(side[p]["tokens"] for p in labels()) for side in (svc, pw))
+    print(f"{'all pages':30}{'':56}{a_tok:9,.0f}{b_tok:9,.0f}{a_tok / b_tok:8.2f}")
     print(
         "(svc ms include the HTTP API, agent scheduling and the bridge; Playwright's go over CDP "
         "directly; svc header = the observation without contexts, content and elements (the "
         "page reference beside it is not counted; it is on every response); size = svc bytes / "
-        "Playwright bytes; target: size <= 0.50, svc act >= pw act, svc ms <= pw ms)"
+        "Playwright bytes, tokens = svc tok / pw tok; target: both <= 0.50, svc act >= pw act, "
+        "svc ms <= pw ms)"
     )
 
 
