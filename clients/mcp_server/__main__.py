@@ -12,7 +12,8 @@ The MCP server of svc: JSON-RPC 2.0 over stdin/stdout, one JSON object per line.
 revision 2026-07-28 (server/discover) and the legacy revisions 2024-11-05, 2025-03-26,
 2025-06-18 and 2025-11-25 (initialize), and offers 16 svc_* tools that forward to the local svc
 agent at 127.0.0.1:$SVC_AGENT_PORT (default 17319). A tool call other than svc_status starts
-svc-app in the background when the agent is not running.
+svc-app in the background when the agent is not running. A tool given no session_id uses
+$SVC_SESSION_ID, else the newest session, else a new one, as svc does.
 
 Add it to an MCP client as a stdio server, for example:
   {"mcpServers": {"svc": {"command": "svc-mcp"}}}
