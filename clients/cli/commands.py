@@ -15,6 +15,7 @@ from typing import Any, BinaryIO, TextIO
 from urllib.parse import quote
 
 from ..agent_client import AgentClient, AgentUnavailable
+from ..session_rule import from_environment, newest
 from . import exitcodes, render
 from .parser import UsageError
 
@@ -109,26 +110,15 @@ def _conflict(args: argparse.Namespace, command: str, *names: str) -> None:
                 raise UsageError(f"svc {command}: --{name} cannot be combined with --session-id")
 
 
-def _newest(sessions: list[dict[str, Any]]) -> str:
-    def key(s: dict[str, Any]) -> tuple[int, int]:
-        sid = str(s.get("id", ""))
-        number = int(sid[7:]) if sid[7:].isdigit() else 0
-        return int(s.get("created_at") or 0), number
-
-    return str(max(sessions, key=key)["id"])
-
-
 def select_session(ctx: Context, explicit: str | None) -> str:
     """--session-id, else SVC_SESSION_ID, else the newest session, else a new one (created once
     even when several clients ask at the same moment)."""
-    if explicit:
-        return explicit
-    from_env = (ctx.env.get("SVC_SESSION_ID") or "").strip()
-    if from_env:
-        return from_env
+    chosen = explicit or from_environment(ctx.env)
+    if chosen:
+        return chosen
     sessions = ctx.call("GET", "/v1/sessions")["sessions"]
     if sessions:
-        return _newest(sessions)
+        return newest(sessions)
     import fcntl
 
     from ..coldstart import lock_path
@@ -137,7 +127,7 @@ def select_session(ctx: Context, explicit: str | None) -> str:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         sessions = ctx.call("GET", "/v1/sessions")["sessions"]
         if sessions:
-            return _newest(sessions)
+            return newest(sessions)
         return str(ctx.call("POST", "/v1/sessions", {})["session"]["id"])
 
 

@@ -13,25 +13,11 @@ from typing import Any
 import trio
 
 from ..coldstart import lock_path
+from ..session_rule import from_environment, newest
 
 POLL = 0.05
 
 Call = Callable[..., Awaitable[dict[str, Any]]]
-
-
-def newest(sessions: list[dict[str, Any]]) -> str:
-    """The session created last (`created_at`, then the number of `Session<N>`)."""
-
-    def key(s: dict[str, Any]) -> tuple[int, int]:
-        sid = str(s.get("id", ""))
-        number = int(sid[7:]) if sid[7:].isdigit() else 0
-        return int(s.get("created_at") or 0), number
-
-    return str(max(sessions, key=key)["id"])
-
-
-def from_environment(env: Mapping[str, str]) -> str | None:
-    return (env.get("SVC_SESSION_ID") or "").strip() or None
 
 
 async def select(call: Call, port: int, env: Mapping[str, str], explicit: str | None) -> str:

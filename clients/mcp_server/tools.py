@@ -25,6 +25,7 @@ from bridge_protocol.session_ids import PATTERN as SESSION_ID_PATTERN
 
 from ..agent_client import AgentError, AgentUnavailable, AsyncAgentClient, make_error
 from ..read import compose
+from ..session_rule import from_environment
 from ..urls import file_uri, path_of_file_uri
 from . import sessions
 from .schema import Invalid, tagged_union, validate
@@ -304,7 +305,7 @@ async def page_attach(agent: Agent, args: dict[str, Any]) -> Outcome:
     # As `svc page attach`: a session is attached only when named (its current page must be at
     # url); the newest one is not, a new session navigated to url is created instead.
     if "profile" not in args and "group" not in args:
-        chosen = args.get("session_id") or sessions.from_environment(agent.env)
+        chosen = args.get("session_id") or from_environment(agent.env)
         if chosen:
             body["session_id"] = chosen
     return ok(await agent.call("POST", "/v1/pages", body))

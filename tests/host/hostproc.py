@@ -55,19 +55,25 @@ class HostApp:
         return env
 
     def start(self, timeout: float = 60, *, gui: bool = False) -> HostApp:
+        self.launch(gui=gui)
+        self.wait_healthy(timeout)
+        return self
+
+    def launch(self, *, gui: bool = False, command: Sequence[str] = ()) -> HostApp:
+        """Start the app without waiting for its agent; `command` instead of `svc-app`."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         if self.extra_env.get("_SETTINGS"):
             (self.data_dir / "app-settings.json").write_text(self.extra_env["_SETTINGS"])
+        program = list(command) or [SVC_APP]
         with self.log_path.open("ab") as err:
             self.proc = subprocess.Popen(
-                [*self.wrap, SVC_APP] if gui else [*self.wrap, SVC_APP, "--headless"],
+                [*self.wrap, *program] if gui else [*self.wrap, *program, "--headless"],
                 stdin=subprocess.DEVNULL,
                 stdout=err,
                 stderr=err,
                 env=self.env(),
                 start_new_session=True,
             )
-        self.wait_healthy(timeout)
         return self
 
     def wait_healthy(self, timeout: float = 60) -> dict[str, Any]:

@@ -146,15 +146,7 @@ def test_a_held_port_is_retried_and_recovers_without_a_restart_beside_another_ap
     try:
         with contextlib.ExitStack() as stack:
             stack.callback(holder.close)
-            other.data_dir.mkdir()
-            with other.log_path.open("ab") as err:
-                other.proc = subprocess.Popen(
-                    [SVC_APP, "--headless"],
-                    env=other.env(),
-                    stdout=err,
-                    stderr=err,
-                    start_new_session=True,
-                )
+            other.launch()
             poll(lambda: bool(records(other.data_dir, "supervisor.start_failed")), "a failure")
             failed = records(other.data_dir, "supervisor.start_failed")[0]
             assert failed["level"] == "error"
@@ -177,16 +169,8 @@ def test_a_held_port_is_retried_and_recovers_without_a_restart_beside_another_ap
 
 def test_an_invalid_setting_is_not_relaunched_in_a_loop(tmp_path: Path) -> None:
     bad = HostApp(tmp_path / "bad", env={"SVC_BROWSER_CONCURRENCY": "many"})
-    bad.data_dir.mkdir()
     try:
-        with bad.log_path.open("ab") as err:
-            bad.proc = subprocess.Popen(
-                [SVC_APP, "--headless"],
-                env=bad.env(),
-                stdout=err,
-                stderr=err,
-                start_new_session=True,
-            )
+        bad.launch()
         poll(lambda: bool(records(bad.data_dir, "supervisor.start_failed")), "the failure")
         (failed,) = records(bad.data_dir, "supervisor.start_failed")
         assert failed["message"] == (
@@ -196,6 +180,7 @@ def test_an_invalid_setting_is_not_relaunched_in_a_loop(tmp_path: Path) -> None:
         assert failed["data"]["retry_in"] == 30
         time.sleep(3)  # what a loop would fill with launches (0.5 s apart before)
         assert len(records(bad.data_dir, "supervisor.launched")) == 1
+        assert bad.proc is not None
         assert bad.proc.poll() is None  # the app itself stays up
     finally:
         bad.stop()
@@ -271,17 +256,8 @@ def _venv_copy(root: Path) -> Path:
 def test_a_missing_agent_executable_is_reported_not_looped(tmp_path: Path) -> None:
     python = _venv_copy(tmp_path / "venv")
     gone = HostApp(tmp_path / "gone")
-    gone.data_dir.mkdir()
     try:
-        with gone.log_path.open("ab") as err:
-            gone.proc = subprocess.Popen(
-                [str(python), "-m", "host_app", "--headless"],
-                env=gone.env(),
-                stdout=err,
-                stderr=err,
-                start_new_session=True,
-            )
-        gone.wait_healthy()
+        gone.launch(command=[str(python), "-m", "host_app"]).wait_healthy()
         (python.parent / "svc-app").unlink()  # an update that removed it, a broken install
         os.kill(gone.agent_pid(), signal.SIGKILL)
 
@@ -298,6 +274,7 @@ def test_a_missing_agent_executable_is_reported_not_looped(tmp_path: Path) -> No
         assert len(tries) == 4  # the killed one (it ran under 10 s) and three quick tries
         time.sleep(2)  # a loop would launch 4 more in 2 s
         assert len(records(gone.data_dir, "supervisor.start_failed")) == 4
+        assert gone.proc is not None
         assert gone.proc.poll() is None
     finally:
         gone.stop()
