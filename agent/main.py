@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import traceback
 from typing import Any
 
 import trio
@@ -136,23 +137,24 @@ def main() -> int:
         return 2
     try:
         trio.run(run, config)
-    except (OSError, BaseExceptionGroup) as exc:
-        cause = _os_error(exc)
-        if cause is None:
-            raise
-        # one line, the supervisor's record of why the start failed (a held port: errno 98)
-        print(f"svc agent: cannot start: {cause}", file=sys.stderr)
+    except (Exception, BaseExceptionGroup) as exc:
+        cause = _leaf(exc)
+        if isinstance(cause, OSError):
+            # one line, the supervisor's record of why the start failed (a held port: errno 98)
+            print(f"svc agent: cannot start: {cause}", file=sys.stderr)
+            return 1
+        traceback.print_exception(exc, file=sys.stderr)
+        # the last line is what the supervisor's record says of the exit (a traceback's is
+        # its frame)
+        print(f"svc agent: stopped by {type(cause).__name__}: {cause}", file=sys.stderr)
         return 1
     return 0
 
 
-def _os_error(exc: BaseException) -> OSError | None:
-    """The OSError that stopped the start (a bind inside the server's task group arrives
-    wrapped in exception groups)."""
-    if isinstance(exc, OSError):
-        return exc
+def _leaf(exc: BaseException) -> BaseException:
+    """The first error that is not a group (what stopped a task in a nursery arrives wrapped in
+    exception groups): an OSError first, the bind of a held port."""
     if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            if (found := _os_error(inner)) is not None:
-                return found
-    return None
+        leaves = [_leaf(inner) for inner in exc.exceptions]
+        return next((e for e in leaves if isinstance(e, OSError)), leaves[0])
+    return exc

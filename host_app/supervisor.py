@@ -193,18 +193,24 @@ class Supervisor(QObject):
         healthy_for = 0.0 if at is None else time.monotonic() - at
         cause = self._failure_cause(proc, code)
         delay = self.starts.ended(healthy_for=healthy_for, code=code, cause=cause, at=time.time())
-        if self.starts.failures:
-            self.log.write(
-                "supervisor.start_failed",
-                f"the agent did not start: {cause}; next attempt in {delay:g} s",
-                level="error",
-                data={
-                    "code": code,
-                    "cause": cause,
-                    "failures": self.starts.failures,
-                    "retry_in": delay,
-                },
-            )
+        # every end the app did not ask for says why and when the next try is; an agent that
+        # answered health did start: it stopped
+        category, what = (
+            ("supervisor.start_failed", "the agent did not start")
+            if at is None
+            else ("supervisor.agent_stopped", f"the agent stopped after {healthy_for:.0f} s")
+        )
+        self.log.write(
+            category,
+            f"{what}: {cause}; next attempt in {delay:g} s",
+            level="error",
+            data={
+                "code": code,
+                "cause": cause,
+                "failures": self.starts.failures,
+                "retry_in": delay,
+            },
+        )
         self._notify("restarting")
         self._retry.start(round(delay * 1000))
 

@@ -129,6 +129,42 @@ def test_a_frozen_app_makes_health_unhealthy_without_cancelling_work(
     assert app.ok("GET", "/v1/status")["overall_status"] == "ok"
 
 
+def test_a_store_the_worker_cannot_use_fails_it_and_the_agent_is_restarted(app: HostApp) -> None:
+    """Another program overwrote the store (a disk fault, a careless restore): the next control
+    job fails, the worker reports `failed` in health and status, the supervisor restarts the
+    agent, and the new agent moves the damaged file aside and reports it."""
+    old = app.agent_pid()
+    store = app.data_dir / "svc-agent.sqlite3"
+    for path in (store, store.with_name(store.name + "-wal"), store.with_name(store.name + "-shm")):
+        if path.exists():
+            path.write_bytes(b"\xa5" * max(path.stat().st_size, 4096))
+    status, _ = app.error("POST", "/v1/sessions", {})
+    assert status == 500
+    status, error = app.error("GET", "/v1/health")
+    assert (status, error["id"]) == (503, "AGENT_UNHEALTHY")
+    assert error["details"]["worker"]["state"] == "failed"
+    agent = next(c for c in app.ok("GET", "/v1/status")["checks"] if c["id"] == "agent")
+    assert agent["status"] == "failed"
+
+    def restarted() -> bool:
+        with contextlib.suppress(httpx.TransportError, AssertionError, KeyError):
+            return app.agent_pid() != old
+        return False
+
+    poll(restarted, "the supervisor to restart the agent", timeout=20)
+    recovery = app.wait_healthy()["database_recovery"]
+    assert recovery is not None
+    assert Path(recovery["backup_path"]).is_file()
+    # restarted by its failed health, or sooner: a background job of the agent met the store
+    # too and stopped it (its last line says by what)
+    ended = records(app.data_dir, "supervisor.unhealthy") + [
+        r
+        for r in records(app.data_dir, "supervisor.agent_stopped")
+        if "by NotADBError" in r["message"]
+    ]
+    assert ended
+
+
 def _hold_port() -> socket.socket:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
@@ -271,9 +307,13 @@ def test_a_missing_agent_executable_is_reported_not_looped(tmp_path: Path) -> No
         assert missing[0]["message"].startswith(
             f"the agent did not start: the agent could not be run ({python.parent / 'svc-app'}): "
         )
-        assert len(tries) == 4  # the killed one (it ran under 10 s) and three quick tries
+        # the killed one ran under 10 s: it counts (as stopped, or as not started when the
+        # supervisor had not seen it healthy yet) before the three quick tries
+        assert len(missing) == 3
+        stopped = records(gone.data_dir, "supervisor.agent_stopped")
+        assert len(tries) + len(stopped) == 4
         time.sleep(2)  # a loop would launch 4 more in 2 s
-        assert len(records(gone.data_dir, "supervisor.start_failed")) == 4
+        assert len(records(gone.data_dir, "supervisor.start_failed")) == len(tries)
         assert gone.proc is not None
         assert gone.proc.poll() is None
     finally:
