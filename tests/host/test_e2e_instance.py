@@ -214,7 +214,7 @@ def test_an_invalid_setting_is_not_relaunched_in_a_loop(tmp_path: Path) -> None:
             "not an integer from 1 to 32; next attempt in 30 s"
         )
         assert failed["data"]["retry_in"] == 30
-        time.sleep(3)  # what a loop would fill with launches (0.5 s apart before)
+        time.sleep(1.5)  # what a loop would fill with launches (0.5 s apart before)
         assert len(records(bad.data_dir, "supervisor.launched")) == 1
         assert bad.proc is not None
         assert bad.proc.poll() is None  # the app itself stays up
@@ -312,7 +312,7 @@ def test_a_missing_agent_executable_is_reported_not_looped(tmp_path: Path) -> No
         assert len(missing) == 3
         stopped = records(gone.data_dir, "supervisor.agent_stopped")
         assert len(tries) + len(stopped) == 4
-        time.sleep(2)  # a loop would launch 4 more in 2 s
+        time.sleep(1.5)  # a loop would launch 3 more by then
         assert len(records(gone.data_dir, "supervisor.start_failed")) == len(tries)
         assert gone.proc is not None
         assert gone.proc.poll() is None
