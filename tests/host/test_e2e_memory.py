@@ -49,8 +49,8 @@ def test_documents_left_behind_are_collected(host: HostApp, session: str, big: s
 
 
 def test_a_native_sessions_documents_are_collected_too(host: HostApp, big: str) -> None:
-    """Without a fingerprint the page has its devtools channel too (it counts the downloaded
-    bytes): the collection goes through it, as in a fingerprinted session."""
+    """Without a fingerprint the page has no devtools channel: a short-lived frontend makes the
+    collection."""
     host.ok("POST", "/v1/profiles", {"name": "Native memory", "fingerprint_profile": None})
     sid = host.new_session(profile="Native memory")
     try:
