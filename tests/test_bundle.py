@@ -705,7 +705,11 @@ def test_only_a_stale_agent_of_this_bundle_is_terminated(bundle: Bundle, tmp_pat
         assert _wait_health(port)["pid"] == foreign.pid
         app = _spawn([str(ours), "--headless"], env, tmp_path / "app.log")
         global_log = tmp_path / "data" / "Logs" / "global.ndjson"
-        _wait_log(global_log, f"answers health for pid {foreign.pid}, which is not this")
+        _wait_log(
+            global_log,
+            f"port {port} is held by pid {foreign.pid} (the svc agent of {tmp_path / 'other'}), "
+            "which is not an agent this app may stop",
+        )
         time.sleep(3)  # the supervisor goes on launching its own agent, which finds the port taken
         assert foreign.poll() is None
         assert _wait_health(port)["pid"] == foreign.pid

@@ -23,7 +23,9 @@ from .hostproc import HostApp
 pytestmark = pytest.mark.e2e
 
 BUSY_SESSIONS = 4
-FIRST_CAPTURES = 10
+# five, not ten: the whole test took 74 s with ten; how often a first capture meets the
+# engine's skeleton is `make bench BENCH=first_capture`'s figure, not this test's
+FIRST_CAPTURES = 5
 USER, PASSWORD = "busyuser", "busy-secret"
 
 
