@@ -191,14 +191,18 @@ def test_create_run_and_save_a_notebook(host: HostApp, jupyter: Jupyter, session
     act(host, menu["observation"]["id"], {"action": "click", "ref": kernel["ref"]})
 
     # the notebook opens in a new window, a popup of the tree page, once the server made the
-    # file: the session's current page. Its shell draws its parts as they load: observed again
-    # until the cell's editor and the toolbar's run button are there
+    # file: the session's current page. Its shell draws its parts as they load, the toolbar's
+    # buttons one by one as their components upgrade: observed again until the cell's editor,
+    # the toolbar's run button and the rest of its buttons are there (a fresh clone's run read
+    # the toolbar with 6 of its buttons)
     def notebook_ready(o: dict[str, Any]) -> bool:
-        toolbar = {e.get("name", "")[:13] for e in elements(o, "button", NOTEBOOK_TOOLBAR)}
+        buttons = elements(o, "button", NOTEBOOK_TOOLBAR)
+        toolbar = {e.get("name", "")[:13] for e in buttons}
         return (
             "/notebooks/" in o["url"]
             and bool(elements(o, "textbox", CELLS))
             and "Run this cell" in toolbar
+            and len(buttons) >= 8
         )
 
     nb = observe_until(host, session, notebook_ready, "the notebook's first cell")
