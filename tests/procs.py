@@ -29,3 +29,12 @@ def python_child(code: str, *args: str) -> subprocess.CompletedProcess[str]:
         cwd=ROOT,
         check=False,
     )
+
+
+def overwrite_store(data_dir: Path) -> None:
+    """Garbage over the agent's store and its WAL files, as another program that clobbered them
+    (a disk fault, a careless restore): the next transaction finds no database."""
+    store = data_dir / "svc-agent.sqlite3"
+    for path in (store, store.with_name(store.name + "-wal"), store.with_name(store.name + "-shm")):
+        if path.exists():
+            path.write_bytes(b"\xa5" * max(path.stat().st_size, 4096))

@@ -20,6 +20,7 @@ import pytest
 import bridge_protocol as bp
 from agent.logs import append_line
 
+from ..procs import overwrite_store
 from .agentproc import SVC_APP, AgentProcess
 
 pytestmark = pytest.mark.e2e  # starts agent / key server processes
@@ -277,10 +278,7 @@ def test_a_store_that_cannot_be_used_fails_the_worker(
     then restarts the agent, which recovers the store: test_store's recovery tests)."""
     agent = make_agent()
     assert agent.ok("GET", "/v1/health")["worker"]["state"] == "idle"
-    store = agent.data_dir / "svc-agent.sqlite3"
-    for path in (store, store.with_name(store.name + "-wal"), store.with_name(store.name + "-shm")):
-        if path.exists():
-            path.write_bytes(b"\xa5" * max(path.stat().st_size, 4096))
+    overwrite_store(agent.data_dir)
     status, error = agent.error("POST", "/v1/sessions", {})
     assert status == 500
     status, error = agent.error("GET", "/v1/health")

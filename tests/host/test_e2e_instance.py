@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
-from ..procs import alive
+from ..procs import alive, overwrite_store
 from .hostproc import SVC_APP, HostApp
 from .site import Site
 
@@ -134,10 +134,7 @@ def test_a_store_the_worker_cannot_use_fails_it_and_the_agent_is_restarted(app: 
     job fails, the worker reports `failed` in health and status, the supervisor restarts the
     agent, and the new agent moves the damaged file aside and reports it."""
     old = app.agent_pid()
-    store = app.data_dir / "svc-agent.sqlite3"
-    for path in (store, store.with_name(store.name + "-wal"), store.with_name(store.name + "-shm")):
-        if path.exists():
-            path.write_bytes(b"\xa5" * max(path.stat().st_size, 4096))
+    overwrite_store(app.data_dir)
     status, _ = app.error("POST", "/v1/sessions", {})
     assert status == 500
     status, error = app.error("GET", "/v1/health")
