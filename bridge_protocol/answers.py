@@ -93,8 +93,8 @@ class ObservationImage(Answer, kw_only=True):
 # int is a context marker, a list is an entry whose positions that module defines, a string (in
 # `content`) a table cell that is just its text.
 WireItem = int | str | list[Any]
-# a context path, or [n, tail]: contexts[n] + " > " + tail
-WireContext = str | tuple[int, str]
+# a context path, [n, tail]: contexts[n] + " > " + tail, or a table's rows [head, "row", i, j]
+WireContext = str | list[Any]
 
 
 class Observation(Answer, kw_only=True):

@@ -6,22 +6,26 @@ Wire form, per list: an integer item is a context marker (the entries after it h
 `contexts[n]`; -1: none); every other item is an entry array:
 
 - content `[kind, text, extra...]`: `text` is "" when absent and something follows; an integer
-  extra is a heading's level or, on a `table_cell`, 1 for a header cell; a list extra holds the
-  refs of the elements inside the entry; an object extra holds a page event's details (`d`).
-  An entry with refs and no text has the text of its elements' names, joined by spaces. A plain
-  string is a `table_cell` with that text and nothing else (the commonest entry of a table:
-  `"Rose"` for `["table_cell","Rose"]`).
-- `contexts`: a path, or `[n, tail]` for `contexts[n] + " > " + tail` (a table's rows and a
-  landmark's parts repeat their ancestors' path otherwise).
-- element `[ref, role, name, value_or_dest, more]`: trailing empty strings are left out; the
-  fourth item is a link's destination, written relative to the observation's URL as short as it
-  resolves back (`#frag`, `?q`, `x`, `../x`, `/x`; other origins in full), else the value;
-  `more` is an object with `st` (states), `opts` (options: `value`, or `[value, label]` when the
-  label differs) and, for a link with a value, `v`.
+  extra is, on a `table_cell`, 1 for a column header and 2 for a row header; a list extra holds
+  the refs of the elements inside the entry; an object extra holds details (`d`). An entry with
+  refs and no text has the text of its elements' names, joined by spaces. Short kinds: `h1`-`h6`
+  (a heading and its level), `p` (paragraph), `li` (list_item). A table cell is a plain string
+  when it is just its text (the commonest entry of a table: `"Rose"`), else `[text, extra...]`:
+  an array whose second item is no string.
+- `contexts`: a path, `[n, tail]` for `contexts[n] + " > " + tail` (a table's rows and a
+  landmark's parts repeat their ancestors' path otherwise), or `[head, "row", i, j]` for the
+  paths `head > row i` through `head > row j` (head: an index or a path). Rows go last, so every
+  other item's index is its position.
+- element `[ref, role, name, value_or_dest, state..., more]`: trailing empty strings are left
+  out; the fourth item is a link's destination, written relative to the observation's URL as
+  short as it resolves back (`#frag`, `?q`, `x`, `../x`, `/x`; other origins in full), else the
+  value; then the states that hold, as strings; `more` is an object with `opts` (options:
+  `value`, or `[value, label]` when the label differs) and, for a link with a value, `v`.
+- `at`: the capture time in ISO 8601's basic format (`20260501T120000.123Z`).
 
 Decoded entries are objects: content `{k, t, l, h, c, e, d}`, elements `{ref, role, name, value,
 dest, st, opts, c}` (absent keys as in the wire form; `dest` absolute, `opts` as `[value,
-label]` pairs, `c` the context index).
+label]` pairs, `c` the context index), contexts whole paths, `at` in the extended format.
 
 The observation's URL is sent once per response: the host puts `url` in the observation, the
 agent leaves it out of a response whose `page.url` is the same (`for_page`), and `decode` takes
@@ -174,6 +178,21 @@ def _squash(text: str) -> str:
     return "".join(text.split())
 
 
+# wire kinds that are shorter than the decoded ones (a heading's level is in its kind)
+_SHORT_KINDS = {"paragraph": "p", "list_item": "li"}
+_LONG_KINDS = {v: k for k, v in _SHORT_KINDS.items()}
+_HEADING = re.compile(r"h([1-6])")
+
+
+def _wire_kind(entry: dict[str, Any]) -> tuple[str, bool]:
+    """The kind an entry is sent with, and whether its level is in it."""
+    kind = str(entry["k"])
+    level = entry.get("l")
+    if kind == "heading" and isinstance(level, int) and 1 <= level <= 6:
+        return f"h{level}", True
+    return _SHORT_KINDS.get(kind, kind), False
+
+
 def encode_content(content: list[dict[str, Any]], elements: list[dict[str, Any]]) -> list[Item]:
     names = _names(elements)
     out: list[Item] = []
@@ -183,11 +202,11 @@ def encode_content(content: list[dict[str, Any]], elements: list[dict[str, Any]]
         if c != current:
             out.append(c)
             current = c
-        kind = str(entry["k"])
+        kind, leveled = _wire_kind(entry)
         text = str(entry.get("t", ""))
         refs = entry.get("e")
         extra: list[Any] = []
-        if "l" in entry:
+        if "l" in entry and not leveled:
             extra.append(int(entry["l"]))
         if entry.get("h"):
             extra.append(int(entry["h"]))
@@ -198,8 +217,9 @@ def encode_content(content: list[dict[str, Any]], elements: list[dict[str, Any]]
                 text = ""
         if entry.get("d"):
             extra.append(dict(entry["d"]))
-        if kind == "table_cell" and not extra:
-            out.append(text)
+        if kind == "table_cell":
+            # a cell is its text, or [text, extra...]: no other entry has a non-string second
+            out.append([text, *extra] if extra else text)
             continue
         item: list[Any] = [kind]
         if text or extra:
@@ -213,11 +233,42 @@ def _json_len(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
+_ROW = re.compile(r"(.+) > row ([1-9][0-9]*)")
+_ROW_TAIL = re.compile(r"row ([1-9][0-9]*)")
+MAX_RUN = 50_000  # rows one run item may stand for when decoded (a host sends at most 5,000)
+
+
+def context_order(paths: list[str]) -> list[int]:
+    """The order `encode_contexts` is given the paths in: every path that is no table row as it
+    comes, then the rows, each head's together in row order (so that they make runs, and every
+    other item's index is its position on the wire)."""
+    others: list[int] = []
+    rows: dict[str, list[tuple[int, int]]] = {}
+    for i, path in enumerate(paths):
+        found = _ROW.fullmatch(path)
+        if found is None:
+            others.append(i)
+        else:
+            rows.setdefault(found.group(1), []).append((int(found.group(2)), i))
+    return others + [i for run in rows.values() for _, i in sorted(run)]
+
+
+def _row_key(item: str | list[Any]) -> tuple[int | str, int] | None:
+    """(head, row number) of an item that is a path `head > row N` or `[n, "row N"]`."""
+    if isinstance(item, str):
+        found = _ROW.fullmatch(item)
+        return (found.group(1), int(found.group(2))) if found else None
+    tail = _ROW_TAIL.fullmatch(item[1]) if len(item) == 2 else None
+    return (item[0], int(tail.group(1))) if tail else None
+
+
 def encode_contexts(paths: list[str]) -> list[str | list[Any]]:
     """Each path as `[n, tail]` when another context `n` is its head (on a ` > ` boundary) and
-    that is shorter, else as it is."""
+    that is shorter, else as it is; consecutive rows of one head (`head > row 3`, `head > row 4`,
+    ...) as one item `[head, "row", 3, 5]`, head an index or a path."""
     index = {p: i for i, p in enumerate(paths)}
     out: list[str | list[Any]] = []
+    previous: tuple[int | str, int] | None = None  # the last item's row key
     for path in paths:
         parts = path.split(" > ")
         item: str | list[Any] = path
@@ -228,13 +279,41 @@ def encode_contexts(paths: list[str]) -> list[str | list[Any]]:
                 if _json_len(short) < _json_len(path):
                     item = short
                 break
-        out.append(item)
+        key = _row_key(item)
+        if key is not None and previous == (key[0], key[1] - 1):
+            last = out[-1]
+            if isinstance(last, list) and len(last) == 4:
+                last[3] = key[1]
+            else:
+                out[-1] = [key[0], "row", key[1] - 1, key[1]]
+        else:
+            out.append(item)
+        previous = key
+    return out
+
+
+def _expand_runs(items: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for item in items:
+        if (
+            isinstance(item, list)
+            and len(item) == 4
+            and isinstance(item[0], int | str)
+            and item[1] == "row"
+            and all(isinstance(n, int) and not isinstance(n, bool) for n in item[2:])
+        ):
+            head, _, first, last = item
+            for n in range(first, min(last, first + MAX_RUN - 1) + 1):
+                out.append([head, f"row {n}"] if isinstance(head, int) else f"{head} > row {n}")
+        else:
+            out.append(item)
     return out
 
 
 def decode_contexts(items: list[Any]) -> list[str]:
     """The paths of `encode_contexts`' items; an item that names no earlier-resolvable context
     (out of range, a cycle: not what a host sends) reads as its tail alone."""
+    items = _expand_runs(items)
     out: list[str | None] = [None] * len(items)
 
     def path(i: int, seen: frozenset[int]) -> str:
@@ -272,8 +351,6 @@ def encode_elements(url: str, elements: list[dict[str, Any]]) -> list[Item]:
             current = c
         link = e.get("role") == "link"
         more: dict[str, Any] = {}
-        if e.get("st"):
-            more["st"] = list(e["st"])
         if e.get("opts"):
             more["opts"] = [v if v == label else [v, label] for v, label in e["opts"]]
         if link:
@@ -282,7 +359,7 @@ def encode_elements(url: str, elements: list[dict[str, Any]]) -> list[Item]:
                 more["v"] = str(e["value"])
         else:
             fourth = str(e.get("value", ""))
-        rest: list[Any] = [str(e.get("name", "")), fourth]
+        rest: list[Any] = [str(e.get("name", "")), fourth, *(str(s) for s in e.get("st") or [])]
         if more:
             rest.append(more)
         else:
@@ -290,6 +367,48 @@ def encode_elements(url: str, elements: list[dict[str, Any]]) -> list[Item]:
                 rest.pop()
         out.append([str(e["ref"]), str(e["role"]), *rest])
     return out
+
+
+def encode_semantics(
+    url: str, contexts: list[str], content: list[dict[str, Any]], elements: list[dict[str, Any]]
+) -> dict[str, list[Any]]:
+    """`contexts`, `content` and `elements` of an observation in the wire form, each only when
+    not empty: the contexts in `context_order`, the entries' markers pointing into that order
+    (the arguments are not changed)."""
+    order = context_order(contexts)
+    moved = {old: new for new, old in enumerate(order)}
+
+    def remapped(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{**e, "c": moved[e["c"]]} if e.get("c", -1) in moved else e for e in entries]
+
+    if order != list(range(len(contexts))):
+        content, elements = remapped(content), remapped(elements)
+    out: dict[str, list[Any]] = {}
+    if contexts:
+        out["contexts"] = encode_contexts([contexts[i] for i in order])
+    if content:
+        out["content"] = encode_content(content, elements)
+    if elements:
+        out["elements"] = encode_elements(url, elements)
+    return out
+
+
+_BASIC_TIME = re.compile(r"(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)(\.\d+)?Z")
+
+
+def basic_time(extended: str) -> str:
+    """An ISO 8601 UTC time (`2026-05-01T12:00:00.123Z`) in the basic format the wire sends
+    (`20260501T120000.123Z`); other text unchanged."""
+    return extended.replace("-", "").replace(":", "") if extended.endswith("Z") else extended
+
+
+def extended_time(basic: str) -> str:
+    """`basic_time` undone; other text unchanged."""
+    found = _BASIC_TIME.fullmatch(basic)
+    if found is None:
+        return basic
+    y, mo, d, h, mi, sec, frac = found.groups()
+    return f"{y}-{mo}-{d}T{h}:{mi}:{sec}{frac or ''}Z"
 
 
 def count_entries(items: list[Item]) -> int:
@@ -306,7 +425,14 @@ def decode_elements(url: str, items: list[Item]) -> list[dict[str, Any]]:
         e: dict[str, Any] = {"ref": item[0], "role": item[1]}
         if len(item) > 2 and item[2]:
             e["name"] = item[2]
-        more = item[4] if len(item) > 4 and isinstance(item[4], dict) else {}
+        more: dict[str, Any] = {}
+        states: list[str] = []
+        for extra in item[4:]:
+            if isinstance(extra, str):
+                states.append(extra)
+            elif isinstance(extra, dict):
+                more = extra
+                states.extend(more.get("st") or [])  # the form before the states were inline
         fourth = item[3] if len(item) > 3 else ""
         if e["role"] == "link":
             if more.get("v"):
@@ -315,8 +441,8 @@ def decode_elements(url: str, items: list[Item]) -> list[dict[str, Any]]:
                 e["dest"] = resolve(url, fourth)
         elif fourth:
             e["value"] = fourth
-        if more.get("st"):
-            e["st"] = list(more["st"])
+        if states:
+            e["st"] = states
         if more.get("opts"):
             e["opts"] = [[o, o] if isinstance(o, str) else [o[0], o[1]] for o in more["opts"]]
         if current >= 0:
@@ -333,8 +459,17 @@ def decode_content(items: list[Item], elements: list[dict[str, Any]]) -> list[di
         if isinstance(wired, int):
             current = wired
             continue
-        item = ["table_cell", wired] if isinstance(wired, str) else wired
-        entry: dict[str, Any] = {"k": item[0]}
+        if isinstance(wired, str):
+            item: list[Any] = ["table_cell", wired]
+        elif len(wired) > 1 and not isinstance(wired[1], str):
+            item = ["table_cell", *wired]  # a cell [text, extra...]
+        else:
+            item = wired
+        kind = str(item[0])
+        heading = _HEADING.fullmatch(kind)
+        entry: dict[str, Any] = {"k": "heading" if heading else _LONG_KINDS.get(kind, kind)}
+        if heading:
+            entry["l"] = int(heading.group(1))
         text = item[1] if len(item) > 1 and isinstance(item[1], str) else ""
         for extra in item[2:]:
             if isinstance(extra, list):
@@ -358,12 +493,14 @@ def decode_content(items: list[Item], elements: list[dict[str, Any]]) -> list[di
 
 def decode(observation: dict[str, Any], page_url: str = "") -> dict[str, Any]:
     """A copy of `observation` with `contexts` as paths, `content` and `elements` as lists of
-    objects, destinations absolute, and `url` (the observation's own, else `page_url`: the
-    response's `page.url`)."""
+    objects, destinations absolute, `at` in ISO 8601's extended format, and `url` (the
+    observation's own, else `page_url`: the response's `page.url`)."""
     out = dict(observation)
     url = str(observation.get("url") or page_url)
     if url:
         out["url"] = url
+    if isinstance(observation.get("at"), str):
+        out["at"] = extended_time(observation["at"])
     elements = decode_elements(url, list(observation.get("elements") or []))
     content = decode_content(list(observation.get("content") or []), elements)
     if observation.get("contexts"):

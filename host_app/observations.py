@@ -213,15 +213,15 @@ def build(
 ) -> tuple[dict[str, Any], dict[int, str]]:
     """The public observation and the private signatures, from the script's answer; the page
     events since the last observation come first in `content` (also in visual mode). The header
-    is compact (docs/observations.md "Top level"): `mode` only when not semantic, geometry as
-    arrays, counters only when non-zero; `url` is for the agent, which sends it once per
-    response (bridge_protocol.observation.for_page)."""
+    is compact (docs/observations.md "Top level"): the time in ISO 8601's basic format, `mode`
+    only when not semantic, geometry as arrays, counters only when non-zero; `url` is for the
+    agent, which sends it once per response (bridge_protocol.observation.for_page)."""
     vp = raw.get("vp") or [0, 0, 0, 0]
     dc = raw.get("dc") or [0, 0]
     obs: dict[str, Any] = {
         "id": obs_id,
         "seq": seq,
-        "at": captured_at,
+        "at": wire.basic_time(captured_at),
         "url": str(raw.get("u", "")),
     }
     if raw.get("ti"):
@@ -242,12 +242,7 @@ def build(
         for e in elements:
             if "c" in e:
                 e["c"] = remap[e["c"]]
-    if contexts:
-        obs["contexts"] = wire.encode_contexts(contexts)
-    if content:
-        obs["content"] = wire.encode_content(content, elements)
-    if elements:
-        obs["elements"] = wire.encode_elements(obs["url"], elements)
+    obs.update(wire.encode_semantics(obs["url"], contexts, content, elements))
     omitted = int(raw.get("om") or 0) + events_dropped + _clip_size(obs)
     clipped = int(raw.get("cl") or 0)
     kept_refs = {e[0] for e in obs.get("elements", []) if isinstance(e, list)}

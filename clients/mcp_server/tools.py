@@ -434,12 +434,11 @@ async def list_proxies(agent: Agent, args: dict[str, Any]) -> Outcome:
 # The one sentence of every tool whose session_id may be left out (spec 2 §1, as `svc`).
 SESSION_RULE = "Without session_id: SVC_SESSION_ID, else the newest session, else a new one."
 OBSERVATION_FORMAT = (
-    "Returns {page, observation}. observation: vp [scroll x, y, width, height], doc [width, "
-    "height]; content: [kind, text, extras] (int: heading level, 1/2 column/row header; list: "
-    'refs inside; text "" with refs: their names) or a string (table cell); elements: [ref, '
-    "role, name, value or destination relative to page.url, {st: states, opts: options}]. In "
-    "both a bare integer n puts the entries after it in contexts[n] (-1: none; [m, tail]: "
-    "contexts[m] > tail)."
+    "Returns {page, observation}: vp [scroll x, y, width, height], doc [width, height]; content: "
+    '[kind (h1-h6, p...), text ("": names of refs), refs inside], table cells text or [text, 1/2 '
+    "(column/row header), refs]; elements: [ref, role, name, value or destination relative to "
+    "page.url, states, {opts}]. Integer n: next entries in contexts[n] (-1 none; [m, tail]: "
+    'contexts[m] > tail; [m, "row", i, j]: rows i-j).'
 )
 
 

@@ -66,7 +66,7 @@ def test_the_wire_form_is_compact() -> None:
         0,
         ["e1", "link", "docs", "docs#a"],  # same origin: relative to the page's directory
         -1,
-        ["e2", "searchbox", "Query", "pears", {"st": ["focused"]}],
+        ["e2", "searchbox", "Query", "pears", "focused"],  # states after the value
         ["e3", "combobox", "", "price", {"opts": [["price", "Price"], "n"]}],
         3,
         ["e4", "button", "Buy"],
@@ -76,18 +76,18 @@ def test_the_wire_form_is_compact() -> None:
         ["e7", "link", "Meter", "/", {"v": "5"}],
         ["e8", "link", "Script"],
         1,
-        ["e9", "checkbox", "", "", {"st": ["checked"]}],
+        ["e9", "checkbox", "", "", "checked"],
     ]
     assert obs["content"][:4] == [
         ["dialog", "Leave?", {"type": "confirm", "answer": "accepted"}],
         0,
-        ["heading", "Shop", 1],
-        ["paragraph", "See the docs for more.", ["e1"]],
+        ["h1", "Shop"],  # a heading's level is in its kind
+        ["p", "See the docs for more.", ["e1"]],
     ]
     # a header cell, an empty cell, and a cell whose text is its elements' names
-    assert ["table_cell", "Item", 1] in obs["content"]
+    assert ["Item", 1] in obs["content"]
     assert "" in obs["content"]  # an empty cell: a string, as every cell that is its text
-    assert ["table_cell", "", ["e4", "e5"]] in obs["content"]
+    assert ["", ["e4", "e5"]] in obs["content"]
     assert obs["content"][-2:] == [-1, ["image", "Company logo"]]
     assert wire.count_entries(obs["content"]) == len(CONTENT)
 
@@ -95,7 +95,7 @@ def test_the_wire_form_is_compact() -> None:
 def test_cell_text_of_adjacent_buttons_gets_spaces() -> None:
     content = [{"k": "table_cell", "t": "BuySell", "e": ["e4", "e5"]}]
     items = wire.encode_content(content, ELEMENTS)
-    assert items == [["table_cell", "", ["e4", "e5"]]]
+    assert items == [["", ["e4", "e5"]]]
     assert wire.decode_content(items, ELEMENTS)[0]["t"] == "Buy Sell"
 
 
@@ -218,9 +218,9 @@ def test_plain_cells_are_strings_and_paths_name_their_head() -> None:
     assert content[content.index(["table_row"], 8) + 1 :][:3] == [
         "Apple",
         "Apple",
-        ["table_cell", "", ["e4", "e5"]],
+        ["", ["e4", "e5"]],
     ]
-    assert ["table_cell", "Item", 1] in content
+    assert ["Item", 1] in content
     assert "" in content  # an empty cell
     paths = [
         "main",
@@ -264,3 +264,133 @@ def test_context_references_a_host_never_sends_read_as_their_tail() -> None:
 )
 def test_any_paths_round_trip(paths: list[str]) -> None:
     assert wire.decode_contexts(wire.encode_contexts(paths)) == paths
+
+
+def test_a_tables_rows_are_one_context_item_and_go_last() -> None:
+    """Consecutive rows of one head are `[head, "row", first, last]` (the head an index, or a
+    path when no context is the head), after every other context: a plain item's index is its
+    position on the wire; markers point into the decoded list."""
+    table = 'main > table "Plants"'
+    rows = [f"{table} > row {n}" for n in (2, 3, 4, 5)]
+    cut = [f"form > table > row {n}" for n in (1, 2)]
+    paths = ["main", rows[0], table, rows[1], cut[0], rows[2], rows[3], cut[1], "main > form"]
+    order = wire.context_order(paths)
+    assert [paths[i] for i in order] == ["main", table, "main > form", *rows, *cut]
+    encoded = wire.encode_contexts([paths[i] for i in order])
+    assert encoded == [
+        "main",
+        [0, 'table "Plants"'],
+        [0, "form"],
+        [1, "row", 2, 5],
+        ["form > table", "row", 1, 2],
+    ]
+    assert wire.decode_contexts(encoded) == [paths[i] for i in order]
+    # a single row, and rows with a gap, stay as they were
+    assert wire.encode_contexts([table, f"{table} > row 2", f"{table} > row 4"]) == [
+        table,
+        [0, "row 2"],
+        [0, "row 4"],
+    ]
+    elements = [
+        {"ref": f"e{i + 1}", "role": "link", "name": "x", "c": c} for i, c in enumerate([1, 3, 5])
+    ]
+    content = [{"k": "table", "t": "Plants", "c": 0}, {"k": "table_row", "c": 2}]
+    sent = wire.encode_semantics(URL, paths, content, elements)
+    assert sent["contexts"] == encoded
+    assert sent["elements"][0] == order.index(1)  # the markers follow the contexts' order
+    decoded = wire.decode({"url": URL, **sent})
+    assert [decoded["contexts"][e["c"]] for e in decoded["elements"]] == [
+        paths[c] for c in (1, 3, 5)
+    ]
+    assert [decoded["contexts"][e["c"]] for e in decoded["content"]] == ["main", table]
+    assert elements[0]["c"] == 1  # the arguments are left as they were
+
+
+def test_runs_a_host_never_sends_are_bounded() -> None:
+    assert len(wire.decode_contexts(["t", [0, "row", 1, 10**9]])) == 1 + wire.MAX_RUN
+    assert wire.decode_contexts([[0, "row", 3, 2]]) == []  # an empty run
+    assert wire.decode_contexts([[0, "row", True, 2]]) == [""]  # not a run, not a path
+
+
+def test_short_kinds_and_cells_with_extras() -> None:
+    content: list[dict[str, Any]] = [
+        {"k": "heading", "t": "A", "l": 2},
+        {"k": "heading", "l": 6},
+        {"k": "heading", "t": "deep", "l": 9},  # no h9: the level stays an extra
+        {"k": "paragraph", "t": "p"},
+        {"k": "list_item", "t": "li"},
+        {"k": "table_cell", "t": "h1", "h": 2},  # a cell whose text is a kind
+        {"k": "table_cell", "t": "p", "d": {"n": "Name"}},
+        {"k": "table_cell", "t": "text"},
+        {"k": "text", "t": "cell"},
+    ]
+    items = wire.encode_content(content, [])
+    assert items == [
+        ["h2", "A"],
+        ["h6"],
+        ["heading", "deep", 9],
+        ["p", "p"],
+        ["li", "li"],
+        ["h1", 2],
+        ["p", {"n": "Name"}],
+        "text",
+        ["text", "cell"],
+    ]
+    assert wire.decode_content(items, []) == content
+
+
+def test_the_capture_time_is_sent_in_the_basic_format() -> None:
+    assert wire.basic_time("2026-05-01T12:00:00.123Z") == "20260501T120000.123Z"
+    assert wire.extended_time("20260501T120000.123Z") == "2026-05-01T12:00:00.123Z"
+    assert wire.extended_time("2026-05-01T12:00:00.123Z") == "2026-05-01T12:00:00.123Z"
+    assert wire.decode({"at": "20260501T120000Z"})["at"] == "2026-05-01T12:00:00Z"
+
+
+_kinds = st.sampled_from(["heading", "paragraph", "list_item", "table_cell", "table_row", "code"])
+
+
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {"k": _kinds},
+            optional={
+                "t": st.sampled_from(["x", "h2", "p", "a b"]),
+                "l": st.integers(1, 8),
+                "h": st.integers(1, 2),
+                "e": st.just(["e1"]),
+                "d": st.just({"n": "N"}),
+                "c": st.integers(0, 2),
+            },
+        ),
+        max_size=8,
+    )
+)
+def test_content_round_trip(raw: list[dict[str, Any]]) -> None:
+    content = []
+    for fields in raw:
+        e = dict(fields)
+        if e["k"] != "heading":
+            e.pop("l", None)
+        if e["k"] != "table_cell":
+            e.pop("h", None)
+        if "e" in e:
+            e["t"] = "x"  # the element's name: sent as ""
+        content.append(e)
+    elements = [{"ref": "e1", "role": "button", "name": "x"}]
+    assert wire.decode_content(wire.encode_content(content, elements), elements) == content
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["main", 'table "t"', "form > table"]), st.integers(1, 6)).map(
+            lambda t: f"{t[0]} > row {t[1]}"
+        )
+        | st.sampled_from(["main", 'main > table "t"', "form", "row 3", "main > row"]),
+        unique=True,
+    )
+)
+def test_any_row_paths_round_trip_in_any_order(paths: list[str]) -> None:
+    assert wire.decode_contexts(wire.encode_contexts(paths)) == paths
+    ordered = [paths[i] for i in wire.context_order(paths)]
+    assert sorted(ordered) == sorted(paths)
+    assert wire.decode_contexts(wire.encode_contexts(ordered)) == ordered

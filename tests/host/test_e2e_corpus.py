@@ -218,7 +218,7 @@ def test_an_index_of_links_reads_as_a_list_and_the_sidebar_menu_does_not(
     assert any(e.get("c") in nav for e in obs["elements"])  # the menu is there, as refs
     wire_items = [i for i in data["observation"]["content"] if isinstance(i, list)]
     intro = next(c["e"] for c in items if c["t"] == "Introduction")
-    assert ["list_item", "", intro] in [w[:3] for w in wire_items]
+    assert ["li", "", intro] in [w[:3] for w in wire_items]
     markdown, _ = compose(data["page"], sent(host, obs), max_chars=100_000)
     # each with where it goes (issue 38 point 4)
     assert f"\n- [Introduction]({docs}/python3/html/library/intro.html)\n" in markdown

@@ -55,7 +55,7 @@ def test_the_header_is_compact() -> None:
     assert header(obs) == {
         "id": "obs_5f0c1a2b3c4d",
         "seq": 3,
-        "at": AT,
+        "at": "20260501T120000.123Z",  # ISO 8601's basic format
         "url": URL,  # for the agent: it keeps it, a response shows page.url instead
         "title": "Shop",
         "vp": [0, 120, 1920, 947],
@@ -75,7 +75,8 @@ def test_the_header_is_compact() -> None:
     shown = header(wire.for_page(obs, URL))
     assert "url" not in shown
     # the header a response shows: under half of the ~300 bytes it had here before issue 11
-    assert len(compact(shown)) <= 140, compact(shown)
+    assert len(compact(shown)) <= 136, compact(shown)
+    assert wire.decode(shown, URL)["at"] == AT
 
 
 def test_mode_counters_and_truncated() -> None:
