@@ -3,7 +3,8 @@ locally with `Cache-Control: public, max-age=3600` on every file so the cache en
 svc-app with the shared cache off and on: capture time with wait 0 of a fresh session's first
 load (cold: the session's private cache is empty) for several pages, then the same pages in a
 second fresh session (the shared cache warm when on). Prints medians and the origin's request
-counts.
+counts; then, cache on, the downloaded bytes each page's capture reports beside the bytes the
+origin wrote for it (docs/decisions.md "Downloaded bytes (issue 37)").
 """
 
 from __future__ import annotations
@@ -31,12 +32,32 @@ PAGES = [
 ]
 
 
+class _Written:
+    """A connection's writer that counts every byte the origin writes."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def write(self, data: bytes) -> int:
+        with _Docs.lock:
+            _Docs.wrote += len(data)
+        return int(self.raw.write(data))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+
 class _Docs(SimpleHTTPRequestHandler):
     hits: ClassVar[Counter[str]] = Counter()
+    wrote: ClassVar[int] = 0
     lock = threading.Lock()
 
     def log_message(self, *_: Any) -> None:
         pass
+
+    def setup(self) -> None:
+        super().setup()
+        self.wfile = _Written(self.wfile)  # type: ignore[assignment]
 
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "public, max-age=3600")
@@ -69,6 +90,29 @@ def _run(shared: bool, base: str) -> dict[str, list[float]]:
     return out
 
 
+def _traffic(base: str) -> list[tuple[int, int]]:
+    """(reported, written) per page of one fresh session, cache on; each capture waits 1 s."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.host.hostproc import HostApp
+
+    data_dir = Path(tempfile.mkdtemp(prefix="svc-assets-bench-"))
+    host = HostApp(data_dir, env={"_SETTINGS": json.dumps({"shared_asset_cache": True})})
+    host.start()
+    out = []
+    try:
+        sid = host.new_session()
+        for page in PAGES:
+            with _Docs.lock:
+                _Docs.wrote = 0
+            lines = host.stream("/v1/captures", {"url": base + page, "session_id": sid})
+            done = [x["data"] for x in lines if x["event"] == "capture.completed"]
+            time.sleep(0.5)  # what the origin still writes is in its count
+            out.append((int(done[0]["proxy_traffic"]["bytes"]) if done else -1, _Docs.wrote))
+    finally:
+        host.stop()
+    return out
+
+
 def main() -> None:
     if not ROOT.is_dir():
         print(f"  {ROOT} missing: skipped")
@@ -90,6 +134,11 @@ def main() -> None:
             )
             print("    per page ms, first:", " ".join(f"{v:.0f}" for v in first))
             print("    per page ms, second:", " ".join(f"{v:.0f}" for v in second))
+        pairs = _traffic(base)
+        print(
+            "  downloaded bytes a capture reports / the origin wrote, per page (cache on, one "
+            "session): " + " ".join(f"{r:,}/{w:,}" for r, w in pairs)
+        )
     finally:
         server.shutdown()
         server.server_close()

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urljoin
 
-from curl_cffi import Curl, CurlError, CurlHttpVersion, CurlOpt
+from curl_cffi import Curl, CurlError, CurlHttpVersion, CurlInfo, CurlOpt
 from curl_cffi.aio import AsyncCurl
 from curl_cffi.curl import CURL_WRITEFUNC_ERROR  # a callback's way to end the transfer
 
@@ -69,6 +69,8 @@ class Fetched:
     dropped: bool = False  # an image over the limit: its body was not read (beyond the limit)
     read: int = 0
     hit: bool = False  # served by the shared asset cache, no network
+    # what came from the network: the headers and the body as they came (before decoding)
+    received: int = 0
     native: bool = False  # not to be served by the scheme: the engine fetches it itself
 
 
@@ -185,6 +187,7 @@ class _Transfer:
         self.stopped = False  # we ended it: over the limit, or a redirect needs no body
         self.dropped = False
         self.location: str | None = None
+        self.received = 0  # curl's count once the transfer ended
 
     def header(self, line: bytes) -> int:
         text = line.decode("latin-1").rstrip("\r\n")
@@ -222,7 +225,9 @@ class _Transfer:
         return len(chunk)
 
     def result(self) -> Fetched:
-        out = Fetched(self.status, self.headers, self.set_cookies, read=self.read)
+        out = Fetched(
+            self.status, self.headers, self.set_cookies, read=self.read, received=self.received
+        )
         if self.location is not None:
             out.location = self.location
         elif self.dropped:
@@ -322,8 +327,20 @@ class Fetch:
             multi.remove_handle(curl)
             raise
         finally:
+            state.received = _received(curl)
             curl.close()
         return state.result()
+
+
+def _received(curl: Curl) -> int:
+    """The bytes a transfer took from the network: the header lines curl received and the body
+    before decoding (measured against a server's count: equal over HTTP/1.1, gzip included)."""
+    try:
+        headers = curl.getinfo(CurlInfo.HEADER_SIZE)
+        body = curl.getinfo(CurlInfo.SIZE_DOWNLOAD_T)
+    except CurlError:
+        return 0
+    return sum(int(n) for n in (headers, body) if isinstance(n, int | float))
 
 
 def _message(exc: CurlError) -> str:

@@ -158,6 +158,10 @@ class SessionAssets:
     # asset URL -> the wait until the handler has its job (hold_first_load)
     first_loads: dict[str, Wait] = field(default_factory=dict)
     holding: dict[str, Wait] = field(default_factory=dict)
+    # what this session's fetches took from the network (docs/decisions.md "Downloaded
+    # bytes"); not a shared-cache hit, a failed or aborted fetch, nor an image dropped over
+    # the limit (a blocked request)
+    downloaded: int = 0
 
     def note(self, asset_url: str, verdict: Verdict) -> None:
         _bounded_put(self.verdicts, asset_url, verdict)
@@ -412,6 +416,8 @@ class AssetHandler(QWebEngineUrlSchemeHandler):
             job.fail(QWebEngineUrlRequestJob.Error.RequestFailed)
             return
         got = fut.result()  # any other exception is a bug: raised as before
+        if not got.hit and not got.dropped:
+            self.assets.downloaded += got.received
         self._store_cookies(original, got.set_cookies)
         if got.native:
             self._to_engine(job, original)

@@ -83,12 +83,6 @@ DOC_SIZE = (
     "document.body?document.body.scrollHeight:0)])"
 )
 
-TRAFFIC = (
-    "JSON.stringify(performance.getEntriesByType('navigation')"
-    ".concat(performance.getEntriesByType('resource'))"
-    ".reduce(function(s,e){return s+(e.transferSize||0)},0))"
-)
-
 INNER_HEIGHT = "JSON.stringify(innerHeight)"
 
 # The renderer's progress, for waiting on real signals instead of fixed pauses: [document key,

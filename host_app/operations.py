@@ -59,6 +59,7 @@ from .logic.readiness import (
     is_skeleton,
     settle_restarts,
 )
+from .logic.traffic import Counters, grown
 from .progress import (
     Loading,
     LoadMark,
@@ -119,7 +120,8 @@ class PageDriver(DomPage, Protocol):
     def history(self, how: str) -> bool: ...
     def stop(self) -> None: ...
     def to_html(self) -> aio.Future[str]: ...
-    def traffic_bytes(self) -> aio.Future[int]: ...
+    def traffic(self) -> aio.Future[Counters]: ...  # the session's byte counters (logic.traffic)
+    def count_traffic(self, on: bool) -> aio.Future[None]: ...  # the engine's counting on/off
     def document_size(self) -> aio.Future[tuple[int, int, int, int]]: ...
     def grab(self, full_page: bool, height: int) -> aio.Future[Any]: ...
     def save_image(self, image: Any, path: str, fmt: str, quality: int | None) -> int: ...
@@ -520,37 +522,43 @@ async def capture(
     strict: bool = False,
 ) -> AttachAnswer:
     t0 = time.monotonic()
-    if url is not None and navigate_first:
-        ready = await navigate(page, "url", url, strict=strict, opts=opts)
-    else:
-        ready = await current(page)
-    page_ready_ms = int((time.monotonic() - t0) * 1000)
-    if actions:
-        before = await LoadMark.read(page)
-        loads = await pending_loads(page)
-        await run_actions(page, actions, deadline)
-        ready = await _after_actions(page, ready, before, loads, deadline)
-    ready = await settle(page, ready, wait, strict=strict, opts=opts)
-    html = await rendered_html(page, deadline)
-    rendered_ms = int((time.monotonic() - t0) * 1000)
-    p = await page.probe()
-    traffic = await page.traffic_bytes()
-    bytesize = None
-    if output_path is not None:
-        bytesize = write_file(output_path, html.encode("utf-8"))
-    return AttachAnswer(
-        url=p.href,
-        title=p.title,
-        target_http_status=page.last_status,
-        traffic_bytes=traffic,
-        bytesize=bytesize,
-        output_path=output_path,
-        timings=Timings(
-            page_ready_ms=page_ready_ms,
-            rendered_ms=rendered_ms,
-            written_ms=int((time.monotonic() - t0) * 1000),
-        ),
-    )
+    # what the session downloads from here to the write (docs/decisions.md "Downloaded bytes")
+    await page.count_traffic(True)
+    try:
+        downloaded = await page.traffic()
+        if url is not None and navigate_first:
+            ready = await navigate(page, "url", url, strict=strict, opts=opts)
+        else:
+            ready = await current(page)
+        page_ready_ms = int((time.monotonic() - t0) * 1000)
+        if actions:
+            before = await LoadMark.read(page)
+            loads = await pending_loads(page)
+            await run_actions(page, actions, deadline)
+            ready = await _after_actions(page, ready, before, loads, deadline)
+        ready = await settle(page, ready, wait, strict=strict, opts=opts)
+        html = await rendered_html(page, deadline)
+        rendered_ms = int((time.monotonic() - t0) * 1000)
+        p = await page.probe()
+        traffic = grown(downloaded, await page.traffic())
+        bytesize = None
+        if output_path is not None:
+            bytesize = write_file(output_path, html.encode("utf-8"))
+        return AttachAnswer(
+            url=p.href,
+            title=p.title,
+            target_http_status=page.last_status,
+            traffic_bytes=traffic,
+            bytesize=bytesize,
+            output_path=output_path,
+            timings=Timings(
+                page_ready_ms=page_ready_ms,
+                rendered_ms=rendered_ms,
+                written_ms=int((time.monotonic() - t0) * 1000),
+            ),
+        )
+    finally:
+        page.count_traffic(False)
 
 
 async def capture_file(

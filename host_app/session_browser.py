@@ -51,6 +51,7 @@ from .logic.page_events import PageEvent, PageEvents
 from .logic.page_stack import PageStack
 from .logic.policy import IMAGE_SIZE, NetworkPolicy, Request, Route, Verdict, route_of
 from .logic.readiness import Probe
+from .logic.traffic import CounterKey, Counters
 from .logic.typing_keys import strokes
 from .logic.worker_cdp import hold_cuts_opener
 from .qt import (
@@ -92,6 +93,7 @@ FRAME_JS_TIMEOUT = 5.0
 # the main frame's isolated-world scripts (observation of a large page included) answer well
 # within this; past it the document they were sent to is taken to be gone
 MAIN_JS_TIMEOUT = 10.0
+TRAFFIC_WAIT = 2.0  # a page channel's count: a flush's round trip, then a read
 # The Qt stubs type QTest's static helpers as instance methods.
 _QTEST: Any = QTest
 WORLD = QWebEngineScript.ScriptWorldId.ApplicationWorld
@@ -570,7 +572,10 @@ class SessionBrowser:
             return
         self.workers.page_made(page)
         channel = self.workers.channel(page)
-        if first_url and channel is not None and not channel.ready and self.assets is not None:
+        # a native session's popup is not held: its channel only counts bytes (the popup's
+        # first document may go uncounted, docs/decisions.md "Downloaded bytes")
+        assets = self.assets if self.workers.fingerprinted else None
+        if first_url and channel is not None and not channel.ready and assets is not None:
             opener_channel = self.workers.channel(opener) if opener is not None else None
             policy = opener_channel.opener_policy if opener_channel is not None else None
             if hold_cuts_opener(policy):
@@ -583,7 +588,7 @@ class SessionBrowser:
                 return
             # the engine may ask with or without the fragment: both sides compare without it
             requested = QUrl(first_url).adjusted(QUrl.UrlFormattingOption.RemoveFragment)
-            self.assets.hold_first_load(requested.toString(), channel.when_ready)
+            assets.hold_first_load(requested.toString(), channel.when_ready)
 
     def page_closing(self, page: QWebEnginePage) -> None:
         if self.workers is not None:
@@ -975,12 +980,35 @@ class SessionBrowser:
         self._page().toHtml(lambda html: fut.set_result(html if isinstance(html, str) else ""))
         return fut
 
-    async def _traffic(self) -> int:
-        v = await self.run_js(js.TRAFFIC)
-        return int(v) if isinstance(v, int | float) else 0
+    async def _traffic(self) -> Counters:
+        counts: dict[CounterKey, int] = {}
+        if self.assets is not None:
+            counts[("assets", self._contexts, 0)] = self.assets.downloaded
+        if self.workers is not None:
+            # asked of every page at once, then waited for (bounded: a page whose channel does
+            # not answer counts nothing)
+            for read in self.workers.traffic():
+                got = await aio.within(self._loop, read, TRAFFIC_WAIT, None)
+                if got is not None:
+                    counts[got[0]] = got[1]
+        return counts
 
-    def traffic_bytes(self) -> aio.Future[int]:
+    def traffic(self) -> aio.Future[Counters]:
+        """The session's downloaded-bytes counters (`logic.traffic`): each page's channel's, the
+        asset scheme's fetches'."""
         return _spawn(self._traffic())
+
+    async def _count_traffic(self, on: bool) -> None:
+        if self.workers is None:
+            return
+        for turned in self.workers.count(on):
+            await aio.within(self._loop, turned, TRAFFIC_WAIT, False)
+
+    def count_traffic(self, on: bool) -> aio.Future[None]:
+        """The pages' channels count the downloaded bytes (the Network domain) or stop: only
+        while an operation reports them, its events cost the app's thread (~7 a request).
+        Resolves once every page's renderer has it (bounded)."""
+        return _spawn(self._count_traffic(on))
 
     async def _document_size(self) -> tuple[int, int, int, int]:
         v = await self.run_js(js.DOC_SIZE)

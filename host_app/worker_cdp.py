@@ -5,13 +5,19 @@ decisions are in `host_app.logic.worker_cdp`; this module moves its messages.
 
 - `DevtoolsHost`: one off-the-record profile for the whole app (made on first use), whose request
   interceptor blocks every request but the frontend document, so the inspector app never runs
-  and never enables Debugger, Runtime or Network on the page.
-- `SessionWorkers`: a session's devtools pages, one hidden page per session page, only while the
-  session has a fingerprint (a native session attaches nothing). `page.setDevToolsPage(dt)`
+  and never enables Debugger, Runtime or Network on the page (Network is ours, below).
+- `SessionWorkers`: a session's devtools pages, one hidden page per session page while the
+  session has a fingerprint; a native session's pages get theirs when a capture first counts
+  their downloaded bytes (that channel overrides nothing and releases its workers untouched).
+  `page.setDevToolsPage(dt)`
   makes Qt load the frontend document into `dt` and attach it to the page; the engine's
   compatibility script then gives `dt` `InspectorFrontendHost.sendMessageToBackend` (we send
   through it) and calls `DevToolsAPI.dispatchMessage` (we replace it: each message is logged to
   `dt`'s own console with a mark, read in `javaScriptConsoleMessage`).
+- The downloaded bytes (docs/decisions.md "Downloaded bytes"): the Network domain, on only while
+  a capture counts (`PageWorkers.count`); its events (about seven a request) never leave `dt`:
+  its hook adds up each finished request's `encodedDataLength` and the app reads the sum
+  (`PageWorkers.traffic`).
 
 The one place CDP failures and Qt callbacks are translated: every slot is guarded (an exception
 escaping a slot aborts the app: the bindings call qFatal) and logs through the session's
@@ -20,6 +26,7 @@ escaping a slot aborts the app: the bindings call qFatal) and logs through the s
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Callable
@@ -29,6 +36,7 @@ from bridge_protocol.identity import FingerprintProfile
 
 from .logic import aio
 from .logic.identity import engine_identity, window_misfit
+from .logic.traffic import CounterKey
 from .logic.worker_cdp import (
     FRAME_TREE,
     ISOLATION_STATUS,
@@ -50,6 +58,7 @@ from .qt import (
     QEvent,
     QObject,
     QTimer,
+    QUrl,
     QWebEnginePage,
     QWebEngineProfile,
     QWebEngineScript,
@@ -60,6 +69,7 @@ from .qt import (
 )
 
 FRONTEND = "devtools://devtools/bundled/inspector.html"
+BLANK = "about:blank"
 MARK = "\x01svc-cdp:"
 # a first load waits this long at most for the auto-attach: it comes in 0.1-0.25 s, but a
 # load going on without it leaks the machine's values in the first workers, so the bound only
@@ -82,6 +92,75 @@ MAIN = QWebEngineScript.ScriptWorldId.MainWorld
 # the app's range (the app ignores their answers).
 _HOOK = r"""(() => {
   const MARK = %(mark)s, SHARED = %(shared)s;
+  // The downloaded bytes: each request of the page, its frames and workers that finished, by
+  // what it took from the network (`encodedDataLength`: headers and body as they came, 0 from
+  // the private cache). Not counted: a request whose last URL is not http(s) (the asset
+  // scheme's, data:, blob:), one a service worker answered (the worker's own fetch is counted
+  // in its session), nor one that failed, was blocked or cancelled (`loadingFailed`). Keyed by
+  // request id alone: a frame's document is asked in its parent's session and finishes in its
+  // own. A worker's own script (the browser fetches it for the worker: no loader, the request
+  // is its document) finishes with its headers' bytes only (measured): its body's length is
+  // added, from its response's Content-Length, else from its data. Only these events are
+  // parsed, most only when a worker's script is under way (a load sends ~7 per request).
+  const WILL = '{"method":"Network.requestWillBeSent",';
+  const RESPONSE = '{"method":"Network.responseReceived",';
+  const DATA = '{"method":"Network.dataReceived",';
+  const DONE = '{"method":"Network.loadingFinished",';
+  const FAILED = '{"method":"Network.loadingFailed",';
+  let traffic = 0;
+  const other = new Set();  // requests not to count, until they end
+  const scripts = new Map();  // workers' scripts under way: id -> {length, data}
+  // requestWillBeSent carries the request's headers and its initiator's stack (kilobytes for
+  // a script's fetch): its four first fields, which the backend writes first in this order,
+  // are read without parsing the rest
+  const HEAD = new RegExp('^' + WILL.replace(/[.{[]/g, '\\$&') + '"params":\\{"requestId":'
+    + '("(?:[^"\\\\]|\\\\.)*"),"loaderId":"([^"]*)","documentURL":("(?:[^"\\\\]|\\\\.)*"),'
+    + '"request":\\{"url":("(?:[^"\\\\]|\\\\.)*")');
+  const network = (text) => {
+    if (text.startsWith(WILL)) {
+      let p = null;
+      const m = HEAD.exec(text);
+      if (m) p = { requestId: JSON.parse(m[1]), loaderId: m[2], documentURL: m[3], url: m[4] };
+      else {
+        const q = JSON.parse(text).params;
+        p = { requestId: q.requestId, loaderId: q.loaderId,
+          documentURL: JSON.stringify(q.documentURL), url: JSON.stringify(q.request.url) };
+      }
+      if (/^"https?:/i.test(p.url)) other.delete(p.requestId);
+      else if (other.size < 10000) other.add(p.requestId);
+      if (p.loaderId === '' && p.documentURL === p.url && scripts.size < 1000)
+        scripts.set(p.requestId, { length: null, data: 0 });
+    } else if (text.startsWith(RESPONSE)) {
+      // its URL, read again: a request under way when the domain came on has no
+      // requestWillBeSent
+      const at = text.indexOf('"response":{"url":"') + 19;
+      const elsewhere = at > 18 && !/^https?:/i.test(text.slice(at, at + 8));
+      if (!elsewhere && !scripts.size && !text.includes('"fromServiceWorker":true')) return;
+      const p = JSON.parse(text).params, r = p.response;
+      if ((elsewhere || r.fromServiceWorker) && other.size < 10000) other.add(p.requestId);
+      const script = scripts.get(p.requestId);
+      if (!script) return;
+      const name = Object.keys(r.headers).find((h) => h.toLowerCase() === 'content-length');
+      const length = name === undefined ? NaN : parseInt(r.headers[name], 10);
+      if (r.status === 304) script.length = 0;
+      else if (length >= 0) script.length = length;
+    } else if (text.startsWith(DATA)) {
+      if (!scripts.size) return;
+      const p = JSON.parse(text).params, script = scripts.get(p.requestId);
+      if (script) script.data += p.dataLength;
+    } else if (text.startsWith(DONE)) {
+      const p = JSON.parse(text).params, script = scripts.get(p.requestId);
+      let n = p.encodedDataLength || 0;
+      if (script && n > 0) n += script.length === null ? script.data : script.length;
+      scripts.delete(p.requestId);
+      if (!other.delete(p.requestId)) traffic += n;
+    } else if (text.startsWith(FAILED)) {
+      const p = JSON.parse(text).params;
+      scripts.delete(p.requestId);
+      other.delete(p.requestId);
+    }
+  };
+  window.svcTraffic = () => traffic;
   const send = (m) => InspectorFrontendHost.sendMessageToBackend(JSON.stringify(m));
   const ours = new Map();  // id -> what it asked
   const seen = new Set();
@@ -112,10 +191,11 @@ _HOOK = r"""(() => {
     ask('attach', { method: 'Target.attachToTarget',
       params: { targetId: t.targetId, flatten: true } });
   };
-  // the Page domain is on only for the new-document script: its events (a dozen a navigation)
-  // stay here rather than cross to the app's thread
+  // the Page domain is on only for the new-document script, the Network domain only for the
+  // bytes: their events stay here rather than cross to the app's thread
   const got = (text) => {
     if (text.startsWith('{"method":"Page.')) return;
+    if (text.startsWith('{"method":"Network.')) { network(text); return; }
     if (SHARED) shared(text);
     console.log(MARK + text);
   };
@@ -137,6 +217,14 @@ _HOOK = r"""(() => {
 
 def hook(shared: bool) -> str:
     return _HOOK % {"mark": json.dumps(MARK), "shared": json.dumps(shared)}
+
+
+# the hooked document's sum (null before the hook: nothing counted yet)
+READ_TRAFFIC = "typeof svcTraffic === 'function' ? svcTraffic() : null"
+# a question to the page's backend whose answer comes after the events of every request that
+# finished before it: the page's renderer answers it (its Network events come from there too)
+FLUSH = FRAME_TREE
+_SERIALS = itertools.count(1)
 
 
 Log = Callable[[str, str], None]  # (category, message) into the session's log
@@ -233,6 +321,10 @@ class _FrontendPage(QWebEnginePage):
             self._received(message[len(MARK) :])
 
 
+def _never_loaded(page: QWebEnginePage) -> bool:
+    return page.url().toString() in ("", BLANK)
+
+
 class PageWorkers:
     """One session page's devtools page and its CDP conversation."""
 
@@ -240,14 +332,16 @@ class PageWorkers:
         self,
         host: DevtoolsHost,
         page: QWebEnginePage,
-        fp: FingerprintProfile,
+        fp: FingerprintProfile | None,
         log: Log,
         failed: Failed,
         *,
         shared: bool = False,
+        counting: bool = False,
     ) -> None:
         """`shared`: this page's channel attaches the session's shared workers (one page per
-        session does, or each would pause and resume the same worker)."""
+        session does, or each would pause and resume the same worker); `counting`: an
+        operation of the session counts the downloaded bytes (`count`)."""
         self._log = log
         self._failed = failed
         self.shared = shared
@@ -260,8 +354,16 @@ class PageWorkers:
         if self._view is not None:
             self._view.installEventFilter(self._resizes)
         self.channel = self._identity.channel(self._viewport())
+        self.channel.counting = counting
         self._waiting: list[Callable[[], None]] = []
         self._calls: dict[int, aio.Future[bool]] = {}  # requests of others (memory.py)
+        # `count` asked before the conversation started: answered with the start's own
+        self._count_waiters: list[aio.Future[bool]] = []
+        # traffic reads waiting for their flush's answer: its id -> the read
+        self._flushes: dict[int, Callable[[], None]] = {}
+        # the counter's key: this page's, and its frontend document's (each counts from 0)
+        self._serial = next(_SERIALS)
+        self._generation = 0
         # the page's document's Cross-Origin-Opener-Policy (CDP's name of its value), asked at
         # each commit: whether its popups' first documents may be held (session_browser);
         # None until the backend answered for the document the page holds now
@@ -273,8 +375,9 @@ class PageWorkers:
         self.page = page
         self.dt = _FrontendPage(host.profile(), self._received)
         self.dt.loadFinished.connect(self._loaded)
-        page.urlChanged.connect(lambda _url: self._guard("committed", self._ask_policy))
+        page.urlChanged.connect(lambda _url: self._guard("committed", self._committed))
         page.setDevToolsPage(self.dt)
+        self._priming = False  # an empty document loaded for `count` (its history entry goes)
 
     @property
     def ready(self) -> bool:
@@ -301,6 +404,83 @@ class PageWorkers:
         self._send([send])
         return fut
 
+    def count(self, on: bool) -> aio.Future[bool]:
+        """The Network domain on or off for the downloaded bytes (`WorkerChannel.count`):
+        resolves True once the page's renderer has it (a load may start), False when that
+        cannot be known (the page went, the backend refused)."""
+        fut: aio.Future[bool] = aio.Future()
+        if self.closed:
+            fut.set_result(False)
+            return fut
+        call, out = self.channel.count(on)
+        self._send(out)
+        if call is not None:
+            self._calls[call] = fut
+        elif on and not self.channel.started:
+            self._count_waiters.append(fut)
+        else:
+            fut.set_result(True)
+        if on and _never_loaded(self.page):
+            return self._primed(fut)
+        return fut
+
+    def _primed(self, enabled: aio.Future[bool]) -> aio.Future[bool]:
+        """A page that never loaded has no live frame: the backend holds the renderer's
+        commands (Network.enable) until a navigation makes one, and the first requests of that
+        navigation's document went unreported (measured: a new session's first image, now and
+        then its document). An empty document gives the domain its frame first; the operation
+        starts its own load once both it and the answer are there (an earlier start took the
+        empty document's end for its own: the title read 'about:blank'). Its history entry
+        goes at the next commit (`_committed`). Only an operation that counts does this: a
+        load of any other kind starts from the page as it is."""
+        done: aio.Future[bool] = aio.Future()
+        loaded = False
+
+        def settle() -> None:
+            if loaded and enabled.done() and not done.done():
+                done.set_result(enabled.result())
+
+        def finished(_ok: bool) -> None:
+            nonlocal loaded
+            self.page.loadFinished.disconnect(finished)
+            loaded = True
+            self._guard("primed", settle)
+
+        self.page.loadFinished.connect(finished)
+        enabled.add_done_callback(lambda _f: settle())
+        self._priming = True
+        self.page.load(QUrl(BLANK))
+        return done
+
+    def traffic(self) -> aio.Future[tuple[CounterKey, int] | None]:
+        """The bytes this page's requests took from the network (the hook's sum, see `hook`),
+        read once the backend answered a question asked now, so every request that finished
+        before is in it; keyed by this page and its frontend document. None for a page that
+        went (its count is lost)."""
+        fut: aio.Future[tuple[CounterKey, int] | None] = aio.Future()
+
+        def got(value: Any) -> None:
+            n = int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+            if not fut.done():
+                fut.set_result((("page", self._serial, self._generation), n))
+
+        def read() -> None:
+            if self.closed or sip.isdeleted(self.dt):
+                if not fut.done():
+                    fut.set_result(None)
+                return
+            self.dt.runJavaScript(
+                READ_TRAFFIC, MAIN, lambda v: self._guard("traffic", lambda: got(v))
+            )
+
+        if self.closed or not self.channel.attached:
+            read()
+            return fut
+        call, send = self.channel.request(FLUSH)
+        self._flushes[call] = read
+        self._send([send])
+        return fut
+
     def set_identity(self, fp: FingerprintProfile | None) -> None:
         self._identity = i = _identity(fp)
         self._fp = fp
@@ -318,6 +498,10 @@ class PageWorkers:
         self.closed = True
         self._waiting = []  # a load waiting on a page that goes never runs
         self._abandon()
+        waiters, self._count_waiters = self._count_waiters, []
+        for fut in waiters:
+            if not fut.done():
+                fut.set_result(False)
         if self._view is not None and not sip.isdeleted(self._view):
             self._view.removeEventFilter(self._resizes)
         if not sip.isdeleted(self.page):
@@ -339,8 +523,11 @@ class PageWorkers:
                 return
             # a new frontend document (the first, or after a reattach) starts a new conversation
             self._abandon()
+            self._generation += 1  # and a new count
             self._policy_call = None  # the new conversation numbers its commands anew
+            counting = self.channel.counting
             self.channel = self._identity.channel(self._viewport())
+            self.channel.counting = counting
             self.dt.runJavaScript(hook(self.shared), MAIN, self._hooked)
 
         self._guard("loaded", run)
@@ -403,6 +590,14 @@ class PageWorkers:
 
     # -- internals -------------------------------------------------------------------------------
 
+    def _committed(self) -> None:
+        if self._priming and self.page.url().toString() not in ("", BLANK):
+            self._priming = False
+            history = self.page.history()
+            if history is not None and history.count() > 1:
+                history.clear()  # all but the new document: back has nowhere to go, as before
+        self._ask_policy()
+
     def _ask_policy(self) -> None:
         """The opener policy of the page's document, asked again at each commit (a same-document
         one too: it cannot tell them apart) and once the channel is up."""
@@ -434,6 +629,9 @@ class PageWorkers:
         for fut in calls.values():
             if not fut.done():
                 fut.set_result(False)
+        flushes, self._flushes = self._flushes, {}
+        for read in flushes.values():
+            read()  # what the new document (or none) has
 
     def _release(self) -> None:
         waiting, self._waiting = self._waiting, []
@@ -458,6 +656,14 @@ class PageWorkers:
                 self._release()
             elif isinstance(out, Answered) and out.id == self._policy_call:
                 self._policy_answered(out)
+            elif isinstance(out, Answered) and out.id in self._flushes:
+                self._flushes.pop(out.id)()
+            elif isinstance(out, Answered) and out.id == self.channel.count_call:
+                fut = self._calls.pop(out.id, None)
+                waiters, self._count_waiters = self._count_waiters, []
+                for w in [*waiters, *([fut] if fut is not None else [])]:
+                    if not w.done():
+                        w.set_result(out.ok)
             elif isinstance(out, Answered):
                 fut = self._calls.pop(out.id, None)
                 if fut is not None and not fut.done():
@@ -470,7 +676,9 @@ class PageWorkers:
 
 
 class SessionWorkers:
-    """A session's `PageWorkers`, one per session page while the session has a fingerprint."""
+    """A session's `PageWorkers`: one per session page while the session has a fingerprint; a
+    native session's page gets one only when an operation first counts its downloaded bytes
+    (a devtools page costs 12-16 MB), and keeps it."""
 
     def __init__(
         self, host: DevtoolsHost, fp: FingerprintProfile | None, log: Log, failed: Failed
@@ -480,10 +688,15 @@ class SessionWorkers:
         self._log = log
         self._failed = failed
         self._pages: dict[int, tuple[QWebEnginePage, PageWorkers | None]] = {}
+        self._counting = False  # an operation counts the downloaded bytes (`count`)
+
+    @property
+    def fingerprinted(self) -> bool:
+        return self._fp is not None
 
     def page_made(self, page: QWebEnginePage) -> None:
-        workers = self._attach(page) if self._fp is not None else None
-        self._pages[id(page)] = (page, workers)
+        wanted = self._fp is not None or self._counting
+        self._pages[id(page)] = (page, self._attach(page) if wanted else None)
 
     def page_closing(self, page: QWebEnginePage) -> None:
         _, workers = self._pages.pop(id(page), (page, None))
@@ -512,6 +725,20 @@ class SessionWorkers:
             elif fp is not None:
                 self._pages[key] = (page, self._attach(page))
 
+    def count(self, on: bool) -> list[aio.Future[bool]]:
+        """The Network domain on or off in every page (`PageWorkers.count`), and in the pages
+        made while it is on."""
+        self._counting = on
+        if on:
+            for key, (page, workers) in list(self._pages.items()):
+                if workers is None:
+                    self._pages[key] = (page, self._attach(page))
+        return [w.count(on) for _, w in self._pages.values() if w is not None]
+
+    def traffic(self) -> list[aio.Future[tuple[CounterKey, int] | None]]:
+        """Each page's count (`PageWorkers.traffic`), read now."""
+        return [w.traffic() for _, w in self._pages.values() if w is not None]
+
     def close(self) -> None:
         for _, workers in self._pages.values():
             if workers is not None:
@@ -519,11 +746,18 @@ class SessionWorkers:
         self._pages.clear()
 
     def _attach(self, page: QWebEnginePage) -> PageWorkers | None:
-        assert self._fp is not None
         # the first page with a channel (the root page) attaches the shared workers
         shared = not any(w is not None and w.shared for _, w in self._pages.values())
         try:
-            return PageWorkers(self._host, page, self._fp, self._log, self._failed, shared=shared)
+            return PageWorkers(
+                self._host,
+                page,
+                self._fp,
+                self._log,
+                self._failed,
+                shared=shared,
+                counting=self._counting,
+            )
         except Exception as exc:  # the page works on without them
             self._failed("worker_cdp.attach", exc)
             return None

@@ -22,6 +22,10 @@ The conversation:
   orientation, the viewport pinned to the view's size, `set_viewport`).
 - `set_identity()`: the next workers take the new prelude, the zone is overridden again (an
   empty zone clears the override), and so is the screen (none: cleared).
+- `count()`: the Network domain on (or off) for the downloaded bytes (docs/decisions.md
+  "Downloaded bytes"), on the page and on every frame and worker target, and while it is on,
+  on each new one before its release. Its events stay in the devtools page, which adds them up
+  (`host_app.worker_cdp`); none reaches the app.
 
 Errors the backend answers are returned as `CdpFailed` for the log and change nothing else;
 messages that are not understood are ignored (the backend sends events nobody asked for).
@@ -40,6 +44,8 @@ from .identity import EngineIdentity, page_brand_lists
 SHARED_WORKER = "shared_worker"
 WORKER_TYPES = frozenset({"worker", "service_worker", SHARED_WORKER})
 FRAME = "iframe"  # an out-of-process frame's target type
+# targets whose requests the Network domain reports in their own session
+NETWORK_TYPES = WORKER_TYPES | {FRAME}
 PAGE_SESSION = ""  # the page's own session: commands without a sessionId
 
 
@@ -147,6 +153,14 @@ class NoParams(msgspec.Struct):
     pass
 
 
+class NetworkEnable(msgspec.Struct, rename="camel"):
+    """The Network domain without its payload buffers: the backend keeps no response body for
+    `getResponseBody` (nobody asks), only its events go out."""
+
+    max_total_buffer_size: int = 0
+    max_resource_buffer_size: int = 0
+
+
 class NewDocumentScript(msgspec.Struct, rename="camel"):
     source: str
 
@@ -168,6 +182,7 @@ Params = (
     | NewDocumentScript
     | ScriptId
     | FrameId
+    | NetworkEnable
     | NoParams
 )
 
@@ -337,6 +352,8 @@ class WorkerChannel:
         self.viewport = viewport
         self.started = False
         self.attached = False  # the page's auto-attach answered
+        self.counting = False  # the Network domain is on (`count`)
+        self.count_call: int | None = None  # the page's last Network.enable/disable
         # the new-document script's identifier in the page and in each out-of-process frame,
         # by session, and the commands adding the current ones (command id -> session)
         self._doc_scripts: dict[str, str] = {}
@@ -374,7 +391,30 @@ class WorkerChannel:
         # domain must be on for it (its events are ignored; the page cannot tell).
         out.append(self._command("Page.enable", NoParams()))
         out.extend(self._document_script())
+        if self.counting:  # asked before the start, or a new conversation while counting
+            self.count_call, send = self.request("Network.enable", NetworkEnable())
+            out.append(send)
         return out
+
+    def count(self, on: bool) -> tuple[int | None, list[Output]]:
+        """The Network domain on or off: on the page, whose answer comes as `Answered` with the
+        returned id (the page's renderer has it then: a load may start), and on every frame
+        and worker attached. Nothing to send (None): it already is, or the conversation has
+        not started (`start` sends it)."""
+        if on == self.counting:
+            return None, []
+        self.counting = on
+        if not self.started:
+            return None, []
+        method = "Network.enable" if on else "Network.disable"
+        params: Params = NetworkEnable() if on else NoParams()
+        call, first = self.request(method, params)
+        self.count_call = call
+        out: list[Output] = [first]
+        for sid, info in self.sessions.items():
+            if info.type in NETWORK_TYPES and sid not in self.ended:
+                out.append(self._command(method, params, sid))
+        return call, out
 
     def set_identity(
         self,
@@ -585,6 +625,10 @@ class WorkerChannel:
             # identity at once too (a bot check often runs in such a frame)
             out.append(self._command("Page.enable", NoParams(), sid))
             out.extend(self._document_script(sid))
+        if self.counting and info.type in NETWORK_TYPES:
+            # its own requests (a worker's fetches, another site's frame) are reported in its
+            # session only, from before its first statement
+            out.append(self._command("Network.enable", NetworkEnable(), sid))
         out.append(self._command("Runtime.runIfWaitingForDebugger", NoParams(), sid))
         out.append(WorkerHeld(sid, info.type, info.url, prelude is not None))
         return out

@@ -19,6 +19,7 @@ from host_app.logic.downloads import Mark
 from host_app.logic.frames import HostFrame
 from host_app.logic.page_events import PageEvent
 from host_app.logic.readiness import Probe
+from host_app.logic.traffic import CounterKey, Counters
 
 T = TypeVar("T")
 
@@ -138,6 +139,8 @@ class FakePage:
         self._downloads = FakeDownloads()
         self.selections = 0
         self.records: list[tuple[str, str, dict[str, Any]]] = []
+        self.downloaded: dict[CounterKey, int] = {}  # the session's byte counters
+        self.counting = False
 
     # -- what both drivers share -------------------------------------------------------------
 
@@ -266,8 +269,12 @@ class FakePage:
     def to_html(self) -> aio.Future[str]:
         return done("<html><body>x</body></html>")
 
-    def traffic_bytes(self) -> aio.Future[int]:
-        return done(0)
+    def traffic(self) -> aio.Future[Counters]:
+        return done(dict(self.downloaded))
+
+    def count_traffic(self, on: bool) -> aio.Future[None]:
+        self.counting = on
+        return done(None)
 
     def document_size(self) -> aio.Future[tuple[int, int, int, int]]:
         return done((800, 600, 800, 600))

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 
@@ -257,3 +258,173 @@ def test_an_asset_the_site_refuses_comes_from_the_engine(shared_host: HostApp, s
         assert Site.hits["/a/missing.js"] == 2  # the shared fetch's, then the engine's
     finally:
         host.client.delete(f"/v1/sessions/{sid}")
+
+
+# -- downloaded bytes (issue 37 point 4) ---------------------------------------------------------
+
+TRAFFIC_IMAGES = 300  # cross-origin, without Timing-Allow-Origin: past Resource Timing's 250
+FRAME_IMAGES = 10
+
+
+class _Counting:
+    """A connection's socket writer that counts every byte written (status line, headers,
+    body) by the path of the request it answers."""
+
+    def __init__(self, raw: Any, counter: Counter[str], lock: threading.Lock) -> None:
+        self.raw, self.counter, self.lock = raw, counter, lock
+        self.path = ""
+
+    def write(self, data: bytes) -> int:
+        with self.lock:
+            self.counter[self.path] += len(data)
+        return int(self.raw.write(data))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+
+class _Counted(BaseHTTPRequestHandler):
+    """Every byte each server writes, by path: what the session really downloaded from it."""
+
+    protocol_version = "HTTP/1.1"
+    wrote: ClassVar[Counter[str]]
+    lock = threading.Lock()
+    other = ""  # the other server's origin
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+    def setup(self) -> None:
+        super().setup()
+        self.counting = _Counting(self.wfile, self.wrote, self.lock)
+        self.wfile = self.counting  # type: ignore[assignment]
+
+    def do_GET(self) -> None:
+        self.counting.path = self.path
+        answer = self.answer(self.path.split("?")[0])
+        if answer is None:
+            self.send_error(404)
+            return
+        body, kind, cache = answer
+        reply(self, body, kind, {"Cache-Control": cache})
+
+    def answer(self, path: str) -> tuple[bytes, str, str] | None:
+        raise NotImplementedError
+
+
+def _traffic_image(n: int) -> tuple[bytes, str, str]:
+    # even: shared (public, fresh): a miss, then hits; odd: not storable, each load downloads it
+    return png(8 + n % 13, 1000 + n), "image/png", PUBLIC if n % 2 == 0 else "no-store"
+
+
+class _TrafficPages(_Counted):
+    wrote: ClassVar[Counter[str]] = Counter()
+
+    def answer(self, path: str) -> tuple[bytes, str, str] | None:
+        port = str(self.headers["Host"]).rsplit(":", 1)[-1]
+        if path == "/traffic":
+            images = "".join(f'<img src="{self.other}/t/{n}.png">' for n in range(TRAFFIC_IMAGES))
+            local = "".join(f'<img src="/own/{n}.png">' for n in range(20))
+            page = (
+                '<!doctype html><html><head><link rel=icon href="data:,">'
+                f'<link rel=stylesheet href="{self.other}/t/style.css">'
+                f'<script src="{self.other}/t/app.js"></script></head><body>{images}{local}'
+                # another site's frame (localhost is not 127.0.0.1's site), its own images
+                f'<iframe src="http://localhost:{port}/traffic-frame"></iframe>'
+                # done once every image, the frame and the worker's fetch have loaded
+                "<script>const w = new Worker('/traffic-worker.js');"
+                "Promise.all([new Promise((r) => { w.onmessage = r; }),"
+                "new Promise((r) => addEventListener('load', r))])"
+                ".then(() => { document.body.dataset.done = 'yes'; });</script></body></html>"
+            )
+            return page.encode(), "text/html", "no-store"
+        if path == "/traffic-frame":
+            images = "".join(f'<img src="{self.other}/f/{n}.png">' for n in range(FRAME_IMAGES))
+            return (
+                f'<!doctype html><link rel=icon href="data:,">{images}'.encode(),
+                "text/html",
+                "no-store",
+            )
+        if path == "/traffic-worker.js":
+            return (
+                b"fetch('/traffic-data').then((r) => r.arrayBuffer()).then(() => postMessage(1));",
+                "text/javascript",
+                "no-store",
+            )
+        if path == "/traffic-data":
+            return bytes(range(256)) * 80, "application/octet-stream", "no-store"
+        if path.startswith("/own/"):
+            return _traffic_image(int(path[5:-4]) + 5000)
+        return None
+
+
+class _TrafficAssets(_Counted):
+    wrote: ClassVar[Counter[str]] = Counter()
+
+    def answer(self, path: str) -> tuple[bytes, str, str] | None:
+        if path == "/t/style.css":
+            return b"img{width:4px;height:4px}", "text/css", PUBLIC
+        if path == "/t/app.js":
+            return b"document.documentElement.dataset.app='ran';", "text/javascript", PUBLIC
+        if path.startswith(("/t/", "/f/")):
+            return _traffic_image(int(path[3:-4]) + (2000 if path[1] == "f" else 0))
+        return None
+
+
+def _capture_traffic(host: HostApp, sid: str, url: str) -> int:
+    done = {"action": "wait-for", "selector": "body[data-done]", "timeout": 60}
+    body = {"url": url, "session_id": sid, "wait": 0, "actions": [done]}
+    lines = host.stream("/v1/captures", body)
+    completed = [x["data"] for x in lines if x["event"] == "capture.completed"]
+    assert completed, lines
+    html = Path(completed[0]["output_path"]).read_text(encoding="utf-8")
+    assert 'data-app="ran"' in html, html[:500]
+    return int(completed[0]["proxy_traffic"]["bytes"])
+
+
+def _written() -> tuple[int, Counter[str]]:
+    with _Counted.lock:
+        both = _TrafficPages.wrote + _TrafficAssets.wrote
+        _TrafficPages.wrote.clear()
+        _TrafficAssets.wrote.clear()
+    return sum(both.values()), both
+
+
+def test_a_capture_counts_what_the_servers_sent(shared_host: HostApp) -> None:
+    """A page of 300 cross-origin images (another port, no Timing-Allow-Origin), 20 of its own,
+    another site's frame with its images, a worker's script and its fetch: each capture's
+    traffic is what the two servers wrote for it, headers included. The first load's images
+    are fetched by the asset scheme (shared-cache misses: counted); the next load's public ones
+    are hits (no byte from the servers, none counted), the others the engine's own; then the
+    same page on another site (a new renderer), and a native session's first load (Resource
+    Timing gave about a seventh of it: docs/decisions.md "Downloaded bytes")."""
+    host = shared_host
+    with serving(_TrafficAssets) as assets, serving(_TrafficPages) as pages:
+        _TrafficPages.other = assets
+        elsewhere = pages.replace("127.0.0.1", "localhost")
+        sid = host.new_session()
+        body = {"name": "Native traffic", "fingerprint_profile": None}
+        profile = host.ok("POST", "/v1/profiles", body)["profile"]["id"]
+        native = host.new_session(profile="Native traffic")
+        try:
+            figures = []
+            for n, (session, site) in enumerate(
+                ((sid, pages), (sid, pages), (sid, elsewhere), (native, pages))
+            ):
+                _written()
+                reported = _capture_traffic(host, session, f"{site}/traffic?{n}")
+                time.sleep(0.3)  # anything a server still writes is in its count
+                wrote, paths = _written()
+                figures.append((reported, wrote, len(paths)))
+                assert reported == wrote, (n, reported, wrote, paths)
+            print(f"reported, written, paths per capture: {figures}")
+            (miss, _, miss_paths), (hit, _, hit_paths), _, _ = figures
+            # the first load asked for every resource (misses included), the second not for
+            # the shared ones: they were hits, and the count fell by what they had cost
+            assert miss_paths >= TRAFFIC_IMAGES + FRAME_IMAGES + 20 + 5, figures
+            assert hit_paths < miss_paths - TRAFFIC_IMAGES // 2, figures
+            assert 0 < hit < miss, figures
+        finally:
+            for x in (sid, native):
+                host.client.delete(f"/v1/sessions/{x}")
+            host.client.delete(f"/v1/profiles/{profile}")

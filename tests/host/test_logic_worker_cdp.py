@@ -480,3 +480,62 @@ def test_only_a_known_policy_other_than_unsafe_none_stops_the_hold() -> None:
     assert hold_cuts_opener("RestrictProperties")
     assert not hold_cuts_opener(UNSAFE_NONE)
     assert not hold_cuts_opener(None)  # not known (yet): held, as before
+
+
+NO_BUFFERS = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}
+
+
+def test_counting_turns_the_network_domain_on_for_the_page_and_its_targets() -> None:
+    """The downloaded bytes (docs/decisions.md): the Network domain is on only while an
+    operation counts, on the page (whose answer is waited for) and on every frame and worker,
+    a new one before its release; never on a target without requests of its own."""
+    ch = started()
+    assert calls(ch.receive(attached("S1"))) == [
+        ("Target.setAutoAttach", "S1"),
+        ("Runtime.evaluate", "S1"),
+        ("Runtime.runIfWaitingForDebugger", "S1"),
+    ]  # not counting: nothing more
+    ch.receive(attached("F1", "iframe", "http://other/"))
+    ch.receive(attached("X1", "auction_worklet", "http://x/w.js"))
+    call, out = ch.count(True)
+    assert calls(out) == [
+        ("Network.enable", ""),
+        ("Network.enable", "S1"),
+        ("Network.enable", "F1"),
+    ]
+    assert call is not None
+    assert sent(out)[0] == {"id": call, "method": "Network.enable", "params": NO_BUFFERS}
+    assert ch.receive(answer(call)) == [Answered(call, ok=True)]
+    assert ch.count(True) == (None, [])  # on already
+    out = ch.receive(attached("S2", "service_worker", "http://x/sw.js"))
+    assert calls(out) == [
+        ("Target.setAutoAttach", "S2"),
+        ("Runtime.evaluate", "S2"),
+        ("Network.enable", "S2"),  # its fetches, from its first statement
+        ("Runtime.runIfWaitingForDebugger", "S2"),
+    ]
+    assert calls(ch.receive(attached("X2", "auction_worklet"))) == [
+        ("Target.setAutoAttach", "X2"),
+        ("Runtime.runIfWaitingForDebugger", "X2"),
+    ]
+    call, out = ch.count(False)
+    assert calls(out) == [
+        ("Network.disable", ""),
+        ("Network.disable", "S1"),
+        ("Network.disable", "F1"),
+        ("Network.disable", "S2"),
+    ]
+    assert call == sent(out)[0]["id"]
+
+
+def test_counting_asked_before_the_start_goes_with_it() -> None:
+    """(Also a new conversation, after a new frontend document, while an operation counts.)"""
+    ch = WorkerChannel(None, "")
+    assert ch.count(True) == (None, [])
+    out = ch.start()
+    assert calls(out)[-1] == ("Network.enable", "")
+    call = ch.count_call
+    assert call is not None
+    assert call == sent(out)[-1]["id"]  # its answer is the caller's
+    assert ch.receive(answer(call)) == [Answered(call, ok=True)]
+    assert ("Network.enable", "") not in calls(WorkerChannel(None, "").start())
