@@ -9,9 +9,9 @@ Wire form, per list: an integer item is a context marker (the entries after it h
   extra is, on a `table_cell`, 1 for a column header and 2 for a row header; a list extra holds
   the refs of the elements inside the entry; an object extra holds details (`d`). An entry with
   refs and no text has the text of its elements' names, joined by spaces. Short kinds: `h1`-`h6`
-  (a heading and its level), `p` (paragraph), `li` (list_item). A table cell is a plain string
-  when it is just its text (the commonest entry of a table: `"Rose"`), else `[text, extra...]`:
-  an array whose second item is no string.
+  (a heading and its level), `p` (paragraph), `li` (list_item). A table row is `[]`; a table
+  cell is a plain string when it is just its text (the commonest entry of a table: `"Rose"`),
+  else `[text, extra...]`: an array whose second item is no string.
 - `contexts`: a path, `[n, tail]` for `contexts[n] + " > " + tail` (a table's rows and a
   landmark's parts repeat their ancestors' path otherwise), or `[head, "row", i, j]` for the
   paths `head > row i` through `head > row j` (head: an index or a path). Rows go last, so every
@@ -220,6 +220,9 @@ def encode_content(content: list[dict[str, Any]], elements: list[dict[str, Any]]
         if kind == "table_cell":
             # a cell is its text, or [text, extra...]: no other entry has a non-string second
             out.append([text, *extra] if extra else text)
+            continue
+        if kind == "table_row" and not text and not extra:
+            out.append([])
             continue
         item: list[Any] = [kind]
         if text or extra:
@@ -461,6 +464,8 @@ def decode_content(items: list[Item], elements: list[dict[str, Any]]) -> list[di
             continue
         if isinstance(wired, str):
             item: list[Any] = ["table_cell", wired]
+        elif not wired:
+            item = ["table_row"]
         elif len(wired) > 1 and not isinstance(wired[1], str):
             item = ["table_cell", *wired]  # a cell [text, extra...]
         else:

@@ -435,8 +435,8 @@ async def list_proxies(agent: Agent, args: dict[str, Any]) -> Outcome:
 SESSION_RULE = "Without session_id: SVC_SESSION_ID, else the newest session, else a new one."
 OBSERVATION_FORMAT = (
     "Returns {page, observation}: vp [scroll x, y, width, height], doc [width, height]; content: "
-    '[kind (h1-h6, p...), text ("": names of refs), refs inside], table cells text or [text, 1/2 '
-    "(column/row header), refs]; elements: [ref, role, name, value or destination relative to "
+    '[kind (h1, p...), text ("": names of refs), refs inside], table rows [], cells text or [text, '
+    "1/2 (column/row header), refs]; elements: [ref, role, name, value or destination relative to "
     "page.url, states, {opts}]. Integer n: next entries in contexts[n] (-1 none; [m, tail]: "
     'contexts[m] > tail; [m, "row", i, j]: rows i-j).'
 )
