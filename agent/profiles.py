@@ -16,11 +16,12 @@ import secrets
 import unicodedata
 import uuid
 import zoneinfo
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from bridge_protocol import ErrorId, FingerprintProfile, SvcError
+from bridge_protocol import ErrorId, FingerprintProfile, SvcError, browser_data
 
 from . import transfers
 from .api import (
@@ -103,6 +104,22 @@ def template_fingerprint() -> FingerprintProfile:
 
 def _invalid(message: str, field: str) -> SvcError:
     return SvcError.of(ErrorId.VALIDATION_FAILED, message, field=field)
+
+
+def _check_browser_data(cookies: bool, passwords: bool, *, staged: bool) -> None:
+    """The browser-data flags say what the profile holds (spec 1 §4 Profiles): cookies only
+    once the app staged them (docs/decisions.md "Sign in once"); passwords never."""
+    if passwords:
+        raise _invalid(
+            "svc keeps no passwords: includes_passwords cannot be true", "includes_passwords"
+        )
+    if cookies and not staged:
+        raise _invalid(
+            "includes_cookies becomes true when the app saves a session's sign-in to this "
+            "profile (Session > Save sign-in to profile…) or imports a cookies file into it; "
+            "this profile holds no cookies",
+            "includes_cookies",
+        )
 
 
 def clean_name(raw: str, field: str = "name") -> str:
@@ -263,13 +280,18 @@ class Profiles:
             raise SvcError.of(
                 ErrorId.VALIDATION_FAILED, f"no saved profile named {name!r}", field="profile"
             )
+        staged = self._staged(record.id)
         return SessionTemplate(
             name=record.name,
             proxy_alias=record.proxy_alias,
             adblock_enabled=record.adblock_enabled,
             image_blocking_mode=record.image_blocking_mode,
             image_size_limit_kb=record.image_size_limit_kb,
+            staged_cookies=staged if record.includes_cookies and staged.is_file() else None,
         )
+
+    def _staged(self, profile_id: str) -> Path:
+        return browser_data.staged_cookies(self._config.data_dir, profile_id)
 
     def session_fingerprint(self, profile_name: str) -> FingerprintProfile | None:
         """The saved fingerprint of the sessions made from the profile `profile_name` (None:
@@ -330,6 +352,7 @@ class Profiles:
         return record
 
     def create(self, body: ProfileCreate, proxies: Proxies) -> ProfileRecord:
+        _check_browser_data(body.includes_cookies, body.includes_passwords, staged=False)
         name = clean_name(body.name)
         self._check_name_free(name, None)
         self._check_plan()
@@ -355,6 +378,13 @@ class Profiles:
 
     def patch(self, raw_id: str, body: ProfilePatch, proxies: Proxies) -> ProfileRecord:
         record = self.get(raw_id, action="changed")
+        _check_browser_data(
+            body.includes_cookies is True,
+            body.includes_passwords is True,
+            staged=self._staged(record.id).is_file(),
+        )
+        if body.includes_cookies is False:
+            browser_data.remove_staged(self._config.data_dir, record.id)
         sets: dict[str, Any] = {}
         if body.name is not msgspec.UNSET:
             name = clean_name(body.name)
@@ -400,6 +430,7 @@ class Profiles:
 
     def delete(self, raw_id: str) -> str:
         record = self.get(raw_id, action="deleted")
+        browser_data.remove_staged(self._config.data_dir, record.id)
         with self._store.transaction() as db:
             db.execute("DELETE FROM saved_profiles WHERE id=?", (record.id,))
             # Its sessions keep the identity they had (docs/decisions.md "Session identity").

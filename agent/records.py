@@ -9,6 +9,7 @@ shape is its repository's `render`, once per record type.
 from __future__ import annotations
 
 import unicodedata
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import msgspec
@@ -94,6 +95,8 @@ class SessionTemplate(msgspec.Struct, frozen=True, kw_only=True):
     adblock_enabled: bool
     image_blocking_mode: ImageMode
     image_size_limit_kb: int
+    # the profile's staged cookies (bridge_protocol.browser_data), when it includes them
+    staged_cookies: Path | None = None
 
 
 class ProxyExit(msgspec.Struct, frozen=True, kw_only=True):

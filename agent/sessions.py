@@ -5,12 +5,13 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 import msgspec
 import trio
 
-from bridge_protocol import ErrorId, SvcError
+from bridge_protocol import ErrorId, SvcError, browser_data
 from bridge_protocol.session_ids import format_session_id, session_number
 
 from .api import InactivityLifetime, IndefiniteLifetime, SessionCreate, SessionPatch
@@ -274,11 +275,28 @@ class Sessions:
                 (name, name_key(name), sid),
             )
         record = msgspec.structs.replace(pending, id=sid, name=name, name_key=name_key(name))
+        if template.staged_cookies is not None:
+            self._seed_cookies(template.staged_cookies, sid)
         self.touch(record.session_id)
         if proxy_alias is not None:
             self._proxy_changed(record.session_id, proxy_alias)
         self._logs.write("session.created", f"session {record.session_id} created", profile_id=sid)
         return record
+
+    def _seed_cookies(self, staged: Path, number: int) -> None:
+        """The profile's staged cookies, copied for the app to put into the new session's store
+        when it opens it (bridge_protocol.browser_data). A copy that cannot be made leaves the
+        session without them, said in its log; the session itself is made."""
+        browser_dir = self._config.data_dir / "Browser" / f"Tab-{number}"
+        try:
+            browser_data.copy_private(staged, browser_data.seed_cookies(browser_dir))
+        except OSError as exc:
+            self._logs.write(
+                "session.cookies_not_seeded",
+                f"the profile's cookies could not be copied for session {number}: {exc}",
+                level="warning",
+                profile_id=number,
+            )
 
     def _proxy_changed(self, session_id: str, alias: str | None) -> None:
         for hook in self.hooks.on_proxy_changed:

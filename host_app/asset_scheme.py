@@ -18,6 +18,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from bridge_protocol.browser_data import StagedCookie
+
 from .asset_fetch import Aborted, Fetch, Fetched, FetchRoute
 from .logic.asset_request import engine_headers
 from .logic.assets import (
@@ -37,6 +39,7 @@ from .logic.assets import (
 from .qt import (
     QBuffer,
     QByteArray,
+    QDateTime,
     QIODevice,
     QNetworkCookie,
     QObject,
@@ -231,7 +234,35 @@ def _cookie_of(c: QNetworkCookie) -> Cookie:
         secure=c.isSecure(),
         same_site=same_site,
         expires=expires,
+        http_only=c.isHttpOnly(),
     )
+
+
+def qt_cookie(c: StagedCookie) -> tuple[QNetworkCookie, QUrl]:
+    """A staged cookie as the cookie store's `setCookie` takes it: a host-only cookie has no
+    domain attribute and names its host by the origin (a domain attribute would make it a
+    domain cookie); a domain cookie keeps its leading dot."""
+    cookie = QNetworkCookie(
+        c.name.encode("latin-1", "replace"), c.value.encode("latin-1", "replace")
+    )
+    cookie.setPath(c.path or "/")
+    cookie.setSecure(c.secure)
+    cookie.setHttpOnly(c.http_only)
+    if c.same_site is not None:
+        cookie.setSameSitePolicy(
+            {
+                "none": QNetworkCookie.SameSite.None_,
+                "lax": QNetworkCookie.SameSite.Lax,
+                "strict": QNetworkCookie.SameSite.Strict,
+            }[c.same_site]
+        )
+    if c.expires is not None:
+        cookie.setExpirationDate(QDateTime.fromSecsSinceEpoch(int(c.expires)))
+    host = c.domain.lstrip(".")
+    origin = QUrl(f"{'https' if c.secure else 'http'}://{host}{c.path or '/'}")
+    if c.domain.startswith("."):
+        cookie.setDomain(c.domain)
+    return cookie, origin
 
 
 def track_cookies(profile: QWebEngineProfile, jar: CookieJar) -> None:

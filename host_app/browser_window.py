@@ -36,6 +36,7 @@ from .qt import (
     QWidget,
 )
 from .session_browser import SessionBrowser
+from .sign_in import SignIn
 from .terminal import TerminalPanel
 from .ui_api import ApiError, UiApi
 from .widgets import HidingWindow, confirm
@@ -84,6 +85,7 @@ class BrowserWindow(HidingWindow):
         super().__init__()
         self.engine = engine
         self.api = api
+        self.sign_in = SignIn(self, api, engine.data_dir, self._say) if api is not None else None
         self.setWindowTitle("svc browser")
         self.resize(1280, 800)
         self.rows: dict[str, SessionRow] = {}
@@ -189,6 +191,8 @@ class BrowserWindow(HidingWindow):
         add("&Session", "Pause/Play", self.toggle_pause, "Ctrl+Shift+P")
         add("&Session", "Clear browsing data…", self.clear_data, "Ctrl+Shift+Del")
         add("&Session", "Delete…", self.delete_session, "Ctrl+Shift+D")
+        add("&Session", "Save sign-in to profile…", self.save_sign_in, "Ctrl+Shift+K")
+        add("&Session", "Import cookies…", self.import_cookies, "Ctrl+Shift+O")
         add("&View", "Terminal", self.toggle_terminal, "Ctrl+`")
         add("&View", "Address bar", self._focus_address, "Ctrl+L")
         add("&View", "Session list", self.sessions.setFocus, "Ctrl+Shift+S")
@@ -446,6 +450,19 @@ class BrowserWindow(HidingWindow):
             return False
         self.engine.clear_browsing_data(session_id)
         return True
+
+    def save_sign_in(self) -> None:
+        """Session > Save sign-in to profile… (host_app.sign_in)."""
+        sid = self.current
+        row = self.row(sid) if sid else None
+        if sid is None or row is None or self.sign_in is None:
+            return
+        b = self.engine.sessions.get(sid)
+        self.sign_in.save(f"{row.name} ({sid})", b.sign_in() if b is not None else [])
+
+    def import_cookies(self) -> None:
+        if self.sign_in is not None:
+            self.sign_in.import_file()
 
     def delete_session(self) -> None:
         sid = self.current

@@ -14,25 +14,34 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from cryptography.hazmat.primitives import serialization
 
 from bridge_protocol import (
     ErrorId,
     SessionSettings,
     SvcError,
+    browser_data,
 )
+from bridge_protocol.browser_data import StagedCookie
 from bridge_protocol.identity import FingerprintProfile
 from bridge_protocol.selectors import DomNode, build_tree
 
 from . import actions, js, operations
 from .asset_fetch import FetchRoute
 from .asset_fetch import forget as forget_connections
-from .asset_scheme import AssetHandler, SessionAssets, schemes_registered, track_cookies
+from .asset_scheme import (
+    AssetHandler,
+    SessionAssets,
+    qt_cookie,
+    schemes_registered,
+    track_cookies,
+)
 from .asset_scheme import Verdict as AssetVerdict
 from .dialogs import DialogHost
 from .downloads import SessionDownloads
 from .identity import apply_identity
-from .logic import aio, trust
+from .logic import aio, cookie_files, trust
 from .logic import assets as assets_logic
 from .logic.assets import (
     ASSET_SCHEMES,
@@ -477,6 +486,7 @@ class SessionBrowser:
             QWebEngineProfile.PersistentCookiesPolicy.ForcePersistentCookies
         )
         self.assets = self._assets(settings, profile)
+        self._seed_cookies(profile)
         interceptor = Interceptor(
             self.policy,
             profile,
@@ -527,6 +537,42 @@ class SessionBrowser:
         self._asset_handler = handler
         track_cookies(profile, assets.cookies)
         return assets
+
+    def _seed_cookies(self, profile: QWebEngineProfile) -> None:
+        """The saved profile's cookies the agent copied for this new session
+        (bridge_protocol.browser_data), put into its store before its first request; the copy
+        goes once they are in the store's hands."""
+        seed = browser_data.seed_cookies(self.storage)
+        try:
+            cookies = browser_data.decode(seed.read_bytes())
+        except FileNotFoundError:
+            return
+        except (OSError, msgspec.MsgspecError) as exc:
+            self._cookies_log(f"the profile's cookies could not be read: {exc}", 0)
+            return
+        store = profile.cookieStore()
+        if store is None:
+            return
+        for c in cookies:
+            store.setCookie(*qt_cookie(c))
+        seed.unlink(missing_ok=True)
+        self._cookies_log(f"{len(cookies)} cookies from the profile", len(cookies))
+
+    def _cookies_log(self, message: str, count: int) -> None:
+        self.engine.write_session_log(
+            self.profile_id,
+            "session.cookies_seeded",
+            f"{self.session_id}: {message}",
+            session_id=self.session_id,
+            cookies=count,
+        )
+
+    def sign_in(self) -> list[StagedCookie]:
+        """The session's live cookies (its sign-in), as a profile stages them; none while the
+        session is not open."""
+        if self.assets is None:
+            return []
+        return cookie_files.from_jar(self.assets.cookies.all())
 
     def _asset_failed(self, url: str, error: str) -> None:
         self.engine.write_session_log(

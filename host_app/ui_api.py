@@ -37,12 +37,20 @@ class _Paused(msgspec.Struct):
     network_paused: bool
 
 
-class _Profile(msgspec.Struct):
+class ProfileRow(msgspec.Struct, frozen=True):
+    """A saved profile as the windows need it."""
+
+    id: str
     name: str
+    includes_cookies: bool = False
 
 
 class _Profiles(msgspec.Struct):
-    profiles: list[_Profile]
+    profiles: list[ProfileRow]
+
+
+class _OneProfile(msgspec.Struct):
+    profile: ProfileRow
 
 
 class _Deleted(msgspec.Struct):
@@ -50,6 +58,12 @@ class _Deleted(msgspec.Struct):
 
 
 Done = Callable[[T | ApiError], None]
+
+
+def _profile(e: _Envelope[_OneProfile]) -> ProfileRow:
+    return e.data.profile
+
+
 REQUEST_TIMEOUT_MS = 15_000
 
 
@@ -78,6 +92,19 @@ class UiApi:
             return [p.name for p in e.data.profiles]
 
         self._call("GET", "/v1/profiles", _Envelope[_Profiles], pick, done)
+
+    def profiles(self, done: Done[list[ProfileRow]]) -> None:
+        self._call("GET", "/v1/profiles", _Envelope[_Profiles], lambda e: e.data.profiles, done)
+
+    def create_profile(self, name: str, done: Done[ProfileRow]) -> None:
+        body = msgspec.json.encode({"name": name})
+        self._call("POST", "/v1/profiles", _Envelope[_OneProfile], _profile, done, body)
+
+    def include_cookies(self, profile_id: str, done: Done[ProfileRow]) -> None:
+        """The profile's `includes_cookies` on, once the app has staged its cookies."""
+        body = msgspec.json.encode({"includes_cookies": True})
+        path = f"/v1/profiles/{profile_id}"
+        self._call("PATCH", path, _Envelope[_OneProfile], _profile, done, body)
 
     def set_paused(self, session_id: str, paused: bool, done: Done[bool]) -> None:
         verb = "pause" if paused else "play"

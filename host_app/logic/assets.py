@@ -128,6 +128,7 @@ class Cookie:
     secure: bool
     same_site: str  # "none", "lax", "strict" or "" (unspecified: Lax, as Chromium does)
     expires: float | None  # epoch seconds; None for a session cookie
+    http_only: bool = False
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -185,6 +186,10 @@ class CookieJar:
 
     def __len__(self) -> int:
         return len(self._cookies)
+
+    def all(self) -> list[Cookie]:
+        """Every cookie the store holds (a sign-in to save)."""
+        return list(self._cookies.values())
 
     def matching(self, url: str, now: float | None = None) -> list[Cookie]:
         """Every live cookie whose domain, path and Secure flag fit `url`, whatever SameSite

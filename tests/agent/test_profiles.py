@@ -7,12 +7,15 @@ import itertools
 import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import apsw
 import pytest
 
 from agent import transfers
+from bridge_protocol import browser_data
+from bridge_protocol.browser_data import StagedCookie
 
 from .agentproc import AgentProcess
 
@@ -77,7 +80,6 @@ def test_create_list_patch_delete(agent: AgentProcess) -> None:
         adblock_enabled=False,
         image_blocking_mode="over_limit",
         image_size_limit_kb=300,
-        includes_cookies=True,
     )
     assert UUID.match(profile["id"])
     assert {
@@ -88,7 +90,7 @@ def test_create_list_patch_delete(agent: AgentProcess) -> None:
         "adblock_enabled": False,
         "image_blocking_mode": "over_limit",
         "image_size_limit_kb": 300,
-        "includes_cookies": True,
+        "includes_cookies": False,
         "includes_passwords": False,
         "is_builtin": False,
     }
@@ -290,6 +292,50 @@ def test_sessions_take_the_named_profile(agent: AgentProcess) -> None:
         "VALIDATION_FAILED",
         {"field": "profile"},
     )
+
+
+def test_the_browser_data_flags_say_what_the_app_staged(agent: AgentProcess) -> None:
+    """includes_cookies is true only while the app has staged the profile's cookies (a saved
+    sign-in, an imported file: docs/decisions.md "Sign in once"), and a session made from the
+    profile then gets a copy for the app to put into its store; includes_passwords is never
+    true (svc keeps no passwords). The values never cross the API."""
+    for flag in ("includes_cookies", "includes_passwords"):
+        assert invalid(agent, "POST", "/v1/profiles", {"name": new_name(), flag: True}) == flag
+    profile = create(agent)
+    path = f"/v1/profiles/{profile['id']}"
+    for flag in ("includes_cookies", "includes_passwords"):
+        assert invalid(agent, "PATCH", path, {flag: True}) == flag
+    staged = browser_data.staged_cookies(agent.data_dir, profile["id"])
+    cookies = [
+        StagedCookie("sid", "s3cret", "example.test", http_only=True, expires=4102444800.0),
+        StagedCookie("pref", "dark", ".example.test", same_site="lax"),
+    ]
+    browser_data.write_private(staged, browser_data.encode(cookies))
+    changed = agent.ok("PATCH", path, {"includes_cookies": True})["profile"]
+    assert changed["includes_cookies"] is True
+    assert "s3cret" not in json.dumps(agent.ok("GET", "/v1/profiles"))
+
+    def seed(session: dict[str, Any]) -> Path:
+        tab = agent.data_dir / "Browser" / f"Tab-{session['id'].removeprefix('Session')}"
+        return browser_data.seed_cookies(tab)
+
+    made = agent.ok("POST", "/v1/sessions", {"profile": profile["name"]})["session"]
+    assert browser_data.decode(seed(made).read_bytes()) == cookies
+    other = agent.ok("POST", "/v1/sessions", {})["session"]  # another profile's: none
+    assert not seed(other).exists()
+    # off: the staged cookies go, and later sessions start without them
+    assert agent.ok("PATCH", path, {"includes_cookies": False})["profile"]["includes_cookies"] is (
+        False
+    )
+    assert not staged.exists()
+    later = agent.ok("POST", "/v1/sessions", {"profile": profile["name"]})["session"]
+    assert not seed(later).exists()
+    # a deleted profile's staged data goes with it
+    browser_data.write_private(staged, browser_data.encode(cookies))
+    agent.ok("DELETE", path)
+    assert not staged.parent.exists()
+    for s in (made, other, later):
+        agent.ok("DELETE", f"/v1/sessions/{s['id']}")
 
 
 def _set_default(agent: AgentProcess, name: str | None) -> None:

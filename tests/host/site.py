@@ -218,6 +218,36 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(data)
             return
+        if path == "/login":
+            # a sign-in: an HttpOnly session cookie (never readable by the page's script), then
+            # the member page
+            user = query.get("user", ["member"])[0]
+            self.send_response(302)
+            self.send_header("Set-Cookie", f"member={user}; Max-Age=86400; Path=/; HttpOnly")
+            self.send_header("Location", "/member")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if path == "/member":
+            member = dict(
+                p.strip().split("=", 1)
+                for p in self.headers.get("Cookie", "").split(";")
+                if "=" in p
+            ).get("member")
+            if member is None:
+                self.send_response(302)
+                self.send_header("Location", "/signed-out")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self._send(
+                200,
+                f"<html><head><title>Members</title></head><body>Welcome, {member}</body></html>",
+            )
+            return
+        if path == "/signed-out":
+            self._send(200, "<html><head><title>Sign in</title></head><body>sign in</body></html>")
+            return
         if path == "/show-cookie":
             cookie = self.headers.get("Cookie", "")
             self._send(

@@ -324,3 +324,64 @@ def test_a_second_launch_shows_the_running_apps_window(screen: Screen, app: Host
     )
     screen.window(WINDOW, 10)
     assert app.agent_pid() == agent
+
+
+def _member_page(app: HostApp, sid: str, site: Site) -> str:
+    """What the site's member page shows the session (a signed-out one is sent elsewhere)."""
+    data = app.ok("POST", "/v1/navigate", {"session_id": sid, "url": site.url("/member")})
+    return Path(data["capture"]["output_path"]).read_text("utf-8")
+
+
+def _profile(app: HostApp, name: str) -> dict[str, Any] | None:
+    found = [p for p in app.ok("GET", "/v1/profiles")["profiles"] if p["name"] == name]
+    return found[0] if found else None
+
+
+def _pick_profile(screen: Screen, name: str, shots: Path, shot: str) -> None:
+    """The profile picker of Save sign-in and Import cookies: a new profile's name, typed."""
+    screen.grab(shots / shot, screen.window("Save cookies to profile"))
+    screen.keys("Save cookies to profile", "ctrl+a")
+    screen.type("Save cookies to profile", name)
+    screen.keys("Save cookies to profile", "Return")
+
+
+def test_a_sign_in_saved_to_a_profile_or_a_cookies_file_imported_signs_in_its_new_sessions(
+    screen: Screen, app: HostApp, site: Site, shots: Path, tmp_path: Path
+) -> None:
+    """Issue 40 point 4: signed in through one session (an HttpOnly cookie, which no page script
+    can read), Session > Save sign-in to profile… puts the sign-in into a new profile, whose
+    includes_cookies turns true; a session made from that profile reaches the member page
+    directly. A Netscape cookies.txt imported through Session > Import cookies… likewise."""
+    signer = app.new_session(name="Signer")
+    data = app.ok(
+        "POST", "/v1/navigate", {"session_id": signer, "url": site.url("/login?user=ada")}
+    )
+    assert "Welcome, ada" in Path(data["capture"]["output_path"]).read_text("utf-8")
+    stranger = app.new_session(name="Stranger")
+    assert "Welcome" not in _member_page(app, stranger, site)
+    _select(screen, app, signer)
+    screen.keys(WINDOW, "ctrl+shift+k")
+    _pick_profile(screen, "Signed in", shots, "save-sign-in.png")
+    poll(lambda: (_profile(app, "Signed in") or {}).get("includes_cookies") is True, "the profile")
+    made = app.new_session(profile="Signed in")
+    assert "Welcome, ada" in _member_page(app, made, site)
+
+    cookies_txt = tmp_path / "cookies.txt"
+    host = site.url("/").split("//", 1)[1].split(":", 1)[0]
+    cookies_txt.write_text(
+        f"# Netscape HTTP Cookie File\n#HttpOnly_{host}\tFALSE\t/\tFALSE\t0\tmember\tgrace\n"
+    )
+    screen.keys(WINDOW, "ctrl+shift+o")
+    screen.window("Import cookies")
+    screen.type("Import cookies", str(cookies_txt))
+    screen.keys("Import cookies", "Return")
+    _pick_profile(screen, "Imported", shots, "import-cookies.png")
+    poll(lambda: (_profile(app, "Imported") or {}).get("includes_cookies") is True, "the import")
+    imported = app.new_session(profile="Imported")
+    assert "Welcome, grace" in _member_page(app, imported, site)
+    for sid in (signer, stranger, made, imported):
+        app.ok("DELETE", f"/v1/sessions/{sid}")
+    for name in ("Signed in", "Imported"):
+        profile = _profile(app, name)
+        assert profile is not None
+        app.ok("DELETE", f"/v1/profiles/{profile['id']}")
