@@ -13,6 +13,7 @@ import msgspec
 
 from bridge_protocol import SessionSettings
 
+from .activity_panel import ActivityPanel
 from .engine import Engine
 from .logic.workspace import SessionRow, address_url, session_line
 from .qt import (
@@ -108,15 +109,14 @@ class BrowserWindow(HidingWindow):
         self.back = self._button("◀", "Back (Alt+Left)", "back")
         self.forward = self._button("▶", "Forward (Alt+Right)", "forward")
         self.reload = self._button("⟳", "Reload (F5)", "reload")
-        self.pause = QToolButton()
-        self.pause.setText("Pause")
-        self.pause.setToolTip("Pause or resume this session's network (Ctrl+Shift+P)")
+        self.pause = self._button("Pause", "Pause or resume this session's network (Ctrl+Shift+P)")
         self.pause.clicked.connect(self.toggle_pause)
         self.status = _hidden(QLabel(""))
         self.status.setWordWrap(True)
         self.banner = self._banner()
+        self.activity = ActivityPanel(engine.activities)
         self.page_split = QSplitter(Qt.Orientation.Vertical)
-        self.page_split.addWidget(self.stack)
+        self.page_split.addWidget(self._view_split())
         self.page_split.addWidget(self.terminal_area)
         self.page_split.setSizes([520, 280])
         self.hooks.sessions_gone.append(self.close_terminals)
@@ -134,6 +134,14 @@ class BrowserWindow(HidingWindow):
         self.list_timer.timeout.connect(self.poll_sessions)
         engine.on_session_changed.append(lambda _sid: QTimer.singleShot(0, self.refresh))
         engine.on_operation.append(self._operation)
+
+    def _view_split(self) -> QSplitter:
+        """The page, and beside it what agents did there (host_app.activity_panel)."""
+        split = QSplitter()
+        split.addWidget(self.stack)
+        split.addWidget(self.activity)
+        split.setSizes([700, 260])
+        return split
 
     def _right(self) -> QWidget:
         bar = QHBoxLayout()
@@ -194,6 +202,7 @@ class BrowserWindow(HidingWindow):
         add("&Session", "Save sign-in to profile…", self.save_sign_in, "Ctrl+Shift+K")
         add("&Session", "Import cookies…", self.import_cookies, "Ctrl+Shift+O")
         add("&View", "Terminal", self.toggle_terminal, "Ctrl+`")
+        add("&View", "Activity", self._toggle_activity, "Ctrl+Shift+A")
         add("&View", "Address bar", self._focus_address, "Ctrl+L")
         add("&View", "Session list", self.sessions.setFocus, "Ctrl+Shift+S")
         add("&View", "Back", lambda: self._page_action("back"), "Alt+Left")
@@ -209,12 +218,17 @@ class BrowserWindow(HidingWindow):
         assert added is not None
         return added
 
-    def _button(self, text: str, tip: str, how: str) -> QToolButton:
+    def _button(self, text: str, tip: str, how: str | None = None) -> QToolButton:
+        """A tool button; `how`: the page action it runs (back, forward, reload)."""
         b = QToolButton()
         b.setText(text)
         b.setToolTip(tip)
-        b.clicked.connect(lambda: self._page_action(how))
+        if how is not None:
+            b.clicked.connect(lambda: self._page_action(how))
         return b
+
+    def _toggle_activity(self) -> None:
+        self.activity.setVisible(not self.activity.isVisible())
 
     def _focus_address(self) -> None:
         self.address.setFocus()
@@ -314,6 +328,7 @@ class BrowserWindow(HidingWindow):
             self.refresh()
             return
         self.current = session_id
+        self.activity.show_session(session_id)
         self.address.clear()
         self.status.setVisible(False)
         if session_id in self.engine.session_settings:

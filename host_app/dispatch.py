@@ -48,6 +48,7 @@ from bridge_protocol.messages import (
 
 from . import observations, operations
 from .logic import aio
+from .logic.activity import Step, ref_steps, selector_steps
 from .logic.links import normalize_url
 from .logic.notifications import NotificationQueue
 
@@ -98,6 +99,7 @@ class Job(Generic[S]):
     name: str
     timeout: float
     work: Callable[[], Coroutine[Any, None, Answer]]
+    steps: tuple[Step, ...] = ()  # what it does, for the person's activity list (logic.activity)
 
 
 def dispatch(request: HostRequest, host: Host[S]) -> Answer | Job[S]:
@@ -153,7 +155,8 @@ def capture(p: CaptureParams, host: Host[S]) -> Job[S]:
             opts=opts,
         )
 
-    return Job(page, "capture", p.timeout, work)
+    steps = ((Step("open", detail=p.url),) if p.url else ()) + selector_steps(p.actions)
+    return Job(page, "capture", p.timeout, work, steps)
 
 
 def attach(a: AttachParams, host: Host[S]) -> Job[S]:
@@ -176,7 +179,8 @@ def attach(a: AttachParams, host: Host[S]) -> Job[S]:
             strict=True,
         )
 
-    return Job(page, "attach", a.timeout, work)
+    steps = (Step("open" if a.navigate else "read", detail=a.url),)
+    return Job(page, "attach", a.timeout, work, steps)
 
 
 def navigate(c: Navigate, host: Host[S]) -> Job[S]:
@@ -197,7 +201,8 @@ def navigate(c: Navigate, host: Host[S]) -> Job[S]:
             target_http_status=ready.status,
         )
 
-    return Job(page, "navigate", c.timeout, work)
+    step = Step("open", detail=c.url) if c.navigation == "url" else Step(c.navigation)
+    return Job(page, "navigate", c.timeout, work, (step,))
 
 
 def screenshot(c: Screenshot, host: Host[S]) -> Job[S]:
@@ -216,7 +221,7 @@ def screenshot(c: Screenshot, host: Host[S]) -> Job[S]:
             opts=opts,
         )
 
-    return Job(page, "screenshot", c.timeout, work)
+    return Job(page, "screenshot", c.timeout, work, (Step("screenshot"),))
 
 
 def observe(c: Observe, host: Host[S]) -> Job[S]:
@@ -230,7 +235,7 @@ def observe(c: Observe, host: Host[S]) -> Job[S]:
         await operations.settle(page, ready, c.wait, strict=False, opts=opts)
         return await observations.observe(page, store, c.session_id, c.mode)
 
-    return Job(page, "observe", c.timeout, work)
+    return Job(page, "observe", c.timeout, work, (Step("observe", detail=c.mode),))
 
 
 def observation_actions(c: ObservationAction, host: Host[S]) -> Job[S]:
@@ -250,4 +255,6 @@ def observation_actions(c: ObservationAction, host: Host[S]) -> Job[S]:
         )
         return await observations.observe(page, store, c.session_id, c.mode)
 
-    return Job(page, "actions", c.timeout, work)
+    kept = store.kept.get(c.observation_id)
+    labels = kept.labels if kept is not None and kept.session_id == c.session_id else {}
+    return Job(page, "actions", c.timeout, work, ref_steps(c.actions, labels))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from pathlib import Path
@@ -33,6 +34,7 @@ from bridge_protocol.session_ids import session_number
 from . import asset_scheme, dialogs, dispatch, memory, observations, operations
 from .identity import apply_identity
 from .logic import aio
+from .logic.activity import Activities, Activity, Outcome
 from .logic.assets import SHARED_MAX_BYTES, SHARED_MAX_ENTRY
 from .logic.follow import selects_for_view
 from .logic.logfile import HostLog
@@ -171,6 +173,7 @@ class Engine:
         self.sessions: dict[str, SessionBrowser] = {}
         self.session_settings: dict[str, SessionSettings] = {}
         self.notifications = NotificationQueue()
+        self.activities = Activities()  # what agents did, for the window (logic.activity)
         self.visible_session: str | None = None
         self.on_session_changed: list[Callable[[str], None]] = []
         self.on_operation: list[Callable[[str], None]] = []
@@ -520,6 +523,7 @@ class Engine:
         b.close()
         b.drop_data()
         self.observations.drop_session(session_id)
+        self.activities.drop(session_id)
         self.session_changed_id(session_id)
         return Done()
 
@@ -561,7 +565,7 @@ class Engine:
     def handle(self, request: HostRequest, responder: Responder) -> CancelCallback | None:
         match dispatch.dispatch(request, self):
             case dispatch.Job() as job:
-                return self._run(job.session, job.timeout, job.work, responder, job.name)
+                return self._run(job, responder)
             case answer:
                 responder.ok(answer)
                 return None
@@ -593,12 +597,21 @@ class Engine:
 
     def _run(
         self,
-        b: SessionBrowser,
-        timeout: float,
-        work: Callable[[], Coroutine[Any, None, Answer]],
+        job: dispatch.Job[SessionBrowser],
         responder: Responder,
-        name: str = "operation",
     ) -> CancelCallback:
+        b, timeout, work, name, steps = job.session, job.timeout, job.work, job.name, job.steps
+        started = time.monotonic()
+
+        def record(outcome: Outcome, error_id: str | None = None) -> None:
+            """The operation in the session's log and the window's activity list."""
+            ms = round((time.monotonic() - started) * 1000)
+            activity = Activity(b.session_id, name, steps, outcome, error_id, ms)
+            self.write_session_log(
+                b.profile_id, "agent.operation", activity.line(), **activity.data()
+            )
+            self.activities.add(activity)
+
         async def locked() -> Answer:
             dialogs.agent_started()  # before the lock: the operation may not wait on a person
             await b.lock.acquire()
@@ -615,10 +628,13 @@ class Engine:
             exc = task.exception
             self._collect_when_due(b)
             if exc is None:
+                record("ok")
                 responder.ok(task.result)
             elif isinstance(exc, SvcError):
+                record("failed", exc.error.id)
                 responder.error(exc.error)
             elif isinstance(exc, aio.Cancelled):
+                record("cancelled")
                 # the endpoint already answered REQUEST_CANCELLED. A load the operation set off
                 # (a click that navigates) would otherwise commit later and be taken for the
                 # document of the session's next navigation: it stops with the operation.
@@ -631,6 +647,7 @@ class Engine:
                     operation=name,
                 )
             else:
+                record("failed", ErrorId.INTERNAL_ERROR.value)
                 responder.error(
                     ApiError.of(ErrorId.INTERNAL_ERROR, f"host operation failed: {exc!r}")
                 )

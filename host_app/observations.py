@@ -103,6 +103,8 @@ class Kept:
     # the observation's documents (main frame first) and public ref -> (document, registry number)
     docs: list[fl.FrameDoc] = field(default_factory=list)
     locators: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # ref number -> (role, name) as the observation showed them (the activity list's words)
+    labels: dict[int, tuple[str, str]] = field(default_factory=dict)
 
     def locate(self, n: int) -> tuple[int, int]:
         return self.locators.get(n, (0, n))
@@ -255,6 +257,15 @@ def build(
     return obs, sigs
 
 
+def _labels(elements: list[Any], kept: dict[int, str]) -> dict[int, tuple[str, str]]:
+    out = {}
+    for e in elements:
+        ref = str(e.get("ref", "")) if isinstance(e, dict) else ""
+        if ref[1:].isdigit() and int(ref[1:]) in kept:
+            out[int(ref[1:])] = (str(e.get("role", "")), str(e.get("name", "")))
+    return out
+
+
 def new_id() -> str:
     return f"obs_{secrets.token_hex(6)}"
 
@@ -299,6 +310,7 @@ async def observe(
     )
     kept = Kept(session_id, key, seq, sigs, page=page.page_id, docs=merged.docs)
     kept.locators = {n: merged.locators[n] for n in sigs if n in merged.locators}
+    kept.labels = _labels(merged.raw.get("el") or [], sigs)
     if mode in ("hybrid", "visual"):
         image = await page.grab(False, obs["vp"][3])
         path = store.image_path(obs_id)

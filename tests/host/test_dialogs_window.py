@@ -70,6 +70,7 @@ def test_a_person_answers_in_a_window_modal_box_and_an_agent_operation_takes_ove
 
 
 def run(data_dir: Path, person_url: str, background_url: str) -> dict[str, Any]:
+    from host_app import dispatch
     from host_app.browser_window import BrowserWindow
     from host_app.qt import QApplication, QDialog, QInputDialog, QLabel, QMessageBox, Qt, QTimer
 
@@ -159,7 +160,8 @@ def run(data_dir: Path, person_url: str, background_url: str) -> dict[str, Any]:
         else:
             # an agent operation on the other session while the person's prompt is open
             started = time.monotonic()
-            engine._run(background, 10.0, do_title, Answers(started))  # type: ignore[arg-type]
+            job = dispatch.Job(background, "title", 10.0, do_title)  # type: ignore[arg-type]
+            engine._run(job, Answers(started))  # type: ignore[arg-type]
 
     timer = QTimer()
     timer.timeout.connect(tick)
