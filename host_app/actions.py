@@ -188,6 +188,10 @@ class Pointer(Renderer, Protocol):
     def wheel(self, x: float, y: float, dx: int, dy: int) -> None: ...
     def key(self, name: str, ctrl: bool = False) -> None: ...
     def type_text(self, text: str) -> None: ...
+    def targeted(self, box: Box) -> None:
+        """The element an action is aimed at, where it is now (main viewport's CSS px): the
+        window outlines it for the person over the view (never in the page)."""
+        ...
 
 
 class Focused(enum.Enum):
@@ -358,6 +362,7 @@ async def element_info(target: Target) -> ElementInfo:
     for _ in range(3):
         info = await target.element()
         if info is not None:
+            target.page.targeted(_box(info))
             return info
         if not await target.relocate():
             break

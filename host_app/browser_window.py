@@ -15,7 +15,10 @@ from bridge_protocol import SessionSettings
 
 from .activity_panel import ActivityPanel
 from .engine import Engine
+from .logic.actionability import Box
+from .logic.activity import Activity
 from .logic.workspace import SessionRow, address_url, session_line
+from .outline import Outline
 from .qt import (
     QAction,
     QHBoxLayout,
@@ -114,7 +117,6 @@ class BrowserWindow(HidingWindow):
         self.status = _hidden(QLabel(""))
         self.status.setWordWrap(True)
         self.banner = self._banner()
-        self.activity = ActivityPanel(engine.activities)
         self.page_split = QSplitter(Qt.Orientation.Vertical)
         self.page_split.addWidget(self._view_split())
         self.page_split.addWidget(self.terminal_area)
@@ -136,7 +138,12 @@ class BrowserWindow(HidingWindow):
         engine.on_operation.append(self._operation)
 
     def _view_split(self) -> QSplitter:
-        """The page, and beside it what agents did there (host_app.activity_panel)."""
+        """The page, and beside it what agents did there (host_app.activity_panel); over the
+        page, the outline of what an agent's action aims at (host_app.outline)."""
+        self.activity = ActivityPanel(self.engine.activities)
+        self.outline = Outline(self.stack)
+        self.engine.on_target.append(self._targeted)
+        self.engine.activities.listeners.append(self._ended)
         split = QSplitter()
         split.addWidget(self.stack)
         split.addWidget(self.activity)
@@ -226,6 +233,25 @@ class BrowserWindow(HidingWindow):
         if how is not None:
             b.clicked.connect(lambda: self._page_action(how))
         return b
+
+    def _targeted(self, session_id: str, box: Box) -> None:
+        """An operation of `session_id` aims at `box`: outlined when that session's page is
+        the one shown."""
+        b = self.engine.sessions.get(session_id)
+        view = b.view if b is not None else None
+        if (
+            session_id != self.current
+            or view is None
+            or self.stack.currentWidget() is not view
+            or not self.isVisible()
+        ):
+            return
+        page = view.page()
+        self.outline.show_at(view, box, page.zoomFactor() if page is not None else 1.0)
+
+    def _ended(self, activity: Activity) -> None:
+        if activity.session_id == self.current:
+            self.outline.ended()
 
     def _toggle_activity(self) -> None:
         self.activity.setVisible(not self.activity.isVisible())

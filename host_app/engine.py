@@ -34,6 +34,7 @@ from bridge_protocol.session_ids import session_number
 from . import asset_scheme, dialogs, dispatch, memory, observations, operations
 from .identity import apply_identity
 from .logic import aio
+from .logic.actionability import Box
 from .logic.activity import Activities, Activity, Outcome
 from .logic.assets import SHARED_MAX_BYTES, SHARED_MAX_ENTRY
 from .logic.follow import selects_for_view
@@ -174,6 +175,9 @@ class Engine:
         self.session_settings: dict[str, SessionSettings] = {}
         self.notifications = NotificationQueue()
         self.activities = Activities()  # what agents did, for the window (logic.activity)
+        # the element an operation aims at, where it is (session id, box in CSS px): the
+        # window outlines it over the view
+        self.on_target: list[Callable[[str, Box], None]] = []
         self.visible_session: str | None = None
         self.on_session_changed: list[Callable[[str], None]] = []
         self.on_operation: list[Callable[[str], None]] = []

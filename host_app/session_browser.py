@@ -43,6 +43,7 @@ from .downloads import SessionDownloads
 from .identity import apply_identity
 from .logic import aio, cookie_files, trust
 from .logic import assets as assets_logic
+from .logic.actionability import Box
 from .logic.assets import (
     ASSET_SCHEMES,
     ORIGINAL_SCHEMES,
@@ -1006,6 +1007,10 @@ class SessionBrowser:
         self._focus_view()
         mod = Qt.KeyboardModifier.ControlModifier if ctrl else Qt.KeyboardModifier.NoModifier
         _QTEST.keyClick(self._target(), KEYS[name], mod)
+
+    def targeted(self, box: Box) -> None:
+        for listener in self.engine.on_target:
+            listener(self.session_id, box)
 
     def type_text(self, text: str) -> None:
         self._focus_view()

@@ -139,6 +139,7 @@ class FakePage:
         self._downloads = FakeDownloads()
         self.selections = 0
         self.records: list[tuple[str, str, dict[str, Any]]] = []
+        self.outlined: list[tuple[float, float, float, float]] = []  # the window's outlines
         self.downloaded: dict[CounterKey, int] = {}  # the session's byte counters
         self.counting = False
 
@@ -208,6 +209,9 @@ class FakePage:
             enabled = [i for i, (_, off) in enumerate(el.options) if not off]
             at = enabled.index(el.selected) if el.selected in enabled else 0
             el.selected = enabled[max(0, min(len(enabled) - 1, at + step))]
+
+    def targeted(self, box: tuple[float, float, float, float]) -> None:
+        self.outlined.append(box)
 
     def type_text(self, text: str) -> None:
         self.inputs.append(("text", text))

@@ -10,6 +10,8 @@ import contextlib
 import json
 import os
 import subprocess
+import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -385,3 +387,63 @@ def test_a_sign_in_saved_to_a_profile_or_a_cookies_file_imported_signs_in_its_ne
         profile = _profile(app, name)
         assert profile is not None
         app.ok("DELETE", f"/v1/profiles/{profile['id']}")
+
+
+OUTLINE = "#ff3d7f"  # host_app.outline.COLOR
+
+
+COUNT_COLOR = """
+import sys
+from PyQt6.QtGui import QImage
+image, want = QImage(sys.argv[1]), int(sys.argv[2], 16)
+print(sum(image.pixel(x, y) & 0xFFFFFF == want
+          for y in range(image.height()) for x in range(image.width())))
+"""
+
+
+def _outline_pixels(screen: Screen, path: Path) -> int:
+    """How many pixels of the screen (or of a saved image) have the outline's colour."""
+    if not path.exists():
+        screen.grab(path)
+    counted = subprocess.run(
+        [sys.executable, "-c", COUNT_COLOR, str(path), OUTLINE[1:]],
+        capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
+    return int(counted.stdout)
+
+
+def test_what_an_agents_action_aims_at_is_outlined_over_the_view_not_in_the_page(
+    screen: Screen, app: HostApp, site: Site, shots: Path
+) -> None:
+    """Issue 40 point 2: while the session shown in the window is operated, the element an
+    action aims at is outlined, drawn by the window over the view; the outline goes a moment
+    after the operation, and a screenshot the agent takes shows the page alone."""
+    sid = app.new_session(name="Outlined")
+    app.ok("POST", "/v1/navigate", {"session_id": sid, "url": site.url("/"), "wait": 0})
+    _select(screen, app, sid)
+    obs = app.ok("POST", "/v1/observe", {"session_id": sid, "wait": 0})["observation"]
+    ref = next(e[0] for e in obs["elements"] if e[2] == "Form")
+    assert _outline_pixels(screen, shots / "outline-before.png") == 0
+    body = {"actions": [{"action": "hover", "ref": ref}, {"action": "wait", "seconds": 4}]}
+    done: list[dict[str, Any]] = []
+    worker = threading.Thread(
+        target=lambda: done.append(app.ok("POST", f"/v1/observations/{obs['id']}/actions", body))
+    )
+    worker.start()
+    try:
+        shots_taken = iter(range(1000))
+        poll(
+            lambda: _outline_pixels(screen, shots / f"outline-{next(shots_taken)}.png") > 40,
+            "the outline around the hovered link",
+        )
+    finally:
+        worker.join(60)
+    assert done, "the hover did not answer"
+    shot = app.ok("POST", "/v1/screenshot", {"session_id": sid, "wait": 0})["screenshot"]
+    assert _outline_pixels(screen, Path(shot["output_path"])) == 0
+    shots_taken = iter(range(1000, 2000))
+    poll(
+        lambda: _outline_pixels(screen, shots / f"outline-{next(shots_taken)}.png") == 0,
+        "the outline to go after the operation",
+    )
+    app.ok("DELETE", f"/v1/sessions/{sid}")
