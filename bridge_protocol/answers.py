@@ -97,6 +97,19 @@ WireItem = int | str | list[Any]
 WireContext = str | list[Any]
 
 
+PersonKind = Literal["bot_check", "captcha", "two_factor"]
+
+
+class NeedsPerson(Answer, kw_only=True):
+    """The page waits for a person (docs/observations.md "Pages that need a person"): a bot
+    check, a CAPTCHA or a one-time code; `text` is the page's own words about it."""
+
+    kind: PersonKind
+    vendor: str
+    text: str = ""
+    trust: Literal["untrusted_website_content"]  # always sent (defaults are omitted)
+
+
 class Observation(Answer, kw_only=True):
     """observe, observation-actions: docs/observations.md "Top level". Field order is the order
     clients see; `truncated` has no default so that it is always present."""
@@ -107,6 +120,7 @@ class Observation(Answer, kw_only=True):
     url: str | None = None
     title: str | None = None
     mode: ObservationMode | None = None
+    needs_person: NeedsPerson | None = None
     vp: Annotated[list[int], msgspec.Meta(min_length=4, max_length=4)]
     doc: Annotated[list[int], msgspec.Meta(min_length=2, max_length=2)]
     contexts: list[WireContext] = []

@@ -40,6 +40,7 @@ from .actions import act
 from .logic import aio
 from .logic import frames as fl
 from .logic.page_events import PageEvent
+from .logic.person import needs_person
 from .logic.readiness import Probe
 from .progress import (
     LoadMark,
@@ -231,6 +232,9 @@ def build(
         obs["title"] = str(raw["ti"])
     if mode != "semantic":
         obs["mode"] = mode
+    person = needs_person(raw.get("np"))
+    if person is not None:
+        obs["needs_person"] = msgspec.to_builtins(person)
     obs["vp"] = [int(v) for v in vp[:4]]
     obs["doc"] = [int(v) for v in dc[:2]]
     contexts = list(raw.get("cx") or [])

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import json
 
+from .logic.person import DETECT_JS
+
 _COMMON = r"""
 var W=window,S=W.__svcObs;
 if(!S){S=W.__svcObs={gen:1,root:document.documentElement,n2e:new Map(),e2n:new WeakMap(),next:1,id:performance.timeOrigin+':'+Math.random().toString(36).slice(2)};}
@@ -689,7 +691,11 @@ return JSON.stringify({key:KEY,u:location.href,ti:document.title||'',
  vp:[Math.round(scrollX),Math.round(scrollY),vw,vh],
  dc:[Math.max(de?de.scrollWidth:0,document.body?document.body.scrollWidth:0),Math.max(de?de.scrollHeight:0,document.body?document.body.scrollHeight:0)],
  cx:ctxs,ct:content,el:elements,sg:sigs,om:omitted,cl:clipped,
- fid:S.id,fr:slots,vs:Math.min(visited,MAXV),ub:bytes,ueb:elBytes});
+ fid:S.id,fr:slots,vs:Math.min(visited,MAXV),ub:bytes,ueb:elBytes,
+ np:window.top!==window?null:"""
+    # the main document only: whether the page waits for a person (logic.person)
+    + DETECT_JS
+    + """});
 })"""
 )
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -595,3 +597,36 @@ def test_a_hostile_name_is_bounded(host: HostApp, site: Site, session: str) -> N
     assert names["button"] == "Deep"  # the text past the bound is not in the name
     assert names["link"] == "Wide"
     assert "After" in texts(obs)
+
+
+def test_a_page_that_waits_for_a_person_says_so_and_the_next_one_does_not(
+    host: HostApp, session: str
+) -> None:
+    """Issue 40 point 3: a bot check, a CAPTCHA widget or a one-time-code prompt is told by its
+    vendor's documented markers: the observation's `needs_person` gives the kind, the vendor
+    and the page's own words as untrusted website content; solved, invisible and hidden
+    widgets and a plain sign-in do not count, and the page that follows has no such field."""
+    from .person_pages import PAGES
+    from .routes import Reply, Routes, html
+
+    routes: dict[str, Callable[[], Reply]] = {
+        path: partial(html, page) for path, (page, _) in PAGES.items()
+    }
+    routes["/recaptcha/api2/anchor"] = lambda: html("<div>I'm not a robot</div>")
+    routes["/captcha-delivery.com/captcha/"] = lambda: html("<div>Slide right</div>")
+    with Routes(routes) as pages:
+        for path, (_page, expected) in PAGES.items():
+            body = {"url": pages.url(path), "session_id": session, "wait": 0}
+            obs = host.ok("POST", "/v1/navigate/observe", body)["observation"]
+            person = obs.get("needs_person")
+            if expected is None:
+                assert person is None, (path, person)
+                continue
+            assert person is not None, path
+            assert [person["kind"], person["vendor"]] == expected, path
+            assert person["trust"] == "untrusted_website_content"
+            assert person["text"], path
+        # the page's own words come with it
+        body = {"url": pages.url("/person/two-factor"), "session_id": session, "wait": 0}
+        obs = host.ok("POST", "/v1/navigate/observe", body)["observation"]
+        assert "6-digit code" in obs["needs_person"]["text"]
