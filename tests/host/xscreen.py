@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -37,13 +38,6 @@ def poll(check: Callable[[], bool], what: str, timeout: float = 15) -> None:
         time.sleep(0.05)
 
 
-def _free_display() -> int:
-    for n in range(91, 200):
-        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
-            return n
-    raise RuntimeError("no free X display number")
-
-
 class Screen:
     """One Xvfb display; `stop()` ends it (and its process group)."""
 
@@ -51,16 +45,28 @@ class Screen:
         assert shutil.which("Xvfb"), (
             "Xvfb is missing: `make setup` installs the Debian package xvfb"
         )
-        n = _free_display()
-        self.display = f":{n}"
-        self.proc = subprocess.Popen(
-            ["Xvfb", self.display, "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        # Xvfb picks a free display number itself and writes it once it listens (-displayfd):
+        # two test processes side by side (pytest-xdist's workers) never race for one number.
+        read, write = os.pipe()
         try:
-            poll(lambda: Path(f"/tmp/.X11-unix/X{n}").exists(), "Xvfb to start", 10)
+            size = f"{width}x{height}x24"
+            self.proc = subprocess.Popen(
+                ["Xvfb", "-displayfd", str(write), "-screen", "0", size, "-nolisten", "tcp"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                pass_fds=(write,),
+                start_new_session=True,
+            )
+        finally:
+            os.close(write)
+        try:
+            with os.fdopen(read, "rb") as pipe:
+                ready, _, _ = select.select([pipe], [], [], 10)
+                assert ready, "timed out waiting for Xvfb to start"
+                number = pipe.readline().strip().decode()
+            assert number.isdigit(), f"Xvfb exited {self.proc.poll()} before it listened"
+            self.display = f":{number}"
+            poll(lambda: Path(f"/tmp/.X11-unix/X{number}").exists(), "Xvfb's socket", 10)
         except AssertionError:
             self.stop()
             raise
