@@ -44,8 +44,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The suite runs in PYTEST_WORKERS processes (pytest-xdist), a test module per worker at a time,
+# the longest modules first (tests/conftest.py); PYTEST_WORKERS=0 runs it in one process.
+PYTEST_WORKERS ?= 2
 pytest: setup
-	$(BIN)/pytest --durations=20
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=20
 
 test: setup lint pytest
 
