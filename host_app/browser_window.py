@@ -17,7 +17,7 @@ from .activity_panel import ActivityPanel
 from .engine import Engine
 from .logic.actionability import Box
 from .logic.activity import Activity
-from .logic.workspace import SessionRow, address_url, session_line
+from .logic.workspace import Live, SessionRow, address_url, list_order, session_line
 from .outline import Outline
 from .qt import (
     QAction,
@@ -45,6 +45,7 @@ from .terminal import TerminalPanel
 from .ui_api import ApiError, UiApi
 from .widgets import HidingWindow, confirm
 
+TITLE = "svc browser"
 ROUTE_BANNER = (
     "This session's proxy or trust settings changed. The open page is kept and its network is"
     " held until it is reloaded on the new route."
@@ -90,7 +91,7 @@ class BrowserWindow(HidingWindow):
         self.engine = engine
         self.api = api
         self.sign_in = SignIn(self, api, engine.data_dir, self._say) if api is not None else None
-        self.setWindowTitle("svc browser")
+        self.setWindowTitle(TITLE)
         self.resize(1280, 800)
         self.rows: dict[str, SessionRow] = {}
         self.current: str | None = None
@@ -206,7 +207,7 @@ class BrowserWindow(HidingWindow):
         add("&Session", "Pause/Play", self.toggle_pause, "Ctrl+Shift+P")
         add("&Session", "Clear browsing data…", self.clear_data, "Ctrl+Shift+Del")
         add("&Session", "Delete…", self.delete_session, "Ctrl+Shift+D")
-        add("&Session", "Save sign-in to profile…", self.save_sign_in, "Ctrl+Shift+K")
+        add("&Session", "Save sign-in to profile…", self.save_sign_in, "Ctrl+Shift+E")
         add("&Session", "Import cookies…", self.import_cookies, "Ctrl+Shift+O")
         add("&View", "Terminal", self.toggle_terminal, "Ctrl+`")
         add("&View", "Activity", self._toggle_activity, "Ctrl+Shift+A")
@@ -311,11 +312,31 @@ class BrowserWindow(HidingWindow):
     def _listed(self) -> list[SessionRow]:
         ids = set(self.rows) | set(self.engine.session_settings)
         rows = [r for r in (self.row(sid) for sid in ids) if r is not None]
-        return sorted(rows, key=lambda r: r.number)
+        return sorted(rows, key=list_order)
+
+    def live(self, session_id: str) -> Live:
+        """What the engine knows of the session now (issue 40 point 1)."""
+        acts = self.engine.activities.of(session_id)
+        failed = acts[-1].error_id if acts and acts[-1].outcome == "failed" else None
+        b = self.engine.sessions.get(session_id)
+        if b is None or b.page is None:
+            return Live(failed=failed)
+        person = b.waiting_person()
+        return Live(
+            title=b.page.title(),
+            host=b.page.url().host(),
+            running=b.running_kind,
+            needs_person=person.kind if person is not None else None,
+            failed=failed,
+        )
 
     def refresh(self) -> None:
         rows = self._listed()
-        self._fill_list([(row.id, session_line(row)) for row in rows])
+        lives = {row.id: self.live(row.id) for row in rows}
+        self._fill_list([(row.id, session_line(row, lives[row.id])) for row in rows])
+        waiting = sum(1 for live in lives.values() if live.needs_person)
+        # the title says it too: seen in the task bar while the window is behind others
+        self.setWindowTitle(f"{TITLE}: {waiting} needs you" if waiting else TITLE)
         if self.current is not None and all(r.id != self.current for r in rows):
             self.current = None
         b = self._browser()
@@ -347,6 +368,10 @@ class BrowserWindow(HidingWindow):
         for i, (sid, _) in enumerate(lines):
             if sid == self.current and self.sessions.currentRow() != i:
                 self.sessions.setCurrentRow(i)
+            shown_item = self.sessions.item(i)
+            b = self.engine.sessions.get(sid)
+            if shown_item is not None and b is not None and b.page is not None:
+                shown_item.setIcon(b.page.icon())  # the page's favicon
         self.sessions.blockSignals(False)
 
     def select(self, session_id: str) -> None:

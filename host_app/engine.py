@@ -23,6 +23,8 @@ from bridge_protocol import (
     ApiError,
     Done,
     ErrorId,
+    NeedsPerson,
+    Observation,
     PauseAnswer,
     PlayAnswer,
     SessionSettings,
@@ -178,6 +180,8 @@ class Engine:
         # the element an operation aims at, where it is (session id, box in CSS px): the
         # window outlines it over the view
         self.on_target: list[Callable[[str, Box], None]] = []
+        # a session's page newly waits for a person (an observation's needs_person)
+        self.on_needs_person: list[Callable[[str, NeedsPerson], None]] = []
         self.visible_session: str | None = None
         self.on_session_changed: list[Callable[[str], None]] = []
         self.on_operation: list[Callable[[str], None]] = []
@@ -615,15 +619,17 @@ class Engine:
                 b.profile_id, "agent.operation", activity.line(), **activity.data()
             )
             self.activities.add(activity)
+            self.session_changed_id(b.session_id)
 
         async def locked() -> Answer:
             dialogs.agent_started()  # before the lock: the operation may not wait on a person
             await b.lock.acquire()
-            b.running = task
+            b.running, b.running_kind = task, name
+            self.session_changed_id(b.session_id)  # the window's list shows it running
             try:
                 return await work()
             finally:
-                b.running = None
+                b.running = b.running_kind = None
                 b.lock.release()
 
         def done(task: aio.Task) -> None:
@@ -633,6 +639,10 @@ class Engine:
             self._collect_when_due(b)
             if exc is None:
                 record("ok")
+                person = task.result.needs_person if isinstance(task.result, Observation) else None
+                if isinstance(task.result, Observation) and b.saw_person(person) and person:
+                    for listener in self.on_needs_person:
+                        listener(b.session_id, person)
                 responder.ok(task.result)
             elif isinstance(exc, SvcError):
                 record("failed", exc.error.id)

@@ -25,7 +25,9 @@ from PyQt6.QtCore import (
     QTimer,
     QUrl,
     pyqtSignal,
+    pyqtSlot,
 )
+from PyQt6.QtDBus import QDBusConnection, QDBusInterface, QDBusMessage
 from PyQt6.QtGui import (
     QAction,
     QClipboard,
@@ -123,6 +125,9 @@ __all__ = [
     "QComboBox",
     "QContextMenuEvent",
     "QCoreApplication",
+    "QDBusConnection",
+    "QDBusInterface",
+    "QDBusMessage",
     "QDateTime",
     "QDialog",
     "QDialogButtonBox",
@@ -207,5 +212,6 @@ __all__ = [
     "QWidget",
     "Qt",
     "pyqtSignal",
+    "pyqtSlot",
     "sip",
 ]

@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives import serialization
 
 from bridge_protocol import (
     ErrorId,
+    NeedsPerson,
     SessionSettings,
     SvcError,
     browser_data,
@@ -367,6 +368,9 @@ class SessionBrowser:
         self.profile_id = profile_id
         self.lock = aio.Lock()
         self.running: aio.Task | None = None  # the operation holding the lock, if any
+        self.running_kind: str | None = None  # its kind, for the window's list
+        # what the last observation found waiting for a person, and the URL it was found at
+        self._person: tuple[NeedsPerson, str] | None = None
         # readiness counters and per-page load state; they follow the current page
         self.stack = PageStack()
         self.policy = NetworkPolicy()
@@ -1113,6 +1117,21 @@ class SessionBrowser:
 
     def title(self) -> str:
         return self.page.title() if self.page is not None else ""
+
+    def saw_person(self, person: NeedsPerson | None) -> bool:
+        """An observation's `needs_person`; True when it is new (nothing, or another page,
+        waited before): the person is told then."""
+        before = self.waiting_person()
+        url = self.page.url().toString() if self.page is not None else ""
+        self._person = (person, url) if person is not None else None
+        return person is not None and before is None
+
+    def waiting_person(self) -> NeedsPerson | None:
+        """What waits for a person on the page, until the page has moved on (another URL)."""
+        if self._person is None or self.page is None:
+            return None
+        person, url = self._person
+        return person if self.page.url().toString() == url else None
 
     def take_events(self) -> tuple[list[PageEvent], int]:
         return self.events.take()

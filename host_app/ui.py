@@ -6,12 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from bridge_protocol import NeedsPerson
+
 from .browser_window import BrowserWindow
 from .config import HostConfig
 from .engine import Engine
 from .info_window import InfoWindow
 from .logic.settings import PLANS, SIZE_PRESETS, AppSettings, SettingsStore
 from .logs_window import LogsWindow
+from .person_notice import PersonNotice
 from .qt import (
     QAction,
     QApplication,
@@ -31,6 +34,7 @@ from .qt import (
     QPushButton,
     QSystemTrayIcon,
     Qt,
+    QTimer,
     QWidget,
 )
 from .supervisor import Supervisor
@@ -218,6 +222,13 @@ class MainUI:
         self.menu = menu
         self.tray.setContextMenu(menu)
         supervisor.on_state.append(lambda state: self.tray.setToolTip(f"svc: agent {state}"))
+        # a session's page waits for a person: a desktop notification that shows it
+        self.notice = PersonNotice(
+            self._show_session,
+            lambda message, data: engine.write_log("ui.needs_person", message, **data),
+            self.tray,
+        )
+        engine.on_needs_person.append(self._needs_person)
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.applicationStateChanged.connect(self._app_state)
@@ -237,6 +248,15 @@ class MainUI:
     def show_browser(self) -> None:
         self.browser.refresh()
         _bring(self.browser)
+
+    def _show_session(self, session_id: str) -> None:
+        self.browser.select(session_id)
+        self.show_browser()
+
+    def _needs_person(self, session_id: str, person: NeedsPerson) -> None:
+        row = self.browser.row(session_id)
+        self.notice.tell(session_id, row.name if row is not None else session_id, person)
+        QTimer.singleShot(0, self.browser.refresh)
 
     def close(self) -> None:
         """At quit: every terminal's shell ends (nothing is left running), no request to the

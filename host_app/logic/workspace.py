@@ -7,6 +7,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
@@ -44,12 +45,44 @@ class ProxyLocation(msgspec.Struct, frozen=True):
     timezone: str | None = None
 
 
-def session_line(row: SessionRow) -> str:
-    """The session list's text: name, id, group, proxy, paused."""
-    group = row.group or "-"
-    proxy = f"proxy {row.proxy_alias}" if row.proxy_alias else "direct"
-    state = "paused" if row.network_paused else "active"
-    return f"{row.name}  ({row.id})  group {group}  {proxy}  {state}"
+@dataclass(frozen=True, slots=True)
+class Live:
+    """What the engine knows of a session now, beside its API row (issue 40 point 1)."""
+
+    title: str = ""
+    host: str = ""
+    running: str | None = None  # the kind of the agent operation running
+    needs_person: str | None = None  # the kind of what waits for a person (logic.person)
+    failed: str | None = None  # the error id of the session's last operation, when it failed
+
+
+def list_order(row: SessionRow) -> tuple[bool, str, int]:
+    """Sessions without a group first, then each group together (by name), by id within."""
+    return (row.group is not None, (row.group or "").casefold(), row.number)
+
+
+def session_line(row: SessionRow, live: Live = Live()) -> str:
+    """The session list's two lines: name, id, group and the state badges (needs you, the
+    agent's operation running, paused, the last operation failed); the page's title and host,
+    and the route (a proxy with its exit country, or direct)."""
+    badges = []
+    if live.needs_person:
+        badges.append(f"NEEDS YOU ({live.needs_person.replace('_', ' ')})")
+    if live.running:
+        badges.append(f"agent: {live.running}")
+    if row.network_paused:
+        badges.append("paused")
+    if live.failed:
+        badges.append(f"failed: {live.failed}")
+    head = f"{row.name}  ({row.id})" + (f"  [{row.group}]" if row.group else "")
+    if badges:
+        head += "  · " + " · ".join(badges)
+    if row.proxy_alias:
+        route = f"via {row.proxy_alias}" + (f" ({row.proxy_country})" if row.proxy_country else "")
+    else:
+        route = "direct"
+    page = " — ".join(p for p in (live.title, live.host) if p) or "no page open"
+    return f"{head}\n{page}  · {route}"
 
 
 def filtering_text(row: SessionRow) -> str:

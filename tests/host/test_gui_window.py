@@ -13,11 +13,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from host_app.logic.workspace import SessionRow, list_order
 
 from .hostproc import SVC_APP, HostApp
 from .site import Site
@@ -79,7 +82,9 @@ def _number(sid: str) -> int:
 def _select(screen: Screen, app: HostApp, sid: str) -> None:
     """Select `sid` in the window's session list with the keyboard (the list is in id order),
     checked through the Info view's title."""
-    ids = sorted(_sessions(app), key=_number)
+    listed = app.ok("GET", "/v1/sessions")["sessions"]
+    rows = [SessionRow(id=s["id"], name=s["name"], group=s.get("group")) for s in listed]
+    ids = [r.id for r in sorted(rows, key=list_order)]  # the window's order
     # the list follows the API within a second: End selects the newest once it is listed
     poll(
         lambda: _info_after(screen, "End") == _name(app, ids[-1]), "the list to show every session"
@@ -362,7 +367,7 @@ def test_a_sign_in_saved_to_a_profile_or_a_cookies_file_imported_signs_in_its_ne
     stranger = app.new_session(name="Stranger")
     assert "Welcome" not in _member_page(app, stranger, site)
     _select(screen, app, signer)
-    screen.keys(WINDOW, "ctrl+shift+k")
+    screen.keys(WINDOW, "ctrl+shift+e")
     _pick_profile(screen, "Signed in", shots, "save-sign-in.png")
     poll(lambda: (_profile(app, "Signed in") or {}).get("includes_cookies") is True, "the profile")
     made = app.new_session(profile="Signed in")
@@ -447,3 +452,42 @@ def test_what_an_agents_action_aims_at_is_outlined_over_the_view_not_in_the_page
         "the outline to go after the operation",
     )
     app.ok("DELETE", f"/v1/sessions/{sid}")
+
+
+def test_a_page_that_needs_a_person_marks_its_session_until_it_moves_on(
+    screen: Screen, app: HostApp, shots: Path
+) -> None:
+    """Issue 40 point 3: an observation finds a CAPTCHA on the session's page: the window marks
+    the session (its list's badge, and its title counts the sessions that need a person, seen
+    from the task bar), the app tells the person (here, with no notification service and no
+    tray on the screen, the window alone, as its log says); once the page moved on, the mark
+    is gone and the observation has no needs_person."""
+    from .person_pages import PAGES
+    from .routes import Reply, Routes, html
+
+    routes: dict[str, Callable[[], Reply]] = {
+        "/captcha": partial(html, PAGES["/person/recaptcha"][0])
+    }
+    routes["/recaptcha/api2/anchor"] = partial(html, "<div>I'm not a robot</div>")
+    routes["/after"] = partial(html, PAGES["/person/sign-in"][0])
+    with Routes(routes) as pages:
+        sid = app.new_session(name="Blocked")
+        _select(screen, app, sid)
+        body = {"url": pages.url("/captcha"), "session_id": sid, "wait": 0}
+        obs = app.ok("POST", "/v1/navigate/observe", body)["observation"]
+        assert obs["needs_person"]["vendor"] == "recaptcha"
+        marked = screen.window(f"{WINDOW}: 1 needs you")
+        screen.grab(shots / "needs-you.png", marked)
+        told = [r for r in _global_records(app) if r["category"] == "ui.needs_person"]
+        assert told, "the person was not told"
+        assert told[-1]["data"]["session_id"] == sid
+        assert told[-1]["data"]["told_by"] == "window"
+        body = {"url": pages.url("/after"), "session_id": sid, "wait": 0}
+        assert "needs_person" not in app.ok("POST", "/v1/navigate/observe", body)["observation"]
+        screen.window(WINDOW)  # the title counts nobody again
+        app.ok("DELETE", f"/v1/sessions/{sid}")
+
+
+def _global_records(app: HostApp) -> list[dict[str, Any]]:
+    path = app.data_dir / "Logs" / "global.ndjson"
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]

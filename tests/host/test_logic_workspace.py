@@ -5,16 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from host_app.logic.workspace import (
     Lifetime,
+    Live,
     ProxyLocation,
     SessionRow,
     address_url,
     folder_size,
     human_size,
     info_lines,
+    list_order,
     session_line,
 )
 
@@ -62,7 +65,28 @@ def test_session_line_and_info() -> None:
         lifetime=Lifetime("inactivity", 900),
         network_paused=True,
     )
-    assert session_line(row) == "Shop  (Session4)  group eu  proxy de-res  paused"
+    assert session_line(row) == "Shop  (Session4)  [eu]  · paused\nno page open  · via de-res"
+    live = Live(title="Cart", host="shop.example", running="actions", needs_person="two_factor",
+                failed="TIMEOUT")  # fmt: skip
+    assert session_line(msgspec.structs.replace(row, proxy_country="DE"), live) == (
+        "Shop  (Session4)  [eu]  · NEEDS YOU (two factor) · agent: actions · paused · failed: "
+        "TIMEOUT\nCart — shop.example  · via de-res (DE)"
+    )
+    plain = SessionRow(id="Session5", name="Plain")
+    assert session_line(plain) == "Plain  (Session5)\nno page open  · direct"
+    # ungrouped first, then each group together, by id within
+    rows = [
+        row,
+        plain,
+        SessionRow(id="Session2", name="A", group="EU"),
+        SessionRow(id="Session9", name="B", group="ab"),
+    ]
+    assert [r.id for r in sorted(rows, key=list_order)] == [
+        "Session5",
+        "Session9",
+        "Session2",
+        "Session4",
+    ]
     lines = dict(
         info_lines(
             row, machine_id="m-1", location=ProxyLocation("DE", "Europe/Berlin"), data_bytes=3 << 20
