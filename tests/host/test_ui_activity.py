@@ -8,13 +8,9 @@ operations go through the engine's bridge handler as the agent's do."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +19,9 @@ import pytest
 import bridge_protocol as bp
 from bridge_protocol.actions import RefClick, RefType
 from bridge_protocol.messages import ActionRequest, ObservationAction, Observe
+
+from .inengine import child_result, configure, log_data, run_child, start_engine
+from .routes import Routes, html
 
 pytestmark = pytest.mark.gui
 
@@ -33,16 +32,9 @@ PAGE = """<!doctype html><title>Sign in</title>
 
 
 def test_each_operation_is_a_record_and_a_line_of_the_activity_list(tmp_path: Path) -> None:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    env.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox --disable-gpu")
-    subprocess.run(
-        [sys.executable, "-m", "tests.host.test_ui_activity", str(tmp_path)],
-        check=True,
-        timeout=120,
-        env=env,
-        cwd=Path(__file__).resolve().parents[2],
-    )
-    result = json.loads((tmp_path / "result.json").read_text("utf-8"))
+    with Routes({"/": lambda: html(PAGE)}) as site:
+        proc = run_child("tests.host.test_ui_activity", str(tmp_path), site.url("/"), timeout=120)
+    result = child_result(proc)
     lines, records = result["lines"], result["records"]
     # newest first: the failed click, the click, the typing, the observation
     assert len(lines) == 4, lines
@@ -50,13 +42,13 @@ def test_each_operation_is_a_record_and_a_line_of_the_activity_list(tmp_path: Pa
     assert "type textbox “Password” 14 characters — ok" in lines[2]
     assert "click button “Sign in” — ok" in lines[1]
     assert "click e999 — failed ACTION_TARGET_NOT_FOUND" in lines[0]
-    assert [r["data"]["kind"] for r in records] == ["observe", "actions", "actions", "actions"]
-    assert [r["data"]["outcome"] for r in records] == ["ok", "ok", "ok", "failed"]
-    assert records[1]["data"]["steps"] == [
+    assert [r["kind"] for r in records] == ["observe", "actions", "actions", "actions"]
+    assert [r["outcome"] for r in records] == ["ok", "ok", "ok", "failed"]
+    assert records[1]["steps"] == [
         {"action": "type", "role": "textbox", "name": "Password", "detail": "14 characters"}
     ]
-    assert records[3]["data"]["error_id"] == "ACTION_TARGET_NOT_FOUND"
-    assert all(isinstance(r["data"]["ms"], int) for r in records)
+    assert records[3]["error_id"] == "ACTION_TARGET_NOT_FOUND"
+    assert all(isinstance(r["ms"], int) for r in records)
     assert result["other_session_lines"] == []  # the list follows the selected session
     assert SECRET not in json.dumps(result)
     logs = [p for p in (tmp_path / "Logs").rglob("*.ndjson") if p.is_file()]
@@ -64,43 +56,17 @@ def test_each_operation_is_a_record_and_a_line_of_the_activity_list(tmp_path: Pa
     assert SECRET not in "".join(p.read_text("utf-8") for p in logs)
 
 
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        data = PAGE.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
-def check(tmp_path: Path) -> None:
-    from host_app.engine import engine_application_name, prepare_storage
-
-    os.environ["XDG_DATA_HOME"] = str(prepare_storage(tmp_path))
-    engine_application_name()
-    from host_app.qt import QApplication
-
-    app = QApplication(["svc-app-ui-activity-test"])
+def check(data_dir: Path, url: str) -> None:
     from host_app.browser_window import BrowserWindow
-    from host_app.engine import Engine
-    from host_app.logic.logfile import HostLog
-    from host_app.logic.settings import AppSettings
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    log = HostLog(tmp_path / "Logs")
-    engine = Engine(tmp_path, AppSettings(), headless=True, log=log)
+    app, engine = start_engine(data_dir, "svc-app-ui-activity-test")
     for n in (1, 2):
-        engine.session_settings[f"Session{n}"] = bp.SessionSettings(profile_id=n, name=f"S{n}")
+        configure(engine, n)
     window = BrowserWindow(engine)
     window.show()
     window.select("Session1")
     b = engine.browser("Session1")
-    b.load(f"http://127.0.0.1:{server.server_port}/")
+    b.load(url)
 
     def until(ready: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + 30
@@ -138,18 +104,11 @@ def check(tmp_path: Path) -> None:
     lines = window.activity.lines()
     window.select("Session2")
     other = window.activity.lines()
-    records = [
-        json.loads(line)
-        for line in (tmp_path / "Logs" / "sessions" / "1.ndjson").read_text().splitlines()
-        if '"agent.operation"' in line
-    ]
-    (tmp_path / "result.json").write_text(
-        json.dumps({"lines": lines, "records": records, "other_session_lines": other})
-    )
+    records = log_data(data_dir, 1, "agent.operation")
     engine.shutdown()
     window.close()
-    server.shutdown()
+    print(json.dumps({"lines": lines, "records": records, "other_session_lines": other}))
 
 
 if __name__ == "__main__":
-    check(Path(sys.argv[1]))
+    check(Path(sys.argv[1]), sys.argv[2])
