@@ -21,6 +21,7 @@ from clients.agent_client import (
 )
 from clients.urls import file_uri, normalize_url, path_of_file_uri
 
+from ..httpserver import QUICK_SHUTDOWN
 from .conftest import free_port, svc
 
 BASE = "http://127.0.0.1:1"
@@ -127,7 +128,7 @@ class _NotTheAgent(BaseHTTPRequestHandler):
 @pytest.fixture
 def impostor() -> Iterator[int]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _NotTheAgent)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs=QUICK_SHUTDOWN, daemon=True)
     thread.start()
     try:
         yield int(server.server_address[1])

@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from ..certs import ca, leaf
+from ..httpserver import QUICK_SHUTDOWN
 from .servers import _Running
 
 BERLIN = json.dumps({"ip": "203.0.113.7", "country": "DE", "timezone": "Europe/Berlin"}).encode()
@@ -59,7 +60,9 @@ class GeoService(_Running):
             self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
         self.port = int(self.server.server_address[1])
         self.scheme = "https" if tls is not None else "http"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self.server.serve_forever, kwargs=QUICK_SHUTDOWN, daemon=True
+        )
 
     def url(self, path: str = "/json") -> str:
         return f"{self.scheme}://127.0.0.1:{self.port}{path}"

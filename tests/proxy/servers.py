@@ -20,6 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Self
 from urllib.parse import urlsplit
 
+from ..httpserver import QUICK_SHUTDOWN
+
 HEAD_LIMIT = 64 * 1024
 
 
@@ -303,7 +305,9 @@ class Origin(_Running):
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.port = int(self.server.server_address[1])
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self.server.serve_forever, kwargs=QUICK_SHUTDOWN, daemon=True
+        )
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
