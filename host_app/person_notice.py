@@ -11,7 +11,16 @@ from collections.abc import Callable
 
 from bridge_protocol import NeedsPerson
 
-from .qt import QDBusConnection, QDBusInterface, QDBusMessage, QObject, QSystemTrayIcon, pyqtSlot
+from .qt import (
+    QDBusArgument,
+    QDBusConnection,
+    QDBusInterface,
+    QDBusMessage,
+    QMetaType,
+    QObject,
+    QSystemTrayIcon,
+    pyqtSlot,
+)
 
 SERVICE = "org.freedesktop.Notifications"
 PATH = "/org/freedesktop/Notifications"
@@ -54,8 +63,18 @@ class PersonNotice(QObject):
         if self._bus.isConnected():
             notifications = QDBusInterface(SERVICE, PATH, SERVICE, self._bus)
             if notifications.isValid():
+                # the signature is (susssasa{sv}i): the id to replace is a uint, the actions
+                # a string list (a Python list would go as a list of variants)
                 reply = notifications.call(
-                    "Notify", "svc", 0, "", summary, body, ["default", "Show"], {}, TIMEOUT_MS
+                    "Notify",
+                    "svc",
+                    QDBusArgument(0, QMetaType.fromName(b"uint").id()),
+                    "",
+                    summary,
+                    body,
+                    QDBusArgument(["default", "Show"], QMetaType.fromName(b"QStringList").id()),
+                    {},
+                    TIMEOUT_MS,
                 )
                 if reply.type() == QDBusMessage.MessageType.ReplyMessage and reply.arguments():
                     self._by_id[int(reply.arguments()[0])] = session_id
@@ -69,7 +88,7 @@ class PersonNotice(QObject):
                    "told_by": how})  # fmt: skip
         return how
 
-    @pyqtSlot(int, str)
+    @pyqtSlot("uint", str)  # ActionInvoked is (uint id, string action key)
     def _invoked(self, notification: int, _action: str) -> None:
         sid = self._by_id.pop(notification, None)
         if sid is not None:

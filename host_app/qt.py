@@ -12,6 +12,7 @@ from PyQt6.QtCore import (
     QEventLoop,
     QFileSystemWatcher,
     QIODevice,
+    QMetaType,
     QObject,
     QPoint,
     QPointF,
@@ -27,7 +28,7 @@ from PyQt6.QtCore import (
     pyqtSignal,
     pyqtSlot,
 )
-from PyQt6.QtDBus import QDBusConnection, QDBusInterface, QDBusMessage
+from PyQt6.QtDBus import QDBusArgument, QDBusConnection, QDBusInterface, QDBusMessage
 from PyQt6.QtGui import (
     QAction,
     QClipboard,
@@ -125,6 +126,7 @@ __all__ = [
     "QComboBox",
     "QContextMenuEvent",
     "QCoreApplication",
+    "QDBusArgument",
     "QDBusConnection",
     "QDBusInterface",
     "QDBusMessage",
@@ -158,6 +160,7 @@ __all__ = [
     "QMenu",
     "QMenuBar",
     "QMessageBox",
+    "QMetaType",
     "QMouseEvent",
     "QNetworkAccessManager",
     "QNetworkCookie",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -50,15 +51,54 @@ def screen() -> Iterator[Screen]:
         s.stop()
 
 
+@pytest.fixture(scope="module")
+def bus(screen: Screen) -> Iterator[dict[str, str]]:
+    """A session bus with a desktop notification server (dunst) on the screen: the
+    environment that reaches them."""
+    daemon = subprocess.Popen(
+        ["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert daemon.stdout is not None
+    env = {"DBUS_SESSION_BUS_ADDRESS": daemon.stdout.readline().strip()}
+    every = {**os.environ, **env, "DISPLAY": screen.display}
+    server = subprocess.Popen(
+        ["dunst"], env=every, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        poll(lambda: _notifications_owned(every), "the notification server on the bus")
+        yield env
+    finally:
+        for proc in (server, daemon):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(10)
+        daemon.stdout.close()
+
+
+def _notifications_owned(env: dict[str, str]) -> bool:
+    asked = subprocess.run(
+        ["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/",
+         "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.Notifications"],
+        env=env, capture_output=True, text=True, timeout=10, check=False,
+    )  # fmt: skip
+    return "boolean true" in asked.stdout
+
+
 # shells that must be gone once the app has quit (checked when the module's app stops)
 SHELLS_AT_QUIT: list[int] = []
 
 
 @pytest.fixture(scope="module")
-def app(screen: Screen, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostApp]:
+def app(
+    screen: Screen, bus: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[HostApp]:
     # operations must not move the selection: the tests choose the session with keys
     settings = json.dumps({"follow_browser_commands": False})
-    env = {"DISPLAY": screen.display, "QT_QPA_PLATFORM": "xcb", "_SETTINGS": settings}
+    env = {"DISPLAY": screen.display, "QT_QPA_PLATFORM": "xcb", "_SETTINGS": settings, **bus}
     a = HostApp(tmp_path_factory.mktemp("gui-window"), env=env)
     a.start(gui=True)
     try:
@@ -455,13 +495,13 @@ def test_what_an_agents_action_aims_at_is_outlined_over_the_view_not_in_the_page
 
 
 def test_a_page_that_needs_a_person_marks_its_session_until_it_moves_on(
-    screen: Screen, app: HostApp, shots: Path
+    screen: Screen, app: HostApp, bus: dict[str, str], shots: Path
 ) -> None:
     """Issue 40 point 3: an observation finds a CAPTCHA on the session's page: the window marks
     the session (its list's badge, and its title counts the sessions that need a person, seen
-    from the task bar), the app tells the person (here, with no notification service and no
-    tray on the screen, the window alone, as its log says); once the page moved on, the mark
-    is gone and the observation has no needs_person."""
+    from the task bar) and a desktop notification names it (the freedesktop service on the
+    session bus: dunst, on the screen); its action shows that session's page in the window;
+    once the page moved on, the mark is gone and the observation has no needs_person."""
     from .person_pages import PAGES
     from .routes import Reply, Routes, html
 
@@ -472,20 +512,38 @@ def test_a_page_that_needs_a_person_marks_its_session_until_it_moves_on(
     routes["/after"] = partial(html, PAGES["/person/sign-in"][0])
     with Routes(routes) as pages:
         sid = app.new_session(name="Blocked")
-        _select(screen, app, sid)
+        elsewhere = app.new_session(name="Elsewhere")
+        _select(screen, app, elsewhere)  # the person looks at another session
         body = {"url": pages.url("/captcha"), "session_id": sid, "wait": 0}
         obs = app.ok("POST", "/v1/navigate/observe", body)["observation"]
         assert obs["needs_person"]["vendor"] == "recaptcha"
-        marked = screen.window(f"{WINDOW}: 1 needs you")
-        screen.grab(shots / "needs-you.png", marked)
+        screen.window(f"{WINDOW}: 1 needs you")
         told = [r for r in _global_records(app) if r["category"] == "ui.needs_person"]
         assert told, "the person was not told"
         assert told[-1]["data"]["session_id"] == sid
-        assert told[-1]["data"]["told_by"] == "window"
+        assert told[-1]["data"]["told_by"] == "desktop"
+        screen.grab(shots / "needs-you-notification.png")  # dunst's notice on the screen
+        # the notification's action: the window shows the session that needs the person
+        env = {**os.environ, **bus, "DISPLAY": screen.display}
+        subprocess.run(["dunstctl", "action", "0"], env=env, check=True, timeout=10)
+        marked = f"{WINDOW}: 1 needs you"
+        poll(lambda: _shown(screen, marked) == "Blocked", "the window to show the blocked session")
+        screen.grab(shots / "needs-you.png", screen.window(marked))
         body = {"url": pages.url("/after"), "session_id": sid, "wait": 0}
         assert "needs_person" not in app.ok("POST", "/v1/navigate/observe", body)["observation"]
         screen.window(WINDOW)  # the title counts nobody again
-        app.ok("DELETE", f"/v1/sessions/{sid}")
+        for x in (sid, elsewhere):
+            app.ok("DELETE", f"/v1/sessions/{x}")
+
+
+def _shown(screen: Screen, window: str) -> str:
+    """The name of the session the window titled `window` shows (its Info view's title)."""
+    screen.keys(window, "ctrl+shift+i")
+    title = _open_info(screen, 3)
+    if title:
+        screen.keys(title, "Escape")
+        poll(lambda: not screen.xdotool("search", "--onlyvisible", "--name", "^Info: "), "Info")
+    return title.removeprefix("Info: ")
 
 
 def _global_records(app: HostApp) -> list[dict[str, Any]]:
