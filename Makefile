@@ -17,9 +17,9 @@ STAMP := $(VENV)/.installed
 # sends no DNS query (tests/host/test_e2e_dns.py). libjs-mathjax: MathJax 2 and its test pages, real
 # typeset math; libstdc++-12-doc: libstdc++'s API pages as Doxygen writes them, with its script-built
 # side tree (both tests/host/test_e2e_corpus.py). dunst: a desktop notification server on the
-# window tests' screen (with dbus-daemon's session bus), which shows the app's "needs you" notice
+# window tests' screen (with dbus-daemon's session bus; dbus-bin: dbus-send), which shows the app's "needs you" notice
 # and invokes its action (tests/host/test_gui_window.py).
-DEBIAN_PACKAGES ?= xvfb xdotool libxcb-icccm4 libxcb-keysyms1 nodejs python3-doc sqlite3-doc libjs-jquery-ui-docs libjs-codemirror libjs-mathjax libstdc++-12-doc chromium postgresql strace dunst
+DEBIAN_PACKAGES ?= xvfb xdotool libxcb-icccm4 libxcb-keysyms1 nodejs python3-doc sqlite3-doc libjs-jquery-ui-docs libjs-codemirror libjs-mathjax libstdc++-12-doc chromium postgresql strace dunst dbus-daemon dbus-bin
 BENCH_DEBIAN_PACKAGES ?= chromium postgresql
 
 export QT_QPA_PLATFORM ?= offscreen
