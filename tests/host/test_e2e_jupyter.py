@@ -194,7 +194,8 @@ def test_create_run_and_save_a_notebook(host: HostApp, jupyter: Jupyter, session
     # file: the session's current page. Its shell draws its parts as they load, the toolbar's
     # buttons one by one as their components upgrade: observed again until the cell's editor,
     # the toolbar's run button and the rest of its buttons are there (a fresh clone's run read
-    # the toolbar with 6 of its buttons)
+    # the toolbar with 6 of its buttons), and its save button once the file is known writable
+    # (a loaded machine read 'Document is read-only. "Save" is disabled' before that)
     def notebook_ready(o: dict[str, Any]) -> bool:
         buttons = elements(o, "button", NOTEBOOK_TOOLBAR)
         toolbar = {e.get("name", "")[:13] for e in buttons}
@@ -202,6 +203,7 @@ def test_create_run_and_save_a_notebook(host: HostApp, jupyter: Jupyter, session
             "/notebooks/" in o["url"]
             and bool(elements(o, "textbox", CELLS))
             and "Run this cell" in toolbar
+            and any(name.startswith("Save") for name in toolbar)
             and len(buttons) >= 8
         )
 
