@@ -47,10 +47,12 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # The suite runs in PYTEST_WORKERS processes (pytest-xdist), a test module per worker at a time,
-# the longest modules first (tests/conftest.py); PYTEST_WORKERS=0 runs it in one process.
+# the longest modules first (tests/conftest.py); PYTEST_WORKERS=0 runs it in one process. The
+# tests marked `alone` (deadlines that a busy machine misses) run after it, with nothing beside.
 PYTEST_WORKERS ?= 2
 pytest: setup
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=20
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=20 -m "not alone"
+	$(BIN)/pytest --durations=10 -m alone
 
 test: setup lint pytest
 

@@ -99,11 +99,19 @@ PROCESS_FIXTURES = frozenset(
 )
 
 
+# Modules that `make test` runs after the parallel run, in a process of their own with no other
+# test beside them: the first-capture test's captures have a 30 s deadline among busy pages,
+# which two parallel fresh-clone runs missed (30.1 s, 30.2 s) while the other worker ran tests.
+ALONE = frozenset({"tests/host/test_e2e_first_capture.py"})
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         uses = set(getattr(item, "fixturenames", ()))
         if PROCESS_FIXTURES & uses or item.get_closest_marker("gui") is not None:
             item.add_marker(pytest.mark.e2e)
+        if item.nodeid.split("::", 1)[0] in ALONE:
+            item.add_marker(pytest.mark.alone)
 
 
 # The schedule under pytest-xdist (`make test`: --dist loadfile). A work unit is a test module,
@@ -112,10 +120,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # cluster, a server per store). Units are handed out longest first (the longest-processing-time
 # rule), so that the run does not end waiting on a long module started last: the long ones are
 # named here with their seconds in a run of two workers on a 2-core machine; every other unit
-# counts as short, in xdist's own order (most tests first). A unit with a negative number is
-# handed out last, when the other worker is ending too: the first-capture test's captures have
-# a 30 s deadline among busy pages, which a fresh clone's run missed (30.2 s) while the other
-# worker built the bundle.
+# counts as short, in xdist's own order (most tests first).
 UNIT_OF_FOLDER = {"tests/keyserver/": "tests/keyserver"}
 LONG_UNITS = {
     "tests/test_bundle.py": 125,  # a PyInstaller build, CPU bound
@@ -138,7 +143,6 @@ LONG_UNITS = {
     "tests/host/test_e2e_shared_assets.py": 20,
     "tests/host/test_e2e_navigation.py": 20,
     "tests/host/test_e2e_memory.py": 20,
-    "tests/host/test_e2e_first_capture.py": -1,
 }
 
 
