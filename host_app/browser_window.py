@@ -85,6 +85,14 @@ def _row_of(session_id: str, settings: SessionSettings, paused: bool) -> Session
     )  # fmt: skip
 
 
+def _single_shot(parent: QWidget, slot: Callable[[], None]) -> QTimer:
+    """A timer that runs `slot` once when started; started again before, it runs it once."""
+    timer = QTimer(parent)
+    timer.setSingleShot(True)
+    timer.timeout.connect(slot)
+    return timer
+
+
 class BrowserWindow(HidingWindow):
     def __init__(self, engine: Engine, api: UiApi | None = None) -> None:
         super().__init__()
@@ -135,7 +143,10 @@ class BrowserWindow(HidingWindow):
         self._menus()
         self.list_timer = QTimer(self)
         self.list_timer.timeout.connect(self.poll_sessions)
-        engine.on_session_changed.append(lambda _sid: QTimer.singleShot(0, self.refresh))
+        # one refresh for however many changes one turn of the event loop brings (each agent
+        # operation reports its start and its end)
+        self._refresh_soon = _single_shot(self, self.refresh)
+        engine.on_session_changed.append(lambda _sid: self._refresh_soon.start(0))
         engine.on_operation.append(self._operation)
 
     def _view_split(self) -> QSplitter:
@@ -351,26 +362,28 @@ class BrowserWindow(HidingWindow):
             w.setEnabled(current is not None)
 
     def _fill_list(self, lines: list[tuple[str, str]]) -> None:
-        """The list's items, rebuilt only when a line changed (it is read every second: a
-        rebuild each time would reset its scrolling)."""
-        shown = [
-            (str(item.data(Qt.ItemDataRole.UserRole)), item.text())
-            for item in map(self.sessions.item, range(self.sessions.count()))
-            if item is not None
-        ]
+        """The list's items, rebuilt only when the sessions or their order changed; a row whose
+        line changed (a title, a badge: many times a second while agents work) is rewritten in
+        place, as a rebuild would reset the list's scrolling."""
+        items = [self.sessions.item(i) for i in range(self.sessions.count())]
+        shown = [str(item.data(Qt.ItemDataRole.UserRole)) for item in items if item is not None]
         self.sessions.blockSignals(True)
-        if shown != lines:
+        if shown != [sid for sid, _ in lines]:
             self.sessions.clear()
             for sid, text in lines:
                 item = QListWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, sid)
                 self.sessions.addItem(item)
-        for i, (sid, _) in enumerate(lines):
+        for i, (sid, text) in enumerate(lines):
             if sid == self.current and self.sessions.currentRow() != i:
                 self.sessions.setCurrentRow(i)
             shown_item = self.sessions.item(i)
+            if shown_item is None:
+                continue
+            if shown_item.text() != text:
+                shown_item.setText(text)
             b = self.engine.sessions.get(sid)
-            if shown_item is not None and b is not None and b.page is not None:
+            if b is not None and b.page is not None:
                 shown_item.setIcon(b.page.icon())  # the page's favicon
         self.sessions.blockSignals(False)
 
