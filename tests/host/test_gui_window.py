@@ -129,7 +129,12 @@ def _select(screen: Screen, app: HostApp, sid: str) -> None:
     poll(
         lambda: _info_after(screen, "End") == _name(app, ids[-1]), "the list to show every session"
     )
-    assert _info_after(screen, "Home", *["Down"] * ids.index(sid)) == _name(app, sid)
+    # and drops the sessions deleted meanwhile within a second too (the newest is listed
+    # while a deleted one may still be): the row at the session's place is the session
+    poll(
+        lambda: _info_after(screen, "Home", *["Down"] * ids.index(sid)) == _name(app, sid),
+        "the list to drop the deleted sessions",
+    )
 
 
 def _info_after(screen: Screen, *keys: str) -> str:
