@@ -92,9 +92,21 @@ class HostApp:
     def ok(self, method: str, path: str, body: Any = None, **kw: Any) -> dict[str, Any]:
         r = self.client.request(method, path, json=body, **kw)
         envelope = r.json()
-        assert r.status_code == 200, envelope
-        assert envelope["status"] == "ok", envelope
+        assert r.status_code == 200, f"{envelope}\n{self.state()}"
+        assert envelope["status"] == "ok", f"{envelope}\n{self.state()}"
         return dict(envelope["data"])
+
+    def state(self) -> str:
+        """What a failed request's message adds: whether the app still runs, the last lines of
+        its stderr and of the global log (an engine that went away says why there)."""
+        lines = [f"svc-app: {'running' if self.proc and self.proc.poll() is None else 'ended'}"]
+        if self.proc is not None and self.proc.returncode is not None:
+            lines[0] += f" ({self.proc.returncode})"
+        for path in (self.log_path, self.data_dir / "Logs" / "global.ndjson"):
+            with contextlib.suppress(OSError):
+                tail = path.read_text("utf-8", "replace").splitlines()[-15:]
+                lines += [f"-- {path.name}:", *tail]
+        return "\n".join(lines)
 
     def error(
         self, method: str, path: str, body: Any = None, **kw: Any
