@@ -6,7 +6,7 @@ import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, assert_never
 
 import msgspec
 import trio
@@ -213,8 +213,10 @@ class Sessions:
             timeout = None
         elif isinstance(body.lifetime, InactivityLifetime):
             lifetime_type, timeout = "inactivity", body.lifetime.timeout_seconds
-        else:
+        elif body.lifetime is None:
             lifetime_type, timeout = "inactivity", DEFAULT_INACTIVITY
+        else:
+            assert_never(body.lifetime)
         created_at = now_ms()
         # The record as stored (id and name once known), to answer without reading it back.
         pending = SessionRecord(

@@ -13,7 +13,7 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Protocol
+from typing import Any, Protocol, assert_never
 
 from bridge_protocol import ErrorId, SvcError
 from bridge_protocol.actions import (
@@ -351,6 +351,8 @@ async def act(target: Target, action: TargetedAction, deadline: float) -> None:
             await press_keys(target.page, [key])
         case Select(value=value) | RefSelect(value=value):
             await choose(target, value)
+        case _:
+            assert_never(action)
 
 
 # --- the element's state -----------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, assert_never
 
 from bridge_protocol import (
     Answer,
@@ -110,6 +110,8 @@ def dispatch(request: HostRequest, host: Host[S]) -> Answer | Job[S]:
             return attach(params, host)
         case ActionRequest(command=command_):
             return command(command_, host)
+        case _:
+            assert_never(request)
 
 
 def command(c: EngineCommand, host: Host[S]) -> Answer | Job[S]:
@@ -134,6 +136,8 @@ def command(c: EngineCommand, host: Host[S]) -> Answer | Job[S]:
             return observe(c, host)
         case ObservationAction():
             return observation_actions(c, host)
+        case _:
+            assert_never(c)
 
 
 def capture(p: CaptureParams, host: Host[S]) -> Job[S]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, assert_never
 
 import msgspec
 
@@ -29,9 +29,13 @@ from bridge_protocol import ErrorId, Observation, SvcError
 from bridge_protocol import observation as wire
 from bridge_protocol.actions import (
     RefAction,
+    RefClear,
     RefClick,
     RefHover,
+    RefPress,
     RefScroll,
+    RefSelect,
+    RefType,
     RefWait,
 )
 
@@ -445,7 +449,7 @@ async def run_ref_actions(
                 unscrolled = await page.run_js(offsets)
                 page.wheel(x, y, dx, dy)
                 await scroll_done(page, partial(page.run_js, offsets), unscrolled)
-            case _:
+            case RefClick() | RefHover() | RefType() | RefClear() | RefPress() | RefSelect():
                 if index > 0 or page.load_starts != before.starts:
                     # an earlier action may have changed the page: check this target again
                     number = int(action.ref[1:])
@@ -462,6 +466,8 @@ async def run_ref_actions(
                     scroll=action.scroll if isinstance(action, RefClick | RefHover) else True,
                 )
                 await act(target, action, deadline)
+            case _:
+                assert_never(action)
     await _after_batch(page, before, loads, deadline)
     clicked = await download_clicked(page)
     await page.downloads.settle(mark, deadline, clicked=clicked)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, assert_never
 
 from bridge_protocol import (
     ApiError,
@@ -229,6 +229,8 @@ async def _await_ready(page: PageDriver, r: Readiness, entry: int | None = None)
                     page.last_status = r.committed.status or None
                 done = True
                 raise SvcError(outcome.error)
+            if outcome is not None:  # None: not yet
+                assert_never(outcome)
             await aio.sleep(page.loop, PROBE_INTERVAL)
     finally:
         if not done:
@@ -365,6 +367,8 @@ async def run_action(page: PageDriver, action: Action, deadline: float) -> None:
             await act(await _find(page, selector, "clear"), action, deadline)
         case Press(selector=selector):
             await act(await _find(page, selector, "press"), action, deadline)
+        case _:
+            assert_never(action)
 
 
 async def run_actions(page: PageDriver, actions: list[Action], deadline: float) -> None:

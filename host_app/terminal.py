@@ -13,6 +13,7 @@ import os
 import pwd
 from collections.abc import Callable, Mapping
 from enum import Enum
+from typing import assert_never
 
 from host_app.logic.terminal import (
     DEFAULT_PALETTE,
@@ -401,9 +402,11 @@ class TerminalPanel(QWidget):
             self.paste()
         elif isinstance(action, Scroll):
             self._terminal.scroll_by(-action.pages * max(1, self._terminal.rows - 1))
-        else:
+        elif action is None:
             super().keyPressEvent(event)
             return
+        else:
+            assert_never(action)
         event.accept()
         self.update()
 

@@ -30,7 +30,7 @@ import itertools
 import json
 import time
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, assert_never
 
 from bridge_protocol.identity import FingerprintProfile
 
@@ -50,6 +50,7 @@ from .logic.worker_cdp import (
     Size,
     UserAgentOverride,
     WorkerChannel,
+    WorkerHeld,
     main_frame_id,
     opener_policy,
     user_agent_override,
@@ -673,6 +674,10 @@ class PageWorkers:
                     "identity.workers",
                     f"{out.method} failed ({out.code} {out.message}): its target may run native",
                 )
+            elif isinstance(out, WorkerHeld):
+                pass  # for the logic's tests: the host has nothing to do
+            else:
+                assert_never(out)
 
 
 class SessionWorkers:

@@ -248,7 +248,8 @@ class KeyServerApp:
                 return await self._route(request, {"GET": self.user_search})
             case ["user", kid]:
                 return await self._route(request, {"GET": self.user_get}, kid)
-        raise HTTPError(404, "resource not found")
+            case _:
+                raise HTTPError(404, "resource not found")
 
     @staticmethod
     async def _route(

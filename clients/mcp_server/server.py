@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, assert_never
 
 import trio
 
@@ -70,8 +70,11 @@ class Server:
                 calls.append((len(answers), item))
                 answers.append(None)
                 self.in_flight.add(_key(item.id))
-            elif _key(item.request_id) in self.in_flight:
-                self.cancelled.add(_key(item.request_id))
+            elif isinstance(item, Cancel):
+                if _key(item.request_id) in self.in_flight:
+                    self.cancelled.add(_key(item.request_id))
+            else:
+                assert_never(item)
 
         async def one(index: int, call: Call) -> None:
             key = _key(call.id)
@@ -105,6 +108,8 @@ class Server:
                 key = _key(action.request_id)
                 if key in self.in_flight:
                     self.cancelled.add(key)
+            else:
+                assert_never(action)
 
     async def serve(self) -> None:
         async with trio.open_nursery() as nursery:
