@@ -18,8 +18,10 @@ STAMP := $(VENV)/.installed
 # typeset math; libstdc++-12-doc: libstdc++'s API pages as Doxygen writes them, with its script-built
 # side tree (both tests/host/test_e2e_corpus.py). dunst: a desktop notification server on the
 # window tests' screen (with dbus-daemon's session bus; dbus-bin: dbus-send), which shows the app's "needs you" notice
-# and invokes its action (tests/host/test_gui_window.py).
-DEBIAN_PACKAGES ?= xvfb xdotool libxcb-icccm4 libxcb-keysyms1 nodejs python3-doc sqlite3-doc libjs-jquery-ui-docs libjs-codemirror libjs-mathjax libstdc++-12-doc chromium postgresql strace dunst dbus-daemon dbus-bin
+# and invokes its action (tests/host/test_gui_window.py). at-spi2-core, gir1.2-atspi-2.0, python3-gi:
+# the accessibility bus and Debian's python3 reading it, how the window tests read the activity
+# list's rows as a screen reader would (tests/host/test_gui_window.py).
+DEBIAN_PACKAGES ?= xvfb xdotool libxcb-icccm4 libxcb-keysyms1 nodejs python3-doc sqlite3-doc libjs-jquery-ui-docs libjs-codemirror libjs-mathjax libstdc++-12-doc chromium postgresql strace dunst dbus-daemon dbus-bin at-spi2-core gir1.2-atspi-2.0 python3-gi
 BENCH_DEBIAN_PACKAGES ?= chromium postgresql
 
 export QT_QPA_PLATFORM ?= offscreen

@@ -16,6 +16,7 @@ class ActivityPanel(QListWidget):
     def __init__(self, activities: Activities) -> None:
         super().__init__()
         self.setObjectName("activity")
+        self.setAccessibleName("Activity")  # what a screen reader calls the list
         self.setToolTip("What agents did in this session, newest first")
         self.setMinimumWidth(220)
         self.setWordWrap(True)

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from bridge_protocol import observation as wire
 from host_app.logic.workspace import SessionRow, list_order
 
 from .hostproc import SVC_APP, HostApp
@@ -52,13 +53,17 @@ def screen() -> Iterator[Screen]:
 
 
 @pytest.fixture(scope="module")
-def bus(screen: Screen) -> Iterator[dict[str, str]]:
+def bus(screen: Screen, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """A session bus with a desktop notification server (dunst) on the screen: the
-    environment that reaches them."""
+    environment that reaches them. The accessibility bus it starts on demand (at-spi2-core)
+    keeps its socket in the bus's own runtime folder, not the user's."""
+    runtime = tmp_path_factory.mktemp("runtime")
+    runtime.chmod(0o700)
     daemon = subprocess.Popen(
         ["dbus-daemon", "--session", "--nofork", "--print-address=1"],
         stdout=subprocess.PIPE,
         text=True,
+        env={**os.environ, "XDG_RUNTIME_DIR": str(runtime)},
         start_new_session=True,
     )
     assert daemon.stdout is not None
@@ -554,3 +559,78 @@ def _shown(screen: Screen, window: str) -> str:
 def _global_records(app: HostApp) -> list[dict[str, Any]]:
     path = app.data_dir / "Logs" / "global.ndjson"
     return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+FAILED_RED = "b02020"  # host_app.activity_panel.FAILED_COLOR
+
+
+def test_the_activity_list_reads_what_an_agent_did_on_the_shown_session_as_it_happens(
+    screen: Screen, app: HostApp, bus: dict[str, str], site: Site, shots: Path
+) -> None:
+    """Issue 40 point 2 on the real screen: an agent operates the session the window shows
+    through the HTTP API, and the activity list beside the page gains a row per operation,
+    newest first, read off the screen as a screen reader reads it (the accessibility tree over
+    the session bus): the target's role and name, the outcome, the milliseconds, and never the
+    typed text; the failed operation's row is drawn in red."""
+    from . import a11y
+
+    assert app.proc is not None
+    pid = app.proc.pid
+    sid = app.new_session(name="Watched")
+    url = site.url("/form")
+    app.ok("POST", "/v1/navigate", {"session_id": sid, "url": url, "wait": 0})
+    _select(screen, app, sid)
+    a11y.set_enabled(bus, True)
+    try:
+        rows: list[str] = []
+
+        def read(count: int) -> bool:
+            rows[:] = a11y.list_rows(bus, pid, "Activity") or []
+            return len(rows) >= count
+
+        poll(lambda: read(1), "the activity list in the accessibility tree", 30)
+        assert len(rows) == 1, rows
+        assert f"open {url} — ok, " in rows[0], rows
+        obs = app.ok("POST", "/v1/observe", {"session_id": sid, "wait": 0})["observation"]
+        elements = wire.decode(obs, url)["elements"]
+        name = next(e["ref"] for e in elements if e["role"] == "textbox" and e["name"] == "Name")
+        secret = "hunter2-secret"
+        body = {"actions": [{"action": "type", "ref": name, "text": secret}]}
+        app.ok("POST", f"/v1/observations/{obs['id']}/actions", body)
+        poll(lambda: read(3), "the observation's and the typing's rows")
+        status, error = app.error(
+            "POST", f"/v1/observations/{obs['id']}/actions",
+            {"actions": [{"action": "click", "ref": "e999"}]},
+        )  # fmt: skip
+        assert error["id"] == "ACTION_TARGET_NOT_FOUND", (status, error)
+        poll(lambda: read(4), "the failed click's row")
+    finally:
+        a11y.set_enabled(bus, False)
+    print("activity rows:", *rows, sep="\n  ")
+    # newest first: the failed click, the typing, the observation, the navigation
+    assert "click e999 — failed ACTION_TARGET_NOT_FOUND" in rows[0], rows
+    assert "type textbox “Name” 14 characters — ok" in rows[1], rows
+    assert "observe semantic — ok, " in rows[2], rows
+    assert f"open {url} — ok, " in rows[3], rows
+    assert all(row.rstrip().endswith(" ms") for row in rows), rows
+    assert not any(secret in row for row in rows)
+    # what the person sees: the failed row's red on the screen, and the page beside the list
+    _close_notices(screen, bus)  # an earlier test's notice would cover the list
+    photo = shots / "activity-list.png"
+    screen.grab(photo, screen.window(WINDOW))
+    assert _color_pixels(photo, FAILED_RED) > 20, "the failed row is not drawn in red"
+    app.ok("DELETE", f"/v1/sessions/{sid}")
+
+
+def _color_pixels(path: Path, color: str) -> int:
+    counted = subprocess.run(
+        [sys.executable, "-c", COUNT_COLOR, str(path), color],
+        capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
+    return int(counted.stdout)
+
+
+def _close_notices(screen: Screen, bus: dict[str, str]) -> None:
+    """Close the desktop notices on the screen (dunst's), as a person dismisses them."""
+    env = {**os.environ, **bus, "DISPLAY": screen.display}
+    subprocess.run(["dunstctl", "close-all"], env=env, check=True, timeout=10)
