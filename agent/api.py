@@ -311,7 +311,6 @@ def decode_body(raw: bytes, type_: type[T]) -> T:
     """Decode a JSON body into a closed struct, or raise INVALID_REQUEST / VALIDATION_FAILED."""
     try:
         result: T = msgspec.json.decode(raw, type=type_)
-        return result
     except msgspec.ValidationError as exc:
         text = str(exc)
         match = _PATH.search(text)
@@ -328,3 +327,4 @@ def decode_body(raw: bytes, type_: type[T]) -> T:
         raise SvcError.of(
             ErrorId.INVALID_REQUEST, "malformed JSON body: nested too deeply"
         ) from None
+    return result

@@ -86,7 +86,7 @@ def _written(answer: AttachAnswer | CaptureAnswer) -> int:
 
 
 class Browser:
-    def __init__(
+    def __init__(  # noqa: PLR0913  its collaborators, keyword-only (agent/services.py)
         self,
         *,
         config: AgentConfig,

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 import trio
 from cryptography import x509
+from cryptography.hazmat.primitives.serialization import Encoding
 
 from bridge_protocol import ErrorId, ProxyTrust, SvcError
 from proxy import Upstream, geolocation, managed_username
@@ -220,8 +221,6 @@ def certificate_bundle(text: str) -> str:
         raise _invalid("the bundle may hold only CERTIFICATE blocks", field)
     if not 1 <= len(certs) <= MAX_CERTS:
         raise _invalid(f"the bundle must hold 1-{MAX_CERTS} certificates", field)
-    from cryptography.hazmat.primitives.serialization import Encoding
-
     return "".join(c.public_bytes(Encoding.PEM).decode("ascii") for c in certs)
 
 

@@ -188,9 +188,10 @@ def _wait_port(port: int) -> None:
     while time.monotonic() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
         except OSError:
             time.sleep(0.05)
+        else:
+            return
     raise TimeoutError(f"nothing listening on {port}")
 
 

@@ -293,7 +293,8 @@ class _Classifier:
         self._known_tags = known_tags
         self._unknown_tag = unknown_tag
 
-    def __call__(self, payload: Payload, exc: Exception) -> BridgeProtocolError:
+    # PLR0911: one return per failure class
+    def __call__(self, payload: Payload, exc: Exception) -> BridgeProtocolError:  # noqa: PLR0911
         if isinstance(exc, RecursionError):
             return MalformedJson(f"frame payload is nested too deeply: {exc}")
         try:

@@ -194,7 +194,7 @@ def _render_table(rows: list[list[str]], caption: str | None) -> str:
     return "\n".join(out)
 
 
-def _line(entry: dict[str, Any]) -> str:
+def _line(entry: dict[str, Any]) -> str:  # noqa: PLR0911  one return per entry kind
     kind, text = entry.get("k"), str(entry.get("t", ""))
     if kind == "list_item":
         return "- " + text.replace("\n", "\n  ")
@@ -223,7 +223,7 @@ def _line(entry: dict[str, Any]) -> str:
     return text
 
 
-def sections_of(  # noqa: PLR0915
+def sections_of(  # noqa: PLR0912, PLR0915  one pass over the content, its cases in order
     content: list[dict[str, Any]], targets: Targets | None = None
 ) -> list[Section]:
     """Cut content entries into sections (headings start them; long runs are split in parts);

@@ -86,10 +86,11 @@ def main() -> int:
 
         _run_job(client, base)
         print(f"svc demo: logs in {data_dir / 'Logs'}; browser data in {data_dir / 'Browser'}")
-        return 0
     except Exception as exc:
         print(f"svc demo failed: {exc}", file=sys.stderr)
         return 1
+    else:
+        return 0
     finally:
         client.close()
         _stop(proc)

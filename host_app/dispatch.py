@@ -114,7 +114,8 @@ def dispatch(request: HostRequest, host: Host[S]) -> Answer | Job[S]:
             assert_never(request)
 
 
-def command(c: EngineCommand, host: Host[S]) -> Answer | Job[S]:
+# PLR0911: one case per bridge command
+def command(c: EngineCommand, host: Host[S]) -> Answer | Job[S]:  # noqa: PLR0911
     match c:
         case Notifications():
             return NotificationsAnswer(notifications=host.notifications.snapshot())

@@ -115,9 +115,7 @@ class QtLoop:
         # the timers' parent: Qt owns them, so dropping a handle never deletes one in the
         # middle of its own timeout; each is deleted later once fired or cancelled
         self._parent = QObject()
-        import time as _time
-
-        self._time = _time.monotonic
+        self._time = time.monotonic
 
     def time(self) -> float:
         return self._time()

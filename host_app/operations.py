@@ -513,7 +513,7 @@ def write_file(path: str, data: bytes) -> int:
         raise _err(ErrorId.VALIDATION_FAILED, str(exc), field="output") from None
 
 
-async def capture(
+async def capture(  # noqa: PLR0913  capture's options, keyword-only
     page: PageDriver,
     *,
     url: str | None,

@@ -357,7 +357,7 @@ class SessionPage(QWebEnginePage):
         return self.dialogs.prompt(origin, message or "", default or "")
 
 
-class SessionBrowser:
+class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
     """One session's profile and pages (the root page and its popups, `session_pages`); the
     current page is `page`, in `view`. Implements `operations.PageDriver`."""
 

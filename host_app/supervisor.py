@@ -11,6 +11,8 @@ import json
 import os
 import signal
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from typing import Any
 
@@ -81,9 +83,6 @@ class Supervisor(QObject):
             self._stop_stale(pid)
 
     def _health_pid(self) -> int | None:
-        import urllib.error
-        import urllib.request
-
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         body: Any = None
         try:

@@ -639,7 +639,7 @@ class PageWorkers:
         for run in waiting:
             self._guard("release", run)
 
-    def _send(self, outputs: list[Output]) -> None:
+    def _send(self, outputs: list[Output]) -> None:  # noqa: PLR0912  one branch per output kind
         for out in outputs:
             if isinstance(out, Send):
                 if not self.closed:

@@ -44,7 +44,7 @@ def _db(value: str) -> Path | PostgresURL:
     """A postgresql:// URL, or else a SQLite file path; any other URL scheme is refused."""
     if value.startswith(_POSTGRES_SCHEMES):
         # Imported here so that a server on SQLite never loads psycopg and libpq.
-        from .pg_store import check_url
+        from .pg_store import check_url  # noqa: PLC0415
 
         db = PostgresURL(value)
         try:

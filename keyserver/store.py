@@ -438,6 +438,6 @@ async def open_store(db: Path | PostgresURL, *, pool_size: int = 10) -> Store:
         except (OSError, apsw.Error) as exc:
             raise StoreOpenError(f"cannot open the SQLite database {db}: {exc}") from None
     # Imported here so that a server on SQLite never loads psycopg and libpq.
-    from .pg_store import PostgresStore
+    from .pg_store import PostgresStore  # noqa: PLC0415
 
     return await PostgresStore.open(db, pool_size=pool_size)

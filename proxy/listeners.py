@@ -89,7 +89,7 @@ class _Listener:
 
 
 class ProxyListeners:
-    def __init__(
+    def __init__(  # noqa: PLR0913  optional collaborators and timeouts
         self,
         base_port: int,
         lookup: Lookup | None = None,
@@ -485,7 +485,8 @@ class _Relay:
 
     # --- plain HTTP --------------------------------------------------------------------------
 
-    async def _forward(self, request: ProxyRequest, upstream: Upstream) -> bool:
+    # PLR0912: one relay with its reuse, retry and failure paths
+    async def _forward(self, request: ProxyRequest, upstream: Upstream) -> bool:  # noqa: PLR0912
         """Relay one request and its response; whether the client connection may go on."""
         has_body = _has_body(request)
         if not has_body:

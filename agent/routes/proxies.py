@@ -31,7 +31,7 @@ async def _push(
     await engine.push_settings(s.session_id for s in using)
 
 
-def register(
+def register(  # noqa: PLR0913  the services its routes use, keyword-only
     app: Quart,
     proxies: Proxies,
     *,

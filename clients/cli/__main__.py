@@ -19,7 +19,7 @@ def version() -> str:
         return "0.0.0"
 
 
-def run(argv: Sequence[str]) -> int:
+def run(argv: Sequence[str]) -> int:  # noqa: PLR0911  one return per exit status path
     from . import exitcodes, render
     from .parser import UsageError, parse
 

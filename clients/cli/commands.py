@@ -446,7 +446,7 @@ def wants_providery(args: argparse.Namespace) -> bool:
     )
 
 
-def proxy_body(
+def proxy_body(  # noqa: PLR0912  one branch per optional flag
     args: argparse.Namespace,
     *,
     update: bool,

@@ -150,7 +150,8 @@ class Protocol:
                 items.append(action)
         return [Batch(items)]
 
-    def receive_message(self, message: Any) -> list[Action]:
+    # PLR0911: one answer per JSON-RPC check
+    def receive_message(self, message: Any) -> list[Action]:  # noqa: PLR0911
         if not isinstance(message, dict):
             return [error(None, INVALID_REQUEST, "Invalid Request: not a JSON-RPC object")]
         rid = message.get("id")
@@ -222,7 +223,8 @@ class Protocol:
             )
         return version
 
-    def _request(self, rid: Any, method: str, params: dict[str, Any]) -> list[Action]:
+    # PLR0911: one answer per JSON-RPC check
+    def _request(self, rid: Any, method: str, params: dict[str, Any]) -> list[Action]:  # noqa: PLR0911
         if method not in METHODS:
             return [error(rid, METHOD_NOT_FOUND, f"Method not found: {method}")]
         meta = params.get("_meta")

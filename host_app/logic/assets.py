@@ -162,9 +162,10 @@ def site(host: str) -> str:
     host = host.lower().strip("[]").rstrip(".")
     try:
         ipaddress.ip_address(host)
-        return host
     except ValueError:
         pass
+    else:
+        return host
     return _suffixes().privatesuffix(host) or host
 
 
@@ -334,7 +335,7 @@ def freshness_lifetime(headers: dict[str, str]) -> float | None:
     return None
 
 
-def storable(
+def storable(  # noqa: PLR0911  one return per reason it may not be stored
     status: int, headers: dict[str, str], size: int | None, max_entry: int = SHARED_MAX_ENTRY
 ) -> str | None:
     """Why a response may not be stored in the shared cache (None: it may). `headers` have

@@ -88,7 +88,8 @@ def _same_size(s: Slot, f: HostFrame) -> bool:
     return abs(s.w - f.w) <= 1.5 and abs(s.h - f.h) <= 1.5
 
 
-def match(slots: list[Slot], frames: list[HostFrame]) -> dict[int, int]:
+# PLR0912: the pairing rules, in order
+def match(slots: list[Slot], frames: list[HostFrame]) -> dict[int, int]:  # noqa: PLR0912
     """Slot number -> index into `frames` (a parent's child frames). Each pairing is unambiguous
     or made in document order: by name (unique on both sides), then by URL (the k-th slot with a
     src to the k-th frame at that URL, sizes agreeing), then by size in order. A slot left over
@@ -212,7 +213,8 @@ class _Merger:
         self.locators[n] = (di, int(ref[1:]))
         return f"e{n}"
 
-    def emit(self, fr: FrameRead, parent: int) -> tuple[list[Any], list[Any], list[list[Any]]]:
+    # PLR0912: one branch per content item kind
+    def emit(self, fr: FrameRead, parent: int) -> tuple[list[Any], list[Any], list[list[Any]]]:  # noqa: PLR0912
         """One document's content, elements and signatures, its frames' spliced in."""
         di = len(self.docs)
         self.docs.append(replace(fr.doc, parent=parent))

@@ -16,7 +16,7 @@ class NotificationQueue:
         self._items: collections.deque[Notification] = collections.deque(maxlen=limit)
         self._ids = itertools.count(1)
 
-    def add(
+    def add(  # noqa: PLR0913  a notification's fields, keyword-only
         self,
         *,
         enabled: bool,

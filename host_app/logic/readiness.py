@@ -104,7 +104,8 @@ class Readiness:
         # first load): no same-document move leaves about:blank for another URL
         return _blank(self.old.href) and not _blank(p.href)
 
-    def probe(self, p: Probe, now: float) -> Outcome:
+    # PLR0911, PLR0912: the readiness rules in order, each its outcome
+    def probe(self, p: Probe, now: float) -> Outcome:  # noqa: PLR0911, PLR0912
         if p.origin < 0:
             return None  # the page did not answer: nothing is known of its document
         if not self.is_new_document(p):

@@ -182,7 +182,8 @@ def _special_key(press: KeyPress, app_cursor: bool) -> str | None:
     return None
 
 
-def interpret_key(press: KeyPress, app_cursor: bool = False) -> KeyAction:
+# PLR0911, PLR0912: the key table, one return per key or key group
+def interpret_key(press: KeyPress, app_cursor: bool = False) -> KeyAction:  # noqa: PLR0911, PLR0912
     """What a key does in the terminal: the panel's own shortcuts (Ctrl+Shift+C/V, Shift+Insert,
     Shift+PageUp/Down) or the bytes the shell receives; None when the key sends nothing (a bare
     modifier, or a Ctrl+Shift combination left to the application's shortcuts)."""

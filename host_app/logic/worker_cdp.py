@@ -487,7 +487,8 @@ class WorkerChannel:
         """The ids of requests still unanswered (a new frontend document, or the page went)."""
         return [i for i, s in self._sent.items() if s.answered]
 
-    def receive(self, text: str | bytes) -> list[Output]:
+    # PLR0911: one return per CDP message kind
+    def receive(self, text: str | bytes) -> list[Output]:  # noqa: PLR0911
         try:
             msg = _DECODE.decode(text)
         except msgspec.DecodeError:

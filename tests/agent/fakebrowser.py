@@ -120,7 +120,8 @@ class FakeBrowser:
             truncated=False,
         )
 
-    def default(self, name: str, p: Any) -> bp.Answer:
+    # PLR0911, PLR0912: one answer per operation
+    def default(self, name: str, p: Any) -> bp.Answer:  # noqa: PLR0911, PLR0912
         sid = getattr(p, "session_id", "")
         url = self.urls.get(sid, "about:blank")
         timings = bp.Timings(page_ready_ms=10, rendered_ms=11, written_ms=12)

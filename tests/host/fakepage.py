@@ -119,7 +119,7 @@ class FakeDownloads:
         self.settled.append(clicked)
 
 
-class FakePage:
+class FakePage:  # noqa: PLR0904  fakes PageDriver: a method per member
     def __init__(self, elements: list[El], loop: FakeLoop | None = None) -> None:
         self._loop = loop or FakeLoop()
         self.elements = elements
@@ -153,7 +153,7 @@ class FakePage:
     def downloads(self) -> FakeDownloads:
         return self._downloads
 
-    def run_js(self, code: str) -> aio.Future[Any]:
+    def run_js(self, code: str) -> aio.Future[Any]:  # noqa: PLR0911  one answer per page script
         if code == js.TICK:
             self.counters["f"] += 1  # a frame passes between two reads
             c = self.counters

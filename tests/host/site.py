@@ -170,7 +170,7 @@ class Handler(BaseHTTPRequestHandler):
             self.server.aborted[tag] = time.time()  # type: ignore[attr-defined]
             self.close_connection = True
 
-    def do_GET(self) -> None:
+    def do_GET(self) -> None:  # noqa: PLR0911, PLR0912  one route per path
         url = urlsplit(self.path)
         path = url.path
         query = parse_qs(url.query)
