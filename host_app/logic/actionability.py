@@ -134,15 +134,19 @@ def not_actionable(
 
 
 def arrow_keys(enabled: list[int], current: int, target: int) -> list[str]:
-    """The keys that move a focused, closed single select from option `current` to `target`
-    (indices into its options): arrows step over enabled options only, Home reaches the first."""
-    keys: list[str] = []
-    if current not in enabled:
-        keys.append("Home")
-        current = enabled[0]
-    steps = enabled.index(target) - enabled.index(current)
-    keys.extend(["ArrowDown"] * steps if steps > 0 else ["ArrowUp"] * -steps)
-    return keys
+    """The fewest keys that move a focused, closed single select from option `current` to
+    `target` (indices into its options): arrows step over enabled options only, Home reaches the
+    first enabled one and End the last. Each key is a change the page sees (an input and a change
+    event) and a task the renderer runs: 17 arrows from the 2nd to the 19th of 20 options cost
+    10 ms of the renderer and 17 change events, End and one arrow 2."""
+    goal = enabled.index(target)
+    routes: list[list[str]] = [["Home", *["ArrowDown"] * goal]]
+    last = len(enabled) - 1
+    routes.append(["End", *["ArrowUp"] * (last - goal)])
+    if current in enabled:  # arrows first among routes as short (no jump the page sees)
+        steps = goal - enabled.index(current)
+        routes.insert(0, ["ArrowDown"] * steps if steps > 0 else ["ArrowUp"] * -steps)
+    return min(routes, key=len)
 
 
 # what one wheel event of 1,200 units scrolls: QtWebEngine turns 120 units into the platform's

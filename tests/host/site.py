@@ -44,6 +44,13 @@ document.getElementById('late').appendChild(s);},400)</script>
     + LONG
     + """<button id=far type=button onclick="document.title='far clicked'">far</button>
 </body></html>""",
+    # a select of 20 options that counts the changes the page sees in a field it submits
+    "/choices": """<!doctype html><html><head><title>Choices</title></head><body>
+<form action="/submitted" method="get"><select id=pick name=pick
+onchange="var n=document.getElementById('changes');n.value=+n.value+1">"""
+    + "".join(f"<option value=v{i}>Option {i}</option>" for i in range(20))
+    + """</select><input type=hidden id=changes name=changes value=0>
+<button id=send type=submit>Send</button></form></body></html>""",
     "/table": """<!doctype html><html><head><title>Table</title></head><body>
 <table id=t><caption>Prices</caption><tr><th>Item</th><th>Price</th></tr>
 <tr class="row odd"><td>Apple</td><td>1</td></tr><tr class="row even"><td>Pear</td><td>2</td></tr>

@@ -153,6 +153,29 @@ def test_type_takes_any_text_a_keyboard_types(host: HostApp, site: Site, session
     assert "area:中" in log
 
 
+def test_select_reaches_a_far_option_in_few_changes(
+    host: HostApp, site: Site, session: str
+) -> None:
+    """From the 2nd to the 19th of 20 options the select jumps (End, then one arrow up): the
+    page sees two changes, as it would see about as many from a person, not seventeen."""
+    _open(host, site, session, "/choices")
+    data = _perform(
+        host,
+        session,
+        [
+            {"action": "select", "selector": "#pick", "value": "v1"},
+            {"action": "select", "selector": "#pick", "value": "v18"},
+            {"action": "select", "selector": "#pick", "value": "v2"},
+            {"action": "click", "selector": "#send"},
+        ],
+        wait=0.5,
+    )
+    url = data["page"]["url"]
+    assert url.startswith(site.url("/submitted?"))
+    # v0 -> v1: one arrow; v1 -> v18: End, ArrowUp; v18 -> v2: Home, ArrowDown, ArrowDown
+    assert "pick=v2&changes=6" in url
+
+
 @pytest.mark.parametrize("selector", ["#ro", "#dis", "#plain"])
 def test_type_refuses_non_editable(host: HostApp, site: Site, session: str, selector: str) -> None:
     _open(host, site, session)
