@@ -110,6 +110,7 @@ class BrowserWindow(HidingWindow):
         self.terminal_area = _hidden(QStackedWidget())
 
         self.sessions = QListWidget()
+        self.sessions.setAccessibleName("Sessions")  # what a screen reader calls the list
         self.sessions.currentItemChanged.connect(lambda *_: self._select_current())
         self.stack = QStackedWidget()
         self.placeholder = QLabel("No session selected.\nCreate one with `svc session create`.")

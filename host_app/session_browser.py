@@ -338,6 +338,13 @@ class SessionPage(QWebEnginePage):
     ) -> None:
         super().__init__(profile, view)
         self.dialogs = dialogs
+        # documents that started loading in the page (main frame, not same-document): a page
+        # that reloads its own address has moved on all the same
+        self.documents = 0
+        self.loadStarted.connect(self._document_started)
+
+    def _document_started(self) -> None:
+        self.documents += 1
 
     def javaScriptConsoleMessage(self, *args: Any) -> None:
         """Page console output is not the app's business."""
@@ -369,8 +376,9 @@ class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
         self.lock = aio.Lock()
         self.running: aio.Task | None = None  # the operation holding the lock, if any
         self.running_kind: str | None = None  # its kind, for the window's list
-        # what the last observation found waiting for a person, and the URL it was found at
-        self._person: tuple[NeedsPerson, str] | None = None
+        # what the last observation found waiting for a person, the URL and the document
+        # (SessionPage.documents) it was found in
+        self._person: tuple[NeedsPerson, str, int] | None = None
         # readiness counters and per-page load state; they follow the current page
         self.stack = PageStack()
         self.policy = NetworkPolicy()
@@ -1122,16 +1130,22 @@ class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
         """An observation's `needs_person`; True when it is new (nothing, or another page,
         waited before): the person is told then."""
         before = self.waiting_person()
-        url = self.page.url().toString() if self.page is not None else ""
-        self._person = (person, url) if person is not None else None
+        self._person = (person, *self._document()) if person is not None else None
         return person is not None and before is None
 
     def waiting_person(self) -> NeedsPerson | None:
-        """What waits for a person on the page, until the page has moved on (another URL)."""
+        """What waits for a person on the page, until the page has moved on: another URL, or
+        another document at the same one (a solved bot check reloads its address)."""
         if self._person is None or self.page is None:
             return None
-        person, url = self._person
-        return person if self.page.url().toString() == url else None
+        person, url, document = self._person
+        return person if self._document() == (url, document) else None
+
+    def _document(self) -> tuple[str, int]:
+        """The current page's URL and how many documents it has started."""
+        if self.page is None:
+            return "", 0
+        return self.page.url().toString(), getattr(self.page, "documents", 0)
 
     def take_events(self) -> tuple[list[PageEvent], int]:
         return self.events.take()

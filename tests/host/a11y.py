@@ -43,10 +43,12 @@ for i in range(desktop.get_child_count()):
         if app is None or app.get_process_id() != pid:
             continue
         found = find(app, 0)
-    except Exception:  # an object that went away while it was read: not found this time
-        continue
-    if found is not None:
-        rows = [found.get_child_at_index(j).get_name() for j in range(found.get_child_count())]
+        if found is not None:
+            items = [found.get_child_at_index(j) for j in range(found.get_child_count())]
+            rows = [item.get_name() for item in items]
+            break
+    except Exception:  # an object that went away while it was read (the list was rewritten):
+        rows = None  # nothing this time, the caller reads again
         break
 print(json.dumps(rows))
 """
