@@ -252,7 +252,7 @@ def _run(config: HostConfig) -> int:
 
     ui = None
     if not config.headless:
-        from .ui import MainUI
+        from .ui.main_ui import MainUI
 
         ui = MainUI(engine, supervisor, store, config, quit_app, user_env=dict(child_env))
         closing.append(ui.close)

@@ -363,8 +363,8 @@ def run(data_dir: Path, plan: dict[str, Any]) -> dict[str, Any]:
     os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = with_webrtc_policy(flags)
     from bridge_protocol.identity import ProxyTrust
     from bridge_protocol.messages import PROTOCOL_VERSION, ActionRequest, Navigate
-    from host_app.browser_window import BrowserWindow
     from host_app.logic import aio, trust
+    from host_app.ui.browser_window import BrowserWindow
 
     trust.PROVIDERY_CA_FILE = data_dir / "providery_ca.pem"
     app, engine = start_engine(data_dir, "svc-app-routes-test", headless=False)

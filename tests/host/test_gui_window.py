@@ -460,7 +460,7 @@ def test_a_sign_in_saved_to_a_profile_or_a_cookies_file_imported_signs_in_its_ne
         app.ok("DELETE", f"/v1/profiles/{profile['id']}")
 
 
-OUTLINE = "#ff3d7f"  # host_app.outline.COLOR
+OUTLINE = "#ff3d7f"  # host_app.ui.outline.COLOR
 
 
 COUNT_COLOR = """
@@ -577,7 +577,7 @@ def _global_records(app: HostApp) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
 
 
-FAILED_RED = "b02020"  # host_app.activity_panel.FAILED_COLOR
+FAILED_RED = "b02020"  # host_app.ui.activity_panel.FAILED_COLOR
 
 
 @pytest.mark.usefixtures("screen_reader")

@@ -32,7 +32,7 @@ def send(press: KeyPress, app_cursor: bool = False) -> bytes:
 
 def test_logic_imports_no_qt() -> None:
     code = (
-        "import sys, host_app.logic.terminal, host_app.pty_process\n"
+        "import sys, host_app.logic.terminal, host_app.ui.pty_process\n"
         "assert not [m for m in sys.modules if m.startswith('PyQt6')]\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

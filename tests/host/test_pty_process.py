@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from host_app.logic.terminal import ShellCommand
-from host_app.pty_process import PtyProcess, session_members
+from host_app.ui.pty_process import PtyProcess, session_members
 
 pytestmark = pytest.mark.e2e
 

@@ -82,8 +82,8 @@ def check(artifacts: Path) -> None:
 
     app = QApplication(["svc-terminal-test"])
     from host_app.logic.terminal import DEFAULT_PALETTE, EXITED_MESSAGE
-    from host_app.pty_process import session_members
-    from host_app.terminal import TerminalPanel
+    from host_app.ui.pty_process import session_members
+    from host_app.ui.terminal import TerminalPanel
 
     home = os.environ["HOME"]
     url = [URL]

@@ -37,7 +37,7 @@ def check(tmp_path: Path) -> None:
     from host_app.engine import Engine
     from host_app.logic.settings import SettingsStore
     from host_app.logic.workspace import SessionRow, session_line
-    from host_app.ui import MainUI
+    from host_app.ui.main_ui import MainUI
 
     config = HostConfig(tmp_path, 1, True, "svc-app", ("--agent",))
     store = SettingsStore(config.settings_path)

@@ -57,7 +57,7 @@ def test_each_operation_is_a_record_and_a_line_of_the_activity_list(tmp_path: Pa
 
 
 def check(data_dir: Path, url: str) -> None:
-    from host_app.browser_window import BrowserWindow
+    from host_app.ui.browser_window import BrowserWindow
 
     app, engine = start_engine(data_dir, "svc-app-ui-activity-test")
     for n in (1, 2):

@@ -65,7 +65,7 @@ def check(tmp_path: Path) -> None:
     from host_app.config import HostConfig
     from host_app.engine import Engine, SessionBrowser
     from host_app.logic.settings import SettingsStore
-    from host_app.ui import MainUI
+    from host_app.ui.main_ui import MainUI
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()

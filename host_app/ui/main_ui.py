@@ -8,14 +8,10 @@ from typing import Any
 
 from bridge_protocol import NeedsPerson
 
-from .browser_window import BrowserWindow
-from .config import HostConfig
-from .engine import Engine
-from .info_window import InfoWindow
-from .logic.settings import PLANS, SIZE_PRESETS, AppSettings, SettingsStore
-from .logs_window import LogsWindow
-from .person_notice import PersonNotice
-from .qt import (
+from ..config import HostConfig
+from ..engine import Engine
+from ..logic.settings import PLANS, SIZE_PRESETS, AppSettings, SettingsStore
+from ..qt import (
     QAction,
     QApplication,
     QCheckBox,
@@ -37,8 +33,12 @@ from .qt import (
     QTimer,
     QWidget,
 )
-from .supervisor import Supervisor
-from .ui_api import ApiError, UiApi
+from ..supervisor import Supervisor
+from .agent_client import ApiError, UiApi
+from .browser_window import BrowserWindow
+from .info_window import InfoWindow
+from .logs_window import LogsWindow
+from .person_notice import PersonNotice
 from .widgets import confirm
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .logic.logview import LEVELS, LogEntry, LogTail, matches
-from .logic.workspace import SessionRow
-from .qt import (
+from ..logic.logview import LEVELS, LogEntry, LogTail, matches
+from ..logic.workspace import SessionRow
+from ..qt import (
     QAbstractItemView,
     QComboBox,
     QHBoxLayout,

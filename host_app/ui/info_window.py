@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .engine import Engine
-from .logic.logview import machine_id_from_global_log
-from .logic.workspace import ProxyLocation, SessionRow, folder_size, info_lines
-from .qt import QFormLayout, QLabel, QPushButton, Qt, QTimer, QVBoxLayout, QWidget
-from .ui_api import ApiError, UiApi
+from ..engine import Engine
+from ..logic.logview import machine_id_from_global_log
+from ..logic.workspace import ProxyLocation, SessionRow, folder_size, info_lines
+from ..qt import QFormLayout, QLabel, QPushButton, Qt, QTimer, QVBoxLayout, QWidget
+from .agent_client import ApiError, UiApi
 from .widgets import HidingWindow
 
 

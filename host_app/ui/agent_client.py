@@ -9,8 +9,8 @@ from typing import Generic, TypeVar
 
 import msgspec
 
-from .logic.workspace import ProxyLocation, SessionRow
-from .qt import QByteArray, QNetworkAccessManager, QNetworkReply, QNetworkRequest, QObject, QUrl
+from ..logic.workspace import ProxyLocation, SessionRow
+from ..qt import QByteArray, QNetworkAccessManager, QNetworkReply, QNetworkRequest, QObject, QUrl
 
 T = TypeVar("T")
 S = TypeVar("S")

@@ -13,13 +13,11 @@ import msgspec
 
 from bridge_protocol import SessionSettings
 
-from .activity_panel import ActivityPanel
-from .engine import Engine
-from .logic.actionability import Box
-from .logic.activity import Activity
-from .logic.workspace import Live, SessionRow, address_url, list_order, session_line
-from .outline import Outline
-from .qt import (
+from ..engine import Engine
+from ..logic.actionability import Box
+from ..logic.activity import Activity
+from ..logic.workspace import Live, SessionRow, address_url, list_order, session_line
+from ..qt import (
     QAction,
     QHBoxLayout,
     QKeySequence,
@@ -39,10 +37,12 @@ from .qt import (
     QVBoxLayout,
     QWidget,
 )
-from .session_browser import SessionBrowser
+from ..session_browser import SessionBrowser
+from .activity_panel import ActivityPanel
+from .agent_client import ApiError, UiApi
+from .outline import Outline
 from .sign_in import SignIn
 from .terminal import TerminalPanel
-from .ui_api import ApiError, UiApi
 from .widgets import HidingWindow, confirm
 
 TITLE = "svc browser"
@@ -151,8 +151,8 @@ class BrowserWindow(HidingWindow):
         engine.on_operation.append(self._operation)
 
     def _view_split(self) -> QSplitter:
-        """The page, and beside it what agents did there (host_app.activity_panel); over the
-        page, the outline of what an agent's action aims at (host_app.outline)."""
+        """The page, and beside it what agents did there (host_app.ui.activity_panel); over the
+        page, the outline of what an agent's action aims at (host_app.ui.outline)."""
         self.activity = ActivityPanel(self.engine.activities)
         self.outline = Outline(self.stack)
         self.engine.on_target.append(self._targeted)
@@ -532,7 +532,7 @@ class BrowserWindow(HidingWindow):
         return True
 
     def save_sign_in(self) -> None:
-        """Session > Save sign-in to profile… (host_app.sign_in)."""
+        """Session > Save sign-in to profile… (host_app.ui.sign_in)."""
         sid = self.current
         row = self.row(sid) if sid else None
         if sid is None or row is None or self.sign_in is None:

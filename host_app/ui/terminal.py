@@ -3,7 +3,7 @@ the panel is first shown, in the user's home directory with SVC_SESSION_ID and S
 
 Qt code only: events become `KeyPress`es and cells for `host_app.logic.terminal`, its `View`s are
 painted, and the pty is read through a QSocketNotifier so the GUI thread never blocks on the
-shell. The process itself is `host_app.pty_process.PtyProcess`.
+shell. The process itself is `host_app.ui.pty_process.PtyProcess`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from host_app.logic.terminal import (
     paste_bytes,
     shell_command,
 )
-from host_app.pty_process import PtyProcess
 from host_app.qt import (
     QApplication,
     QClipboard,
@@ -59,6 +58,7 @@ from host_app.qt import (
     pyqtSignal,
     sip,
 )
+from host_app.ui.pty_process import PtyProcess
 
 _NAMED_KEYS = {
     Qt.Key.Key_Return: "Enter",

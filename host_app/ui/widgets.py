@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .qt import QCloseEvent, QKeyEvent, QMessageBox, Qt, QWidget
+from ..qt import QCloseEvent, QKeyEvent, QMessageBox, Qt, QWidget
 
 
 class HidingWindow(QWidget):

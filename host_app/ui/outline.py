@@ -7,8 +7,8 @@ kept while the operation runs, and gone `LINGER_MS` after it ended."""
 
 from __future__ import annotations
 
-from .logic.actionability import Box
-from .qt import QColor, QPainter, QPen, QPoint, Qt, QTimer, QWidget
+from ..logic.actionability import Box
+from ..qt import QColor, QPainter, QPen, QPoint, Qt, QTimer, QWidget
 
 COLOR = QColor("#ff3d7f")
 WIDTH = 3  # px of the frame

@@ -5,8 +5,8 @@ A failed operation's line is marked; the list follows the session the window sho
 
 from __future__ import annotations
 
-from .logic.activity import Activities, Activity
-from .qt import QColor, QListWidget, QListWidgetItem, QTimer
+from ..logic.activity import Activities, Activity
+from ..qt import QColor, QListWidget, QListWidgetItem, QTimer
 
 FAILED_COLOR = QColor(176, 32, 32)
 SHOWN = 100  # lines in the list (the session's log has every operation)

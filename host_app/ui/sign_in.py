@@ -14,9 +14,9 @@ from pathlib import Path
 from bridge_protocol import browser_data
 from bridge_protocol.browser_data import StagedCookie
 
-from .logic.cookie_files import CookieFileError, parse
-from .qt import QFileDialog, QInputDialog, QMessageBox, QWidget
-from .ui_api import ApiError, ProfileRow, UiApi
+from ..logic.cookie_files import CookieFileError, parse
+from ..qt import QFileDialog, QInputDialog, QMessageBox, QWidget
+from .agent_client import ApiError, ProfileRow, UiApi
 
 SAVE_TITLE = "Save sign-in to profile"
 IMPORT_TITLE = "Import cookies"

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from bridge_protocol import NeedsPerson
 
-from .qt import (
+from ..qt import (
     QDBusArgument,
     QDBusConnection,
     QDBusInterface,
