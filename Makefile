@@ -72,7 +72,7 @@ bench: setup
 # Starts svc-app --headless on a temporary data folder, runs the main job on the bundled demo site
 # through the HTTP API, prints what it did and where the files are, and stops the app.
 demo: setup
-	$(BIN)/python -m host_app.demo
+	$(BIN)/python scripts/demo.py
 
 # The desktop app (tray icon, browser window); headless when there is no display.
 run: setup
