@@ -15,6 +15,11 @@ from bridge_protocol import Action, ErrorId, SvcError
 from bridge_protocol.actions import RefAction
 from bridge_protocol.identity import FingerprintProfile
 from bridge_protocol.session_ids import PATTERN as SESSION_ID_PATTERN
+from bridge_protocol.settings import (
+    BrowsingSettings,
+    SettingsChange,
+    SettingsChoice,
+)
 
 T = TypeVar("T")
 
@@ -26,13 +31,13 @@ NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
 SessionName = Annotated[
     str, msgspec.Meta(min_length=1, max_length=128, pattern=r"^[^\x00-\x1f\x7f]*$")
 ]
-ImageMode = Literal["none", "all", "over_limit"]
-ImageLimit = Annotated[int, msgspec.Meta(ge=1, le=1_048_576)]
 Mode = Literal["semantic", "hybrid", "visual"]
 SessionIdField = Annotated[str, msgspec.Meta(pattern=SESSION_ID_PATTERN)]
 
 
-class Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
+class Body(
+    msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True, frozen=True
+):
     pass
 
 
@@ -58,49 +63,41 @@ class IndefiniteLifetime(
 Lifetime = InactivityLifetime | IndefiniteLifetime
 
 
-class SessionCreate(Body):
+# The browsing settings (adblock, image blocking) come from bridge_protocol.settings, their one
+# definition.
+
+
+class SessionCreate(Body, SettingsChoice, frozen=True):
     name: SessionName | None = None
     group: str | None = None
     profile: NonEmpty | None = None
     proxy_alias: NonEmpty | None = None
-    adblock_enabled: bool | None = None
-    image_blocking_mode: ImageMode | None = None
-    image_size_limit_kb: ImageLimit | None = None
     lifetime: Lifetime | None = None
 
 
-class SessionPatch(Body):
+class SessionPatch(Body, SettingsChange, frozen=True):
     name: SessionName | msgspec.UnsetType = msgspec.UNSET
     proxy_alias: NonEmpty | msgspec.UnsetType | None = msgspec.UNSET
-    adblock_enabled: bool | msgspec.UnsetType = msgspec.UNSET
-    image_blocking_mode: ImageMode | msgspec.UnsetType = msgspec.UNSET
-    image_size_limit_kb: ImageLimit | msgspec.UnsetType = msgspec.UNSET
 
 
-class SessionsClose(Body):
+class SessionsClose(Body, frozen=True):
     group: str
 
 
 # --- profiles ----------------------------------------------------------------------------------
 
 
-class ProfileCreate(Body):
+class ProfileCreate(Body, BrowsingSettings, frozen=True):
     name: NonEmpty
     proxy_alias: NonEmpty | None = None
-    adblock_enabled: bool = True
-    image_blocking_mode: ImageMode = "none"
-    image_size_limit_kb: ImageLimit = 1024
     includes_cookies: bool = False
     includes_passwords: bool = False
     fingerprint_profile: FingerprintProfile | msgspec.UnsetType | None = msgspec.UNSET
 
 
-class ProfilePatch(Body):
+class ProfilePatch(Body, SettingsChange, frozen=True):
     name: NonEmpty | msgspec.UnsetType = msgspec.UNSET
     proxy_alias: NonEmpty | msgspec.UnsetType | None = msgspec.UNSET
-    adblock_enabled: bool | msgspec.UnsetType = msgspec.UNSET
-    image_blocking_mode: ImageMode | msgspec.UnsetType = msgspec.UNSET
-    image_size_limit_kb: ImageLimit | msgspec.UnsetType = msgspec.UNSET
     includes_cookies: bool | msgspec.UnsetType = msgspec.UNSET
     includes_passwords: bool | msgspec.UnsetType = msgspec.UNSET
     fingerprint_profile: FingerprintProfile | msgspec.UnsetType | None = msgspec.UNSET
@@ -111,11 +108,11 @@ class ProfilePatch(Body):
 ArchiveText = Annotated[str, msgspec.Meta(min_length=1, max_length=16 * 1024 * 1024 + 64 * 1024)]
 
 
-class ProfileExport(Body):
+class ProfileExport(Body, frozen=True):
     name: NonEmpty
 
 
-class ProfileImport(Body):
+class ProfileImport(Body, frozen=True):
     contents_base64: ArchiveText
     name: NonEmpty | None = None
 
@@ -138,7 +135,7 @@ class Tls(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     certificates: Annotated[str, msgspec.Meta(min_length=1, max_length=65536)] | None = None
 
 
-class ProxyCreate(Body):
+class ProxyCreate(Body, frozen=True):
     alias: Alias
     upstream_host: NonEmpty
     upstream_port: Annotated[int, msgspec.Meta(ge=1, le=65535)]
@@ -153,7 +150,7 @@ class ProxyCreate(Body):
     detect_exit_locale: bool = True
 
 
-class ProxyPatch(Body):
+class ProxyPatch(Body, frozen=True):
     upstream_host: NonEmpty | msgspec.UnsetType = msgspec.UNSET
     upstream_port: Annotated[int, msgspec.Meta(ge=1, le=65535)] | msgspec.UnsetType = msgspec.UNSET
     username: str | msgspec.UnsetType | None = msgspec.UNSET
@@ -169,13 +166,13 @@ class ProxyPatch(Body):
     detect_exit_locale: bool | msgspec.UnsetType = msgspec.UNSET
 
 
-class ProxyExport(Body):
+class ProxyExport(Body, frozen=True):
     alias: Alias
     include_credentials: bool
     passphrase: str | None = None
 
 
-class ProxyImport(Body):
+class ProxyImport(Body, frozen=True):
     contents_base64: ArchiveText
     alias: Alias | None = None
     passphrase: str | None = None
@@ -184,7 +181,7 @@ class ProxyImport(Body):
 # --- browser operations ------------------------------------------------------------------------
 
 
-class NavigateBody(Body):
+class NavigateBody(Body, frozen=True):
     url: NonEmpty
     session_id: SessionIdField | None = None
     profile: NonEmpty | None = None
@@ -194,7 +191,7 @@ class NavigateBody(Body):
     wait: Settle = 1.0
 
 
-class NavigateObserveBody(Body):
+class NavigateObserveBody(Body, frozen=True):
     url: NonEmpty | None = None
     session_id: SessionIdField | None = None
     profile: NonEmpty | None = None
@@ -205,7 +202,7 @@ class NavigateObserveBody(Body):
     wait: Settle = 1.0
 
 
-class PerformBody(Body):
+class PerformBody(Body, frozen=True):
     actions: Annotated[list[Action], msgspec.Meta(min_length=1, max_length=100)]
     session_id: SessionIdField | None = None
     output: NonEmpty | None = None
@@ -213,14 +210,14 @@ class PerformBody(Body):
     wait: Settle = 1.0
 
 
-class CaptureBody(Body):
+class CaptureBody(Body, frozen=True):
     session_id: SessionIdField | None = None
     output: NonEmpty | None = None
     timeout: Seconds = 90.0
     wait: Settle = 1.0
 
 
-class ScreenshotBody(Body):
+class ScreenshotBody(Body, frozen=True):
     session_id: SessionIdField | None = None
     output: NonEmpty | None = None
     format: Literal["png", "jpeg", "webp"] = "png"
@@ -230,7 +227,7 @@ class ScreenshotBody(Body):
     wait: Settle = 1.0
 
 
-class PageScreenshotBody(Body):
+class PageScreenshotBody(Body, frozen=True):
     output: NonEmpty | None = None
     format: Literal["png", "jpeg", "webp"] = "png"
     quality: Annotated[int, msgspec.Meta(ge=0, le=100)] | None = None
@@ -239,20 +236,20 @@ class PageScreenshotBody(Body):
     wait: Settle = 1.0
 
 
-class ObserveBody(Body):
+class ObserveBody(Body, frozen=True):
     session_id: SessionIdField | None = None
     mode: Mode = "semantic"
     timeout: Seconds = 90.0
     wait: Settle = 1.0
 
 
-class PageObserveBody(Body):
+class PageObserveBody(Body, frozen=True):
     mode: Mode = "semantic"
     timeout: Seconds = 90.0
     wait: Settle = 1.0
 
 
-class CapturesBody(Body):
+class CapturesBody(Body, frozen=True):
     url: NonEmpty
     output: NonEmpty | None = None
     timeout: Seconds = 90.0
@@ -266,7 +263,7 @@ class CapturesBody(Body):
     retry_delay: Annotated[float, msgspec.Meta(ge=0, le=86400)] = 3.0
 
 
-class PagesBody(Body):
+class PagesBody(Body, frozen=True):
     url: NonEmpty
     session_id: SessionIdField | None = None
     profile: NonEmpty | None = None
@@ -277,19 +274,19 @@ class PagesBody(Body):
     wait: Settle = 1.0
 
 
-class PageActionBody(Body):
+class PageActionBody(Body, frozen=True):
     action: Action
     output: NonEmpty | None = None
     timeout: Seconds = 90.0
     wait: Settle = 1.0
 
 
-class ObservationActionsBody(Body):
+class ObservationActionsBody(Body, frozen=True):
     actions: Annotated[list[RefAction], msgspec.Meta(min_length=1, max_length=32)]
     mode: Mode = "semantic"
 
 
-class FindBody(Body):
+class FindBody(Body, frozen=True):
     query: str | None = None
     role: str | None = None
     limit: Annotated[int, msgspec.Meta(ge=1, le=100)] = 20

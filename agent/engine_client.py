@@ -34,6 +34,7 @@ from bridge_protocol import (
     ProxyTrust,
     SessionSettings,
     SvcError,
+    settings,
 )
 from bridge_protocol.session_ids import session_number
 
@@ -132,9 +133,7 @@ class EngineClient:
             name=session.name,
             group=session.group_name,
             proxy_port=self._proxy_base_port + session.id - 1 if proxied else None,
-            adblock_enabled=session.adblock_enabled,
-            image_blocking_mode=session.image_blocking_mode,
-            image_size_limit_kb=session.image_size_limit_kb,
+            **settings.rendered(session),
             network_paused=session.network_paused,
             identity=await self._identity.effective(session),
             trust=self._identity.trust(session),

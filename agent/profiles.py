@@ -21,12 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from bridge_protocol import ErrorId, FingerprintProfile, SvcError, browser_data
+from bridge_protocol import ErrorId, FingerprintProfile, SvcError, browser_data, settings
+from bridge_protocol.settings import BrowsingSettings
 
 from . import transfers
 from .api import (
-    ImageLimit,
-    ImageMode,
     ProfileCreate,
     ProfileExport,
     ProfileImport,
@@ -180,9 +179,7 @@ class Profiles:
             "id": record.id,
             "name": record.name,
             "proxy_alias": record.proxy_alias,
-            "adblock_enabled": record.adblock_enabled,
-            "image_blocking_mode": record.image_blocking_mode,
-            "image_size_limit_kb": record.image_size_limit_kb,
+            **settings.rendered(record),
             "includes_cookies": record.includes_cookies,
             "includes_passwords": record.includes_passwords,
             "fingerprint_profile": _fingerprint(record),
@@ -284,9 +281,7 @@ class Profiles:
         return SessionTemplate(
             name=record.name,
             proxy_alias=record.proxy_alias,
-            adblock_enabled=record.adblock_enabled,
-            image_blocking_mode=record.image_blocking_mode,
-            image_size_limit_kb=record.image_size_limit_kb,
+            **settings.rendered(record),
             staged_cookies=staged if record.includes_cookies and staged.is_file() else None,
         )
 
@@ -367,9 +362,7 @@ class Profiles:
             {
                 "name": name,
                 "proxy_alias": proxy_alias,
-                "adblock_enabled": int(body.adblock_enabled),
-                "image_blocking_mode": body.image_blocking_mode,
-                "image_size_limit_kb": body.image_size_limit_kb,
+                **settings.stored(body),
                 "includes_cookies": int(body.includes_cookies),
                 "includes_passwords": int(body.includes_passwords),
                 "fingerprint_profile": fingerprint,
@@ -395,14 +388,11 @@ class Profiles:
             sets["proxy_alias"] = (
                 None if body.proxy_alias is None else proxies.check_assignable(body.proxy_alias)
             )
-        for key in ("adblock_enabled", "includes_cookies", "includes_passwords"):
+        sets.update(settings.changes(body))
+        for key in ("includes_cookies", "includes_passwords"):
             value = getattr(body, key)
             if value is not msgspec.UNSET:
                 sets[key] = int(value)
-        if body.image_blocking_mode is not msgspec.UNSET:
-            sets["image_blocking_mode"] = body.image_blocking_mode
-        if body.image_size_limit_kb is not msgspec.UNSET:
-            sets["image_size_limit_kb"] = body.image_size_limit_kb
         if body.fingerprint_profile is not msgspec.UNSET:
             sets["fingerprint_profile"] = _fingerprint_json(body.fingerprint_profile)
         if sets:
@@ -465,17 +455,12 @@ class Profiles:
                     builtin=BUILTIN_PROFILE,
                 )
             raise _invalid(f"no saved profile named {body.name!r}", "name")
-        settings = {
-            "adblock_enabled": record.adblock_enabled,
-            "image_blocking_mode": record.image_blocking_mode,
-            "image_size_limit_kb": record.image_size_limit_kb,
-            "fingerprint_profile": _fingerprint(record),
-        }
+        archived = {**settings.rendered(record), "fingerprint_profile": _fingerprint(record)}
         archive = transfers.Archive(
             kind="profile", version=transfers.TRANSFER_VERSION, credentials_included=False
         )
         archive.profiles.append(
-            {"name": record.name, "proxy_alias": record.proxy_alias, "settings": settings}
+            {"name": record.name, "proxy_alias": record.proxy_alias, "settings": archived}
         )
         if record.proxy_alias is not None:
             proxy = proxies.transfer_record(record.proxy_alias)
@@ -493,7 +478,7 @@ class Profiles:
             raise transfers.invalid("a profile archive holds one profile and at most one proxy")
         record = archive.profiles[0]
         try:
-            settings = msgspec.convert(record["settings"], _ProfileSettings)
+            chosen = msgspec.convert(record["settings"], _ProfileSettings)
             stored_name = clean_name(str(record["name"]))
         except (msgspec.ValidationError, SvcError) as exc:
             raise transfers.invalid(f"the archive's profile is invalid: {exc}") from None
@@ -513,12 +498,10 @@ class Profiles:
             {
                 "name": name,
                 "proxy_alias": proxy_alias,
-                "adblock_enabled": int(settings.adblock_enabled),
-                "image_blocking_mode": settings.image_blocking_mode,
-                "image_size_limit_kb": settings.image_size_limit_kb,
+                **settings.stored(chosen),
                 "includes_cookies": 0,
                 "includes_passwords": 0,
-                "fingerprint_profile": _imported_fingerprint(settings.fingerprint_profile),
+                "fingerprint_profile": _imported_fingerprint(chosen.fingerprint_profile),
             }
         )
         return {"profile": self.render(profile), "proxy_created": proxy_created}
@@ -532,11 +515,9 @@ def _imported_fingerprint(fp: FingerprintProfile | msgspec.UnsetType | None) -> 
     return _fingerprint_json(fp)
 
 
-class _ProfileSettings(msgspec.Struct):
-    """The `settings` of an archived profile (unknown keys of later versions are ignored)."""
+class _ProfileSettings(BrowsingSettings, frozen=True):
+    """The `settings` of an archived profile: the browsing settings (each left out: its default)
+    and the fingerprint (unknown keys of later versions are ignored)."""
 
-    adblock_enabled: bool = True
-    image_blocking_mode: ImageMode = "none"
-    image_size_limit_kb: ImageLimit = 1024
     # absent (an archive of another producer): the template; null: the native identity
     fingerprint_profile: FingerprintProfile | msgspec.UnsetType | None = msgspec.UNSET

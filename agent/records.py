@@ -15,8 +15,7 @@ from typing import Any, Literal, TypeVar
 import msgspec
 
 from bridge_protocol.session_ids import format_session_id
-
-from .api import ImageMode
+from bridge_protocol.settings import BrowsingSettings
 
 R = TypeVar("R", bound=msgspec.Struct)
 
@@ -32,8 +31,9 @@ def from_row(row: dict[str, Any], type_: type[R]) -> R:
     return msgspec.convert(row, type_, strict=False)
 
 
-class SessionRecord(msgspec.Struct, frozen=True, kw_only=True):
-    """A row of `browser_profiles`: one persistent session, `Session<id>`."""
+class SessionRecord(BrowsingSettings, frozen=True, kw_only=True):
+    """A row of `browser_profiles`: one persistent session, `Session<id>`, with its browsing
+    settings (bridge_protocol.settings)."""
 
     id: int
     name: str
@@ -42,9 +42,6 @@ class SessionRecord(msgspec.Struct, frozen=True, kw_only=True):
     group_name: str | None
     group_key: str | None
     proxy_alias: str | None
-    adblock_enabled: bool
-    image_blocking_mode: ImageMode
-    image_size_limit_kb: int
     lifetime_type: Literal["inactivity", "indefinite"]
     lifetime_timeout: int | None
     origin: str
@@ -56,16 +53,14 @@ class SessionRecord(msgspec.Struct, frozen=True, kw_only=True):
         return format_session_id(self.id)
 
 
-class ProfileRecord(msgspec.Struct, frozen=True, kw_only=True):
-    """A row of `saved_profiles`: a session template (the built-in `Custom` is never stored)."""
+class ProfileRecord(BrowsingSettings, frozen=True, kw_only=True):
+    """A row of `saved_profiles`: a session template (the built-in `Custom` is never stored)
+    with the browsing settings it gives its sessions."""
 
     id: str
     name: str
     name_key: str
     proxy_alias: str | None
-    adblock_enabled: bool
-    image_blocking_mode: ImageMode
-    image_size_limit_kb: int
     includes_cookies: bool
     includes_passwords: bool
     fingerprint_profile: str | None  # JSON text, as stored
@@ -87,14 +82,12 @@ class ProxyRecord(msgspec.Struct, frozen=True, kw_only=True):
     created_at: int
 
 
-class SessionTemplate(msgspec.Struct, frozen=True, kw_only=True):
-    """What a new session takes from its profile (a saved one, or the built-in `Custom`)."""
+class SessionTemplate(BrowsingSettings, frozen=True, kw_only=True):
+    """What a new session takes from its profile (a saved one, or the built-in `Custom`): its
+    proxy and browsing settings."""
 
     name: str
     proxy_alias: str | None
-    adblock_enabled: bool
-    image_blocking_mode: ImageMode
-    image_size_limit_kb: int
     # the profile's staged cookies (bridge_protocol.browser_data), when it includes them
     staged_cookies: Path | None = None
 

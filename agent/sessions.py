@@ -11,7 +11,7 @@ from typing import Any, Literal, Protocol, assert_never
 import msgspec
 import trio
 
-from bridge_protocol import ErrorId, SvcError, browser_data
+from bridge_protocol import ErrorId, SvcError, browser_data, settings
 from bridge_protocol.session_ids import format_session_id, session_number
 
 from .api import InactivityLifetime, IndefiniteLifetime, SessionCreate, SessionPatch
@@ -22,14 +22,9 @@ from .store import Store, now_ms
 
 DEFAULT_INACTIVITY = 120
 BUILTIN_PROFILE = "Custom"
-# The built-in Custom profile: direct networking, adblock on, all images allowed.
-CUSTOM_TEMPLATE = SessionTemplate(
-    name=BUILTIN_PROFILE,
-    proxy_alias=None,
-    adblock_enabled=True,
-    image_blocking_mode="none",
-    image_size_limit_kb=1024,
-)
+# The built-in Custom profile: direct networking and the settings' defaults (adblock on, all
+# images allowed).
+CUSTOM_TEMPLATE = SessionTemplate(name=BUILTIN_PROFILE, proxy_alias=None)
 
 
 def clean_group(raw: str) -> str:
@@ -185,9 +180,7 @@ class Sessions:
             "profile_data_id": None,
             "group": record.group_name,
             "proxy_alias": record.proxy_alias,
-            "adblock_enabled": record.adblock_enabled,
-            "image_blocking_mode": record.image_blocking_mode,
-            "image_size_limit_kb": record.image_size_limit_kb,
+            **settings.rendered(record),
             "created_at": record.created_at,
             "proxy_country": shown.country,
             "proxy_detect_exit_locale": shown.detect_exit_locale,
@@ -227,19 +220,7 @@ class Sessions:
             group_name=group,
             group_key=None if group is None else name_key(group),
             proxy_alias=proxy_alias,
-            adblock_enabled=(
-                template.adblock_enabled if body.adblock_enabled is None else body.adblock_enabled
-            ),
-            image_blocking_mode=(
-                template.image_blocking_mode
-                if body.image_blocking_mode is None
-                else body.image_blocking_mode
-            ),
-            image_size_limit_kb=(
-                template.image_size_limit_kb
-                if body.image_size_limit_kb is None
-                else body.image_size_limit_kb
-            ),
+            **settings.rendered(settings.chosen(template, body)),
             lifetime_type=lifetime_type,
             lifetime_timeout=timeout,
             origin=origin,
@@ -249,26 +230,23 @@ class Sessions:
         with self._store.transaction() as db:
             if body.name is not None:
                 self._check_name_free(body.name, None)
+            row = {
+                "name": pending.name,
+                "name_key": pending.name_key,
+                "profile": pending.profile,
+                "group_name": pending.group_name,
+                "group_key": pending.group_key,
+                "proxy_alias": pending.proxy_alias,
+                **settings.stored(pending),
+                "lifetime_type": pending.lifetime_type,
+                "lifetime_timeout": pending.lifetime_timeout,
+                "origin": pending.origin,
+                "created_at": pending.created_at,
+            }
             db.execute(
-                "INSERT INTO browser_profiles(name, name_key, profile, group_name, group_key, "
-                "proxy_alias, adblock_enabled, image_blocking_mode, image_size_limit_kb, "
-                "lifetime_type, lifetime_timeout, origin, created_at) "
-                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    pending.name,
-                    pending.name_key,
-                    pending.profile,
-                    pending.group_name,
-                    pending.group_key,
-                    pending.proxy_alias,
-                    int(pending.adblock_enabled),
-                    pending.image_blocking_mode,
-                    pending.image_size_limit_kb,
-                    pending.lifetime_type,
-                    pending.lifetime_timeout,
-                    pending.origin,
-                    pending.created_at,
-                ),
+                f"INSERT INTO browser_profiles({', '.join(row)}) "
+                f"VALUES({', '.join('?' * len(row))})",
+                tuple(row.values()),
             )
             sid = int(db.last_insert_rowid())
             name = body.name if body.name is not None else self._default_name(sid)
@@ -337,12 +315,7 @@ class Sessions:
                 if body.proxy_alias is None
                 else self._proxies.check_assignable(body.proxy_alias)
             )
-        if body.adblock_enabled is not msgspec.UNSET:
-            sets["adblock_enabled"] = int(body.adblock_enabled)
-        if body.image_blocking_mode is not msgspec.UNSET:
-            sets["image_blocking_mode"] = body.image_blocking_mode
-        if body.image_size_limit_kb is not msgspec.UNSET:
-            sets["image_size_limit_kb"] = body.image_size_limit_kb
+        sets.update(settings.changes(body))
         if sets:
             assignments = ", ".join(f"{k}=?" for k in sets)
             self._store.execute(

@@ -20,6 +20,8 @@ from typing import Any
 
 import apsw
 
+from bridge_protocol import settings
+
 HISTORY_LIMIT = 1000  # requests kept (with their events); older ones are pruned
 
 SCHEMA: dict[str, str] = {
@@ -27,7 +29,7 @@ SCHEMA: dict[str, str] = {
         key TEXT PRIMARY KEY,
         value TEXT NOT NULL
     ) STRICT""",
-    "browser_profiles": """CREATE TABLE browser_profiles (
+    "browser_profiles": f"""CREATE TABLE browser_profiles (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         name TEXT NOT NULL,
         name_key TEXT NOT NULL UNIQUE,
@@ -35,23 +37,19 @@ SCHEMA: dict[str, str] = {
         group_name TEXT,
         group_key TEXT,
         proxy_alias TEXT,
-        adblock_enabled INTEGER NOT NULL,
-        image_blocking_mode TEXT NOT NULL,
-        image_size_limit_kb INTEGER NOT NULL,
+        {settings.columns()},
         lifetime_type TEXT NOT NULL,
         lifetime_timeout INTEGER,
         origin TEXT NOT NULL,
         network_paused INTEGER NOT NULL DEFAULT 0,
         created_at INTEGER NOT NULL
     ) STRICT""",
-    "saved_profiles": """CREATE TABLE saved_profiles (
+    "saved_profiles": f"""CREATE TABLE saved_profiles (
         id TEXT PRIMARY KEY,
         name TEXT NOT NULL,
         name_key TEXT NOT NULL UNIQUE,
         proxy_alias TEXT,
-        adblock_enabled INTEGER NOT NULL,
-        image_blocking_mode TEXT NOT NULL,
-        image_size_limit_kb INTEGER NOT NULL,
+        {settings.columns()},
         includes_cookies INTEGER NOT NULL,
         includes_passwords INTEGER NOT NULL,
         fingerprint_profile TEXT,

@@ -42,6 +42,7 @@ from .errors import (
     check_api_error,
 )
 from .identity import FingerprintProfile, ProxyTrust
+from .settings import BrowsingSettings
 
 PROTOCOL_VERSION: Final = 4
 
@@ -67,19 +68,14 @@ class Params(
     """The parameters of the capture and browser_attach operations; `A` is their answer."""
 
 
-ImageBlocking = Literal["none", "all", "over_limit"]
-
-
-class SessionSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """What the host needs of a session's settings (docs/bridge.md "apply-session-settings")."""
+class SessionSettings(BrowsingSettings, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """What the host needs of a session's settings (docs/bridge.md "apply-session-settings"):
+    the browsing settings (bridge_protocol.settings, by the same names) and the rest."""
 
     profile_id: Annotated[int, msgspec.Meta(ge=1)]
     name: str
     group: str | None = None
     proxy_port: Annotated[int, msgspec.Meta(ge=1, le=65535)] | None = None
-    adblock_enabled: bool = True
-    image_blocking_mode: ImageBlocking = "none"
-    image_size_limit_kb: Annotated[int, msgspec.Meta(ge=0)] = 0
     network_paused: bool = False
     # The session's effective browser identity; None: the engine's native identity.
     identity: FingerprintProfile | None = None

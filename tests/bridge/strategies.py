@@ -87,7 +87,7 @@ session_settings = st.builds(
     proxy_port=st.none() | st.integers(1, 65535),
     adblock_enabled=st.booleans(),
     image_blocking_mode=st.sampled_from(["none", "all", "over_limit"]),
-    image_size_limit_kb=st.integers(0, 10**6),
+    image_size_limit_kb=st.integers(1, 1_048_576),  # the API's bounds (bridge_protocol.settings)
     network_paused=st.booleans(),
     identity=st.none()
     | st.builds(
