@@ -86,20 +86,40 @@ class SessionsClose(Body, frozen=True):
 
 # --- profiles ----------------------------------------------------------------------------------
 
+NoPasswords = Annotated[
+    bool,
+    msgspec.Meta(description="Always false - svc keeps no passwords (true is VALIDATION_FAILED)."),
+]
+
 
 class ProfileCreate(Body, BrowsingSettings, frozen=True):
     name: NonEmpty
     proxy_alias: NonEmpty | None = None
-    includes_cookies: bool = False
-    includes_passwords: bool = False
+    includes_cookies: Annotated[
+        bool,
+        msgspec.Meta(
+            description="Only false on creation (nothing is staged for a profile not yet made); "
+            "VALIDATION_FAILED otherwise."
+        ),
+    ] = False
+    includes_passwords: NoPasswords = False
     fingerprint_profile: FingerprintProfile | msgspec.UnsetType | None = msgspec.UNSET
 
 
 class ProfilePatch(Body, SettingsChange, frozen=True):
     name: NonEmpty | msgspec.UnsetType = msgspec.UNSET
     proxy_alias: NonEmpty | msgspec.UnsetType | None = msgspec.UNSET
-    includes_cookies: bool | msgspec.UnsetType = msgspec.UNSET
-    includes_passwords: bool | msgspec.UnsetType = msgspec.UNSET
+    includes_cookies: (
+        Annotated[
+            bool,
+            msgspec.Meta(
+                description="true only while the app has staged cookies for the profile "
+                "(VALIDATION_FAILED otherwise); false removes them."
+            ),
+        ]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
+    includes_passwords: NoPasswords | msgspec.UnsetType = msgspec.UNSET
     fingerprint_profile: FingerprintProfile | msgspec.UnsetType | None = msgspec.UNSET
 
 

@@ -162,7 +162,8 @@ class RefSelect(_RefAction, tag="select"):
 
 
 class RefScroll(_RefAction, tag="scroll"):
-    """At least one non-zero delta (spec 1 §4): a scroll of nothing would do nothing."""
+    """At least one of delta_x and delta_y is non-zero; a scroll of neither is VALIDATION_FAILED
+    with details.field `actions[<i>].delta_y`."""
 
     delta_x: Delta = 0
     delta_y: Delta = 0

@@ -1,0 +1,66 @@
+"""docs/openapi.yaml's request schemas, generated from the request structs (issue 39 point 3).
+
+The request bodies (agent/api.py) and what they hold (the actions, the lifetimes, a proxy's
+settings, a fingerprint) are described by `msgspec.json.schema_components`; each action union
+becomes one named component (`Action`, `RefAction`) that every body refers to instead of a copy
+of its members. The routes, their answers and the response objects stay written in the file;
+`make openapi` (scripts/openapi.py, which reads and writes the YAML) rewrites the generated part
+in place and tests/agent/test_openapi.py fails while the file differs from the structs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from bridge_protocol import Action, RefAction
+
+from . import api
+
+REF = "#/components/schemas/{name}"
+UNIONS: dict[str, Any] = {"Action": Action, "RefAction": RefAction}
+
+
+def request_bodies(doc: dict[str, Any]) -> list[type[msgspec.Struct]]:
+    """The structs the routes of `doc` take as their bodies (by the names they refer to)."""
+    names = {
+        operation["requestBody"]["content"]["application/json"]["schema"]["$ref"].rsplit("/")[-1]
+        for item in doc["paths"].values()
+        for operation in item.values()
+        if isinstance(operation, dict) and "requestBody" in operation
+    }
+    return [getattr(api, name) for name in sorted(names)]
+
+
+def _untitled(schema: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in schema.items() if k != "title"}
+
+
+def _named(node: Any, unions: dict[str, Any]) -> Any:
+    """`node` with every inline copy of a named union replaced by a reference to it."""
+    for name, union in unions.items():
+        if node == union:
+            return {"$ref": REF.format(name=name)}
+    if isinstance(node, dict):
+        return {k: _named(v, unions) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_named(v, unions) for v in node]
+    return node
+
+
+def components(bodies: list[type[msgspec.Struct]]) -> dict[str, Any]:
+    """The generated `components.schemas` entries: the bodies, what they refer to, the unions."""
+    types: list[Any] = [*bodies, *UNIONS.values()]
+    out, found = msgspec.json.schema_components(types, ref_template=REF)
+    unions = dict(zip(UNIONS, out[len(bodies) :], strict=True))
+    generated = {name: _named(_untitled(schema), unions) for name, schema in found.items()}
+    generated.update(unions)
+    return generated
+
+
+def regenerated(doc: dict[str, Any]) -> dict[str, Any]:
+    schemas = doc["components"]["schemas"]
+    schemas.update(components(request_bodies(doc)))
+    doc["components"]["schemas"] = dict(sorted(schemas.items()))
+    return doc
