@@ -40,7 +40,6 @@ from .logic.actionability import (
     NOT_VISIBLE,
     WHEEL_PX,
     Box,
-    Cover,
     Sample,
     WaitBound,
     arrow_keys,
@@ -51,6 +50,7 @@ from .logic.actionability import (
     wheel_into,
     wheel_rest,
 )
+from .logic.page_answers import ElementInfo
 from .logic.typing_keys import strokes
 from .progress import (
     INSERTED_SCRIPTS_WAIT,
@@ -66,109 +66,6 @@ from .progress import (
 MAX_SCROLL_STEPS = 40
 MAX_DISTANCE_STEPS = 2000  # ~2,000,000 px: more than any page Chromium lays out
 WHEEL_MAX_UNITS = 1200  # one wheel event's angle at most (ten notches)
-
-
-@dataclass(slots=True)
-class ElementInfo:
-    x: float
-    y: float
-    w: float
-    h: float
-    vw: float
-    vh: float
-    visible: bool
-    disabled: bool
-    readonly: bool
-    editable: bool
-    focused: bool
-    hit: bool  # elementFromPoint(center) is the element or inside it
-    value: str | None
-    options: list[tuple[str, bool]] | None  # select: (value, disabled)
-    selected: int
-    multiple: bool
-    cover: Cover | None = None  # the element at the center when it is not this one
-    rows: list[tuple[Box, bool]] | None = None  # list box options: (box, selected)
-    client: Box | None = None  # a list box's client area
-    aria_options: list[tuple[str, bool, bool, Box]] | None = None  # (name, selected, disabled, box)
-    animating: bool = False  # a running or pending animation of its (or an ancestor's) geometry
-    clip: Box | None = None  # its clipping ancestors' boxes intersected (a sidebar's scrollport)
-    point: tuple[float, float] | None = None  # a wrapped inline box: its largest line's center
-    sink: bool = False  # a code editor's hidden input sink: its box is the editor's
-    doc_end: int = 0  # the document's scroller at its top (1) and/or bottom (2); 0 unknown
-
-    @property
-    def cx(self) -> float:
-        """Where input goes: the box's center, or its largest line's for a wrapped inline."""
-        return self.point[0] if self.point is not None else self.x + self.w / 2
-
-    @property
-    def cy(self) -> float:
-        return self.point[1] if self.point is not None else self.y + self.h / 2
-
-    def scrollport(self) -> Box:
-        """Where the element can be seen: the viewport within its clipping ancestors' boxes
-        (empty when such an ancestor is out of view)."""
-        x0, y0, x1, y1 = 0.0, 0.0, self.vw, self.vh
-        if self.clip is not None:
-            x, y, w, h = self.clip
-            x0, y0, x1, y1 = max(x0, x), max(y0, y), min(x1, x + w), min(y1, y + h)
-        return (x0, y0, max(0.0, x1 - x0), max(0.0, y1 - y0))
-
-    def in_view(self) -> bool:
-        x, y, w, h = self.scrollport()
-        return x <= self.cx < x + w and y <= self.cy < y + h and self.w > 0 and self.h > 0
-
-    @classmethod
-    def from_js(cls, v: dict[str, Any]) -> ElementInfo:
-        """From the isolated-world element script's compact answer (host_app/js.py)."""
-        opts = v.get("o")
-        return cls(
-            x=float(v["x"]),
-            y=float(v["y"]),
-            w=float(v["w"]),
-            h=float(v["h"]),
-            vw=float(v["vw"]),
-            vh=float(v["vh"]),
-            visible=bool(v["vis"]),
-            disabled=bool(v["dis"]),
-            readonly=bool(v["ro"]),
-            editable=bool(v["ed"]),
-            focused=bool(v["f"]),
-            hit=bool(v["hit"]),
-            value=v.get("v"),
-            options=None if opts is None else [(str(a), bool(b)) for a, b in opts],
-            selected=int(v.get("si", -1)),
-            multiple=bool(v.get("m")),
-            cover=Cover.from_js(v.get("cov")),
-            animating=bool(v.get("an")),
-            clip=None if v.get("cl") is None else _box(v["cl"]),
-            point=None if v.get("pt") is None else (float(v["pt"][0]), float(v["pt"][1])),
-            sink=bool(v.get("sk")),
-            doc_end=int(v.get("de") or 0),
-            rows=None
-            if v.get("op") is None
-            else [((float(a), float(b), float(c), float(d)), bool(e)) for a, b, c, d, e in v["op"]],
-            client=None if v.get("cb") is None else _box(v["cb"]),
-            aria_options=None
-            if v.get("ao") is None
-            else [(str(n), bool(sl), bool(ds), _box(rest)) for n, sl, ds, *rest in v["ao"]],
-        )
-
-    def sample(self, *, click: bool) -> Sample:
-        return Sample(
-            (self.x, self.y, self.w, self.h),
-            self.visible,
-            self.hit,
-            self.cover,
-            self.animating,
-            disabled=click and self.disabled,
-        )
-
-
-def _box(v: list[Any] | ElementInfo) -> Box:
-    if isinstance(v, ElementInfo):
-        return (v.x, v.y, v.w, v.h)
-    return (float(v[0]), float(v[1]), float(v[2]), float(v[3]))
 
 
 @dataclass(slots=True)
@@ -365,7 +262,7 @@ async def element_info(target: Target) -> ElementInfo:
     for _ in range(3):
         info = await target.element()
         if info is not None:
-            target.page.targeted(_box(info))
+            target.page.targeted(info.box)
             return info
         if not await target.relocate():
             break
@@ -378,7 +275,7 @@ WHEEL_INSET = 12.0  # CSS px kept from the viewport's edges (scrollbars, a borde
 async def _box_of(target: Target) -> Box | None:
     """The element's box as a scroll moves it (None: it left the document meanwhile)."""
     info = await target.element()
-    return None if info is None else _box(info)
+    return None if info is None else info.box
 
 
 def scroll_goal(info: ElementInfo) -> tuple[float, float, Box]:
@@ -484,7 +381,7 @@ async def reachable(target: Target, scroll: bool) -> tuple[ElementInfo, bool]:
             end = (2 if dy > 0 else 1) if info.clip is None else 0
             arrived = partial(_arrived, y=ay + ah / 2, end=end)
         still = await scroll_done(
-            target.page, partial(_box_end_of, target), (_box(info), info.doc_end), arrived
+            target.page, partial(_box_end_of, target), (info.box, info.doc_end), arrived
         )
     raise _err(
         ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element could not be scrolled into view"
@@ -495,7 +392,7 @@ async def _box_end_of(target: Target) -> tuple[Box, int] | None:
     """The element's box and its document's scroll ends (`ElementInfo.doc_end`) as a scroll
     moves it (None: it left the document meanwhile)."""
     info = await target.element()
-    return None if info is None else (_box(info), info.doc_end)
+    return None if info is None else (info.box, info.doc_end)
 
 
 def _arrived(read: object, *, y: float, end: int) -> bool:
@@ -542,7 +439,7 @@ async def centred(target: Target) -> None:
         # over the visible part of its scroller: the element's own point is under the cover,
         # which may scroll on its own (a fixed panel)
         target.wheel(px + pw / 2, py + ph / 2, 0, wheel_units(dy))
-        await scroll_done(target.page, partial(_box_of, target), _box(info))
+        await scroll_done(target.page, partial(_box_of, target), info.box)
 
 
 async def actionable(
@@ -696,9 +593,9 @@ async def choose(target: Target, value: str) -> None:
         )
     chosen = wanted[0]
     if info.multiple and info.rows is not None:
-        if not info.rows[chosen][1]:
+        if not info.rows[chosen].selected:
             info = await _click_row(target, chosen, ctrl=True)
-        if info.rows is None or not info.rows[chosen][1]:
+        if info.rows is None or not info.rows[chosen].selected:
             raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: could not add {value!r}")
         return
     if info.selected == chosen:
@@ -719,7 +616,7 @@ async def choose(target: Target, value: str) -> None:
 async def _choose_aria(target: Target, info: ElementInfo, *, name: str) -> None:
     """A multi-selectable ARIA listbox: its options are matched by accessible name."""
     assert info.aria_options is not None
-    wanted = [i for i, (n, _, off, _) in enumerate(info.aria_options) if n == name and not off]
+    wanted = [i for i, o in enumerate(info.aria_options) if o.name == name and not o.disabled]
     if not wanted:
         raise _err(
             ErrorId.ACTION_TARGET_NOT_FOUND,
@@ -727,16 +624,16 @@ async def _choose_aria(target: Target, info: ElementInfo, *, name: str) -> None:
             value=name,
         )
     chosen = wanted[0]
-    if not info.aria_options[chosen][1]:
+    if not info.aria_options[chosen].selected:
         info = await _click_row(target, chosen, ctrl=True)
-    if info.aria_options is None or not info.aria_options[chosen][1]:
+    if info.aria_options is None or not info.aria_options[chosen].selected:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{target.what}: could not add {name!r}")
 
 
 def _rows(info: ElementInfo) -> list[tuple[Box, bool]]:
     if info.aria_options is not None:
-        return [(box, sel) for _, sel, _, box in info.aria_options]
-    return info.rows or []
+        return [(o.box, o.selected) for o in info.aria_options]
+    return [(r.box, r.selected) for r in info.rows or []]
 
 
 async def _click_row(target: Target, row: int, *, ctrl: bool) -> ElementInfo:
@@ -774,12 +671,12 @@ async def clear_choices(target: Target) -> None:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{target.what}: the element is disabled")
     if info.aria_options is not None:
         for _ in range(len(info.aria_options)):
-            chosen = [i for i, (_, sel, _, _) in enumerate(info.aria_options or []) if sel]
+            chosen = [i for i, o in enumerate(info.aria_options or []) if o.selected]
             if not chosen:
                 return
             info = await _click_row(target, chosen[0], ctrl=True)
     else:
-        chosen = [i for i, (_, sel) in enumerate(info.rows or []) if sel]
+        chosen = [i for i, r in enumerate(info.rows or []) if r.selected]
         if not chosen:
             return
         info = await _click_row(target, chosen[0], ctrl=False)

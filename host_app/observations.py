@@ -43,12 +43,12 @@ from . import frame_reads, js, observe_js, operations
 from .actions import act
 from .logic import aio
 from .logic import frames as fl
+from .logic.page_answers import Loads
 from .logic.page_events import PageEvent
 from .logic.person import needs_person
 from .logic.readiness import Probe
 from .progress import (
     LoadMark,
-    Loads,
     download_clicked,
     navigation_started,
     pending_loads,

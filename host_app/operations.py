@@ -49,6 +49,7 @@ from .logic import aio
 from .logic.downloads import Mark
 from .logic.images import MIME, check_bounds
 from .logic.links import best_link, normalize_url, same_document
+from .logic.page_answers import Loads
 from .logic.readiness import (
     RENDERER_GONE,
     Failed,
@@ -63,7 +64,6 @@ from .logic.traffic import Counters, grown
 from .progress import (
     Loading,
     LoadMark,
-    Loads,
     download_clicked,
     navigation_started,
     pending_loads,

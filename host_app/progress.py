@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from . import js
 from .logic import aio
+from .logic.page_answers import Loads, Tick
 
 FRAME_WAIT = 0.1  # a page that renders no frames (hidden) is not waited for longer than this
 TICK_POLL = 0.002
@@ -39,41 +40,6 @@ class Renderer(Protocol):
     @property
     def loop(self) -> aio.Loop: ...
     def run_js(self, code: str) -> aio.Future[Any]: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Tick:
-    """The renderer's counters (host_app/js.py TICK)."""
-
-    document: float
-    frames: int
-    moves: int
-    ups: int
-    keys: int
-    submitting: bool
-    # a click on an `<a download>` in the last 2 s that the page did not cancel: Chromium
-    # fetches it without a load, and announces the download only later
-    download_click: bool = False
-    navigates: int = -1  # the main document's `navigate` events (-1: not counted)
-    frame_focus: bool = False  # the main document's focus is in a frame
-    turns: int = 0  # zero-delay timers run (each read sets the next)
-
-    @classmethod
-    def of(cls, v: Any) -> Tick:
-        if isinstance(v, list) and len(v) == 10:
-            return cls(
-                float(v[0]),
-                int(v[1]),
-                int(v[2]),
-                int(v[3]),
-                int(v[4]),
-                bool(v[5]),
-                bool(v[6]),
-                int(v[7]),
-                bool(v[8]),
-                int(v[9]),
-            )
-        return cls(-1.0, 0, 0, 0, 0, False)
 
 
 async def tick(page: Renderer) -> Tick:
@@ -263,28 +229,9 @@ async def navigation_started(page: Loading, mark: LoadMark) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
-class Loads:
-    """What a document still loads that its input may have asked for (js.PENDING_LOADS)."""
-
-    pending: frozenset[str]  # scripts to run, stylesheets to load, by URL
-    quiet: float  # seconds since its tree last changed
-    inserted: int = 0  # scripts and stylesheets inserted since the document was first read
-
-
 async def pending_loads(page: Renderer) -> Loads:
     """The main document's external scripts still to run and stylesheets still to load."""
-    found = await page.run_js(js.PENDING_LOADS)
-    if not isinstance(found, dict):
-        return Loads(frozenset(), 0.0)
-    urls = found.get("p")
-    quiet = found.get("q")
-    inserted = found.get("n")
-    return Loads(
-        frozenset(str(u) for u in urls) if isinstance(urls, list) else frozenset(),
-        quiet / 1000 if isinstance(quiet, int | float) else 0.0,
-        inserted if isinstance(inserted, int) else 0,
-    )
+    return Loads.of(await page.run_js(js.PENDING_LOADS))
 
 
 async def loads_done(page: Renderer, before: frozenset[str], end: float) -> None:

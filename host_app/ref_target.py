@@ -13,16 +13,17 @@ outermost first.
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from bridge_protocol import ErrorId, SvcError
 
 from . import frame_reads, observe_js
-from .actions import ElementInfo, Focused, focused
+from .actions import Focused, focused
 from .logic import frames as fl
-from .logic.actionability import Cover
+from .logic.page_answers import ElementInfo, SlotRead, decode
 from .progress import scroll_done
 
 if TYPE_CHECKING:
@@ -73,16 +74,16 @@ class RefTarget:
         levels: list[fl.Level] = []
         rendered = True
         for (_, handle), (doc, _) in itertools.pairwise(chain):
-            v = await self.page.run_js_in(handle, observe_js.slot(doc.slot))
-            if not isinstance(v, dict):
+            s = decode(await self.page.run_js_in(handle, observe_js.slot(doc.slot)), SlotRead)
+            if s is None:
                 return None  # the iframe left its document
-            rendered = rendered and bool(v.get("vis"))
-            box = fl.Box(float(v["x"]), float(v["y"]), float(v["w"]), float(v["h"]))
-            levels.append(fl.Level(float(v["vw"]), float(v["vh"]), box))
-        v = await self.page.run_js_in(chain[-1][1], observe_js.element(local))
-        if not isinstance(v, dict):
+            rendered = rendered and s.visible
+            levels.append(fl.Level(s.vw, s.vh, fl.Box(s.x, s.y, s.w, s.h)))
+        info = decode(
+            await self.page.run_js_in(chain[-1][1], observe_js.element(local)), ElementInfo
+        )
+        if info is None:
             return None
-        info = ElementInfo.from_js(v)
         levels.append(fl.Level(info.vw, info.vh))
         self._outer = levels[0]
         return levels, info if rendered else replace(info, visible=False)
@@ -90,8 +91,7 @@ class RefTarget:
     async def element(self) -> ElementInfo | None:
         d, local = self.kept.locate(self.number)
         if d == 0:
-            v = await self.page.run_js(observe_js.element(local))
-            return ElementInfo.from_js(v) if isinstance(v, dict) else None
+            return decode(await self.page.run_js(observe_js.element(local)), ElementInfo)
         chain = await self._chain(d)
         geo = await self._geometry(chain, local)
         stuck = 0
@@ -133,11 +133,12 @@ class RefTarget:
             if not hit:
                 break
             point = (gx - offs[i][0], gy - offs[i][1])
-            v = await self.page.run_js_in(chain[i][1], observe_js.slot(chain[i + 1][0].slot, point))
-            hit = isinstance(v, dict) and v.get("hit") is True
-            if not hit and isinstance(v, dict):
+            code = observe_js.slot(chain[i + 1][0].slot, point)
+            s = decode(await self.page.run_js_in(chain[i][1], code), SlotRead)
+            hit = s is not None and s.hit is True
+            if not hit and s is not None:
                 # what covers the frame there, in the document that holds it
-                cover = Cover.from_js(v.get("cov"))
+                cover = s.cover
         return replace(
             info,
             x=info.x + ox,
@@ -158,7 +159,8 @@ class RefTarget:
             v = await self.page.run_js(observe_js.element(local))
         else:
             v = await self.page.run_js_in((await self._chain(d))[-1][1], observe_js.element(local))
-        return str(v.get("tag", "")) if isinstance(v, dict) else ""
+        info = decode(v, ElementInfo)
+        return info.tag if info is not None else ""
 
     async def focus(self, *, end: bool = False) -> Focused:
         self.page.focus_view()

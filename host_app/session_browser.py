@@ -58,6 +58,7 @@ from .logic.frames import MAX_DEPTH, HostFrame
 from .logic.identity import hint_headers
 from .logic.images import QT_FORMAT, qt_quality
 from .logic.memory import RendererMemory
+from .logic.page_answers import ElementInfo, decode
 from .logic.page_events import PageEvent, PageEvents
 from .logic.page_stack import PageStack
 from .logic.policy import IMAGE_SIZE, NetworkPolicy, Request, Route, Verdict, route_of
@@ -858,19 +859,11 @@ class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
         return fut
 
     async def _probe(self) -> Probe:
-        v = await self.run_js(js.PROBE)
-        if not isinstance(v, dict):
+        probe = decode(await self.run_js(js.PROBE), Probe)
+        if probe is None:
             url = self._page().url().toString()
             return Probe(url, "loading", 0, 0, -1.0)
-        return Probe(
-            href=str(v.get("h", "")),
-            ready_state=str(v.get("r", "")),
-            length=int(v.get("l") or 0),
-            status=int(v.get("s") or 0),
-            origin=float(v.get("o") or 0.0),
-            title=str(v.get("t", "")),
-            challenge=bool(v.get("c")),
-        )
+        return probe
 
     def probe(self) -> aio.Future[Probe]:
         return _spawn(self._probe())
@@ -927,13 +920,10 @@ class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
     def snapshot(self) -> aio.Future[actions.Snapshot]:
         return _spawn(self._snapshot())
 
-    async def _element(self, node: DomNode) -> actions.ElementInfo | None:
-        v = await self.run_js(js.element(node.index, node.tag))
-        if not isinstance(v, dict):
-            return None
-        return actions.ElementInfo.from_js(v)
+    async def _element(self, node: DomNode) -> ElementInfo | None:
+        return decode(await self.run_js(js.element(node.index, node.tag)), ElementInfo)
 
-    def element(self, node: DomNode) -> aio.Future[actions.ElementInfo | None]:
+    def element(self, node: DomNode) -> aio.Future[ElementInfo | None]:
         return _spawn(self._element(node))
 
     async def _focus(self, node: DomNode, end: bool) -> actions.Focused:

@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from bridge_protocol import ErrorId, SvcError
 
 ACTIONABILITY_WAIT = 5.0  # seconds a present target may take to become actionable
@@ -34,13 +36,17 @@ MOVING = "moving"
 Box = tuple[float, float, float, float]
 
 
-@dataclass(frozen=True, slots=True)
-class Cover:
+class Cover(msgspec.Struct, frozen=True, array_like=True):
     """The element at the target's click point: its role ("generic" without one) and its
-    accessible name (for a generic element, the start of its rendered text)."""
+    accessible name (for a generic element, the start of its rendered text). On the wire (an
+    element's `cov`, logic/page_answers) `[role, name]`, the role empty without one."""
 
     role: str
     name: str
+
+    def __post_init__(self) -> None:
+        if not self.role:
+            msgspec.structs.force_setattr(self, "role", "generic")
 
     def describe(self) -> str:
         return f'{self.role} "{self.name}"' if self.name else self.role
@@ -50,9 +56,10 @@ class Cover:
 
     @classmethod
     def from_js(cls, v: Any) -> Cover | None:
-        if isinstance(v, list) and len(v) == 2:
-            return cls(str(v[0]) or "generic", str(v[1]))
-        return None
+        try:
+            return msgspec.convert(v, cls)
+        except msgspec.ValidationError:
+            return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+import msgspec
+from msgspec import field
+
 from bridge_protocol import ApiError, ErrorId
 
 CHALLENGE_WAIT = 15.0
@@ -22,15 +25,16 @@ ERROR_PAGE_GRACE = 1.0
 HISTORY_MOVE_GRACE = 0.5
 
 
-@dataclass(frozen=True, slots=True)
-class Probe:
-    href: str
-    ready_state: str
-    length: int
-    status: int  # responseStatus of the navigation entry; 0 when unknown / not HTTP
-    origin: float  # performance.timeOrigin; -1 when the page did not answer the probe
-    title: str = ""
-    challenge: bool = False
+class Probe(msgspec.Struct, frozen=True):
+    """The page's probe (host_app/js.py PROBE; its short keys on the wire, logic/page_answers)."""
+
+    href: str = field(name="h")
+    ready_state: str = field(name="r")
+    length: int = field(name="l")  # the rendered source's length
+    status: int = field(name="s")  # responseStatus of the navigation entry; 0 when unknown
+    origin: float = field(name="o")  # performance.timeOrigin; -1 when the page did not answer
+    title: str = field(default="", name="t")
+    challenge: bool = field(default=False, name="c")
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,10 +13,11 @@ from typing import Any, TypeVar
 
 from bridge_protocol.selectors import DomNode, build_tree
 from host_app import js, observe_js
-from host_app.actions import ElementInfo, Focused, Snapshot
+from host_app.actions import Focused, Snapshot
 from host_app.logic import aio
 from host_app.logic.downloads import Mark
 from host_app.logic.frames import HostFrame
+from host_app.logic.page_answers import ElementInfo, Loads, Tick, wire
 from host_app.logic.page_events import PageEvent
 from host_app.logic.readiness import Probe
 from host_app.logic.traffic import CounterKey, Counters
@@ -85,27 +86,26 @@ class El:
     selected: int = -1
     sig: str = ""
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> ElementInfo:
         x, y, w, h = self.box
-        return {
-            "x": x,
-            "y": y,
-            "w": w,
-            "h": h,
-            "vw": 800,
-            "vh": 600,
-            "vis": True,
-            "dis": False,
-            "ro": False,
-            "ed": self.editable,
-            "f": False,
-            "hit": True,
-            "v": self.value,
-            "o": None if self.options is None else [list(o) for o in self.options],
-            "si": self.selected,
-            "m": False,
-            "tag": self.tag,
-        }
+        return ElementInfo(
+            x=x,
+            y=y,
+            w=w,
+            h=h,
+            vw=800,
+            vh=600,
+            visible=True,
+            disabled=False,
+            readonly=False,
+            editable=self.editable,
+            focused=False,
+            hit=True,
+            value=self.value,
+            options=None if self.options is None else list(self.options),
+            selected=self.selected,
+            tag=self.tag,
+        )
 
 
 class FakeDownloads:
@@ -157,13 +157,15 @@ class FakePage:  # noqa: PLR0904  fakes PageDriver: a method per member
         if code == js.TICK:
             self.counters["f"] += 1  # a frame passes between two reads
             c = self.counters
-            row = [self.doc_key[0], c["f"], c["m"], c["u"], c["k"], False, False, 0, False, c["f"]]
-            return done(row)
+            tick = Tick(
+                self.doc_key[0], c["f"], c["m"], c["u"], c["k"], False, False, 0, False, c["f"]
+            )
+            return done(wire(tick))
         if code.startswith(observe_js._CHECK):
             return done({"key": list(self.doc_key), "s": {str(i): e.sig for i, e in self._live()}})
         if code.startswith(observe_js._ELEMENT):
             n = int(code[len(observe_js._ELEMENT) + 1 : -1])
-            return done(self.elements[n].info() if n < len(self.elements) else None)
+            return done(wire(self.elements[n].info()) if n < len(self.elements) else None)
         if code.startswith(observe_js._FOCUS):
             number, _, end = code[len(observe_js._FOCUS) + 1 : -1].split(",")
             return done(self._focus(int(number), end == "true").value)
@@ -174,11 +176,11 @@ class FakePage:  # noqa: PLR0904  fakes PageDriver: a method per member
         if code == "JSON.stringify([innerWidth,innerHeight])":
             return done([800, 600])
         if code == js.PROBE:
-            return done({"h": self.url, "r": "complete", "l": 100, "s": 200, "o": 1.0})
+            return done(wire(Probe(self.url, "complete", 100, 200, 1.0)))
         if code == js.ANIMATIONS_LEFT:
             return done(0)
         if code == js.PENDING_LOADS:
-            return done({"p": [], "q": 1000})
+            return done(wire(Loads(quiet_ms=1000)))
         raise AssertionError(f"the fake page does not know this script: {code[:60]!r}")
 
     def _live(self) -> list[tuple[int, El]]:
@@ -247,7 +249,7 @@ class FakePage:  # noqa: PLR0904  fakes PageDriver: a method per member
         el = self.elements[node.index] if node.index < len(self.elements) else None
         if el is None or el.tag != node.tag:
             return done(None)
-        return done(ElementInfo.from_js(el.info()))
+        return done(el.info())
 
     def focus(self, node: DomNode, end: bool = False) -> aio.Future[Focused]:
         return done(self._focus(node.index, end))

@@ -27,6 +27,7 @@ QT_FREE = [
     "host_app.logic.cookie_files",
     "host_app.logic.activity",
     "host_app.logic.person",
+    "host_app.logic.page_answers",
     "host_app.frame_reads",
     "host_app.observations",
     "host_app.operations",

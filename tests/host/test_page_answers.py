@@ -1,0 +1,172 @@
+"""host_app.logic.page_answers: the isolated-world scripts' answers decoded once into structs
+with readable names (the scripts' short keys on the wire); a missing or malformed answer gives
+what the hand-written reads gave."""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+
+from host_app import js, observe_js
+from host_app.logic.actionability import Cover
+from host_app.logic.page_answers import (
+    AriaOption,
+    ElementInfo,
+    Loads,
+    OptionRow,
+    SlotRead,
+    Tick,
+    decode,
+    wire,
+)
+from host_app.logic.readiness import Probe
+
+# an element's answer as _ELEMENT_INFO sends it: flags as 0 or 1 where the script counts them
+ELEMENT = {
+    "x": 10,
+    "y": 20.5,
+    "w": 100,
+    "h": 30,
+    "vw": 800,
+    "vh": 600,
+    "de": 3,
+    "vis": True,
+    "dis": False,
+    "ro": False,
+    "ed": True,
+    "f": True,
+    "hit": False,
+    "cov": ["", "Close"],
+    "v": "abc",
+    "o": [["a", False], ["b", True]],
+    "si": 1,
+    "m": True,
+    "tag": "select",
+    "op": [[10, 20, 100, 15, 0], [10, 35, 100, 15, 1]],
+    "cb": [10, 20, 100, 30],
+    "ao": [["One", 1, 0, 1, 2, 3, 4]],
+    "an": 1,
+    "cl": [0, 0, 400, 300],
+    "pt": [50, 25],
+    "sk": 0,
+}
+
+
+def test_an_element_answer_decodes_to_readable_fields() -> None:
+    info = decode(ELEMENT, ElementInfo)
+    assert info is not None
+    assert info.box == (10.0, 20.5, 100.0, 30.0)
+    assert (info.vw, info.vh, info.doc_end) == (800.0, 600.0, 3)
+    assert (info.visible, info.disabled, info.readonly, info.editable) == (True, False, False, True)
+    assert (info.focused, info.hit, info.value, info.selected) == (True, False, "abc", 1)
+    assert (info.multiple, info.animating, info.sink) == (True, True, False)
+    assert info.cover == Cover("generic", "Close")
+    assert info.options == [("a", False), ("b", True)]
+    assert info.rows == [OptionRow(10, 20, 100, 15, False), OptionRow(10, 35, 100, 15, True)]
+    assert info.rows[1].box == (10.0, 35.0, 100.0, 15.0)
+    assert info.client == (10.0, 20.0, 100.0, 30.0)
+    assert info.aria_options == [AriaOption("One", True, False, 1, 2, 3, 4)]
+    assert info.aria_options[0].box == (1.0, 2.0, 3.0, 4.0)
+    assert info.clip == (0.0, 0.0, 400.0, 300.0)
+    assert (info.cx, info.cy) == (50.0, 25.0)
+    assert info.tag == "select"
+
+
+def test_an_element_answer_without_its_optional_keys_takes_the_old_defaults() -> None:
+    required = ("x", "y", "w", "h", "vw", "vh", "vis", "dis", "ro", "ed", "f", "hit")
+    info = decode({k: ELEMENT[k] for k in required}, ElementInfo)
+    assert info is not None
+    assert (info.value, info.options, info.selected, info.multiple) == (None, None, -1, False)
+    assert (info.cover, info.rows, info.client, info.aria_options) == (None, None, None, None)
+    assert (info.animating, info.clip, info.point, info.sink, info.doc_end) == (
+        False,
+        None,
+        None,
+        False,
+        0,
+    )
+    assert (info.cx, info.cy) == (60.0, 35.5)
+
+
+def test_no_element_answer_is_none() -> None:
+    # the script's 'null' (the element left the document), no answer, a malformed one
+    assert decode(None, ElementInfo) is None
+    assert decode([1, 2], ElementInfo) is None
+    assert decode({"x": 1}, ElementInfo) is None
+    assert decode({**ELEMENT, "x": "left"}, ElementInfo) is None
+
+
+def test_the_wire_form_is_the_scripts() -> None:
+    info = decode(ELEMENT, ElementInfo)
+    assert info is not None
+    out = wire(info)
+    assert set(out) == set(ELEMENT)
+    assert decode(out, ElementInfo) == info
+    assert wire(Tick(2.0, 1, 0, 0, 0, False)) == [2.0, 1, 0, 0, 0, False, False, -1, False, 0]
+    assert wire(Loads(frozenset({"u"}), 5.0, 1)) == {"p": ["u"], "q": 5.0, "n": 1}
+
+
+def _keys(script: str) -> set[str]:
+    """The keys of the object a script answers with (its last `JSON.stringify({...})`)."""
+    body = script[script.rindex("JSON.stringify({") + len("JSON.stringify(") :]
+    return set(re.findall(r"[{,]\s*([a-z]+):", body))
+
+
+def _names(kind: type[msgspec.Struct]) -> set[str]:
+    return {f.encode_name for f in msgspec.structs.fields(kind)}
+
+
+def test_the_structs_name_every_key_the_scripts_send() -> None:
+    assert _names(ElementInfo) == _keys(observe_js._ELEMENT_INFO)
+    assert _names(SlotRead) == _keys(observe_js._SLOT)
+    assert _names(Probe) == _keys(js.PROBE)
+    assert _names(Loads) == _keys(js.PENDING_LOADS)
+
+
+def test_a_tick_is_read_from_its_ten_counters() -> None:
+    t = Tick.of([1.5, 3, 4, 5, 6, 1, 0, 7, 1, 8])
+    assert t == Tick(1.5, 3, 4, 5, 6, True, False, 7, True, 8)
+    assert (t.document, t.frames, t.moves, t.ups, t.keys, t.turns) == (1.5, 3, 4, 5, 6, 8)
+    assert (t.submitting, t.download_click, t.frame_focus, t.navigates) == (True, False, True, 7)
+
+
+def test_anything_but_ten_counters_is_a_tick_of_no_document() -> None:
+    none = Tick(-1.0, 0, 0, 0, 0, False)
+    assert Tick.of(None) == none
+    assert Tick.of([1.5, 3, 4, 5, 6, 1]) == none
+    assert Tick.of([1.5, 3, 4, 5, 6, 1, 0, 7, 1, 8, 9]) == none
+    assert Tick.of({"f": 1}) == none
+    assert Tick.of(["x", 3, 4, 5, 6, 1, 0, 7, 1, 8]) == none
+
+
+def test_pending_loads_in_seconds_and_nothing_pending_without_an_answer() -> None:
+    loads = Loads.of({"p": ["http://a/x.js", "http://a/x.js"], "q": 250, "n": 2})
+    assert loads.pending == frozenset({"http://a/x.js"})
+    assert (loads.quiet, loads.inserted) == (0.25, 2)
+    assert Loads.of({"p": [], "q": 1000}) == Loads(frozenset(), 1000.0, 0)
+    bad: object
+    for bad in (None, "null", [], {"p": "x"}):
+        nothing = Loads.of(bad)
+        assert (nothing.pending, nothing.quiet, nothing.inserted) == (frozenset(), 0.0, 0)
+
+
+def test_a_probe_decodes_and_a_missing_one_is_none() -> None:
+    raw = {"h": "http://a/", "r": "complete", "l": 120, "s": 200, "o": 17.5, "t": "A", "c": True}
+    assert decode(raw, Probe) == Probe("http://a/", "complete", 120, 200, 17.5, "A", True)
+    assert decode({**raw, "t": "", "c": False}, Probe) == Probe(
+        "http://a/", "complete", 120, 200, 17.5
+    )
+    assert decode(None, Probe) is None
+    assert decode({"h": "http://a/"}, Probe) is None
+
+
+def test_a_frame_slot_read() -> None:
+    raw = {"x": 5, "y": 6, "w": 300, "h": 200, "vw": 800, "vh": 600, "vis": True}
+    slot = decode({**raw, "hit": None, "cov": None}, SlotRead)
+    assert slot == SlotRead(5, 6, 300, 200, 800, 600, True)
+    covered = decode({**raw, "hit": False, "cov": ["dialog", "Cookies"]}, SlotRead)
+    assert covered is not None
+    assert covered.hit is False
+    assert covered.cover == Cover("dialog", "Cookies")
+    assert decode(None, SlotRead) is None
