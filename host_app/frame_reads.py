@@ -12,6 +12,7 @@ from bridge_protocol import ErrorId, SvcError
 from . import observe_js, operations
 from .logic import aio
 from .logic import frames as fl
+from .logic.page_answers import RefCheck, SlotRead, decode
 
 if TYPE_CHECKING:
     from .observations import Kept, ObsDriver
@@ -144,7 +145,7 @@ async def resolve(
     *,
     numbers: list[int],
     ref: str | None,
-) -> tuple[object, dict[str, Any]]:
+) -> tuple[object, RefCheck]:
     """The engine frame holding document `d` of the observation now, with the check script's
     answer there for its registry `numbers`; OBSERVATION_STALE when the document is gone: the
     frame navigated (its iframe is still in its parent) or left the document (it is not)."""
@@ -154,10 +155,10 @@ async def resolve(
         f for p, f in tree.walk() if p and f is not first
     ]
     for hf in candidates:
-        v = await page.run_js_in(hf.handle, observe_js.check(numbers))
-        if not isinstance(v, dict) or v.get("id") != doc.id or not isinstance(v.get("key"), list):
+        v = decode(await page.run_js_in(hf.handle, observe_js.check(numbers)), RefCheck)
+        if v is None or v.id != doc.id:
             continue
-        key = (float(v["key"][0]), int(v["key"][1]))
+        key = v.key
         if key[0] != doc.key[0]:
             raise _stale(
                 "navigated", kept, d, obs_id, ref=ref, message="navigated since the observation"
@@ -171,7 +172,7 @@ async def resolve(
         parent: object = tree.handle
     else:
         parent, _ = await resolve(page, tree, kept, obs_id, doc.parent, numbers=[], ref=ref)
-    if await page.run_js_in(parent, observe_js.slot(doc.slot)) is None:
+    if decode(await page.run_js_in(parent, observe_js.slot(doc.slot)), SlotRead) is None:
         raise _stale("element_removed", kept, d, obs_id, ref=ref, message="left the document")
     raise _stale("navigated", kept, d, obs_id, ref=ref, message="navigated since the observation")
 

@@ -43,7 +43,7 @@ from . import frame_reads, js, observe_js, operations
 from .actions import act
 from .logic import aio
 from .logic import frames as fl
-from .logic.page_answers import Loads
+from .logic.page_answers import Loads, RefCheck, decode
 from .logic.page_events import PageEvent
 from .logic.person import needs_person
 from .logic.readiness import Probe
@@ -341,10 +341,9 @@ async def observe(
     return msgspec.convert(obs, Observation)
 
 
-def _check_sigs(v: dict[str, Any], kept: Kept, obs_id: str, numbers: list[int]) -> None:
-    sigs = v.get("s") or {}
+def _check_sigs(v: RefCheck, kept: Kept, obs_id: str, numbers: list[int]) -> None:
     for n in numbers:
-        now = sigs.get(str(kept.locate(n)[1]))
+        now = v.signatures.get(str(kept.locate(n)[1]))
         if now is None:
             raise _stale("element_removed", obs_id, f"e{n}", f"e{n} left the document")
         if now != kept.sigs[n]:
@@ -372,10 +371,11 @@ async def revalidate(page: ObsDriver, kept: Kept, obs_id: str, numbers: list[int
         else:
             message = "the observation's page (a popup) closed; observe the current page again"
         raise _stale("navigated", obs_id, first, message)
-    v = await page.run_js(observe_js.check(sorted({kept.locate(n)[1] for n in main})))
-    if not isinstance(v, dict) or not isinstance(v.get("key"), list):
+    code = observe_js.check(sorted({kept.locate(n)[1] for n in main}))
+    v = decode(await page.run_js(code), RefCheck)
+    if v is None:
         raise _stale("navigated", obs_id, first, "the page holds no readable document now")
-    key = (float(v["key"][0]), int(v["key"][1]))
+    key = v.key
     if key[0] != kept.key[0]:
         raise _stale(
             "navigated", obs_id, first, "the page navigated since the observation; observe again"

@@ -17,7 +17,7 @@ from host_app.actions import Focused, Snapshot
 from host_app.logic import aio
 from host_app.logic.downloads import Mark
 from host_app.logic.frames import HostFrame
-from host_app.logic.page_answers import ElementInfo, Loads, Tick, wire
+from host_app.logic.page_answers import ElementInfo, Loads, RefCheck, Tick, wire
 from host_app.logic.page_events import PageEvent
 from host_app.logic.readiness import Probe
 from host_app.logic.traffic import CounterKey, Counters
@@ -162,7 +162,8 @@ class FakePage:  # noqa: PLR0904  fakes PageDriver: a method per member
             )
             return done(wire(tick))
         if code.startswith(observe_js._CHECK):
-            return done({"key": list(self.doc_key), "s": {str(i): e.sig for i, e in self._live()}})
+            sigs: dict[str, str | None] = {str(i): e.sig for i, e in self._live()}
+            return done(wire(RefCheck(self.doc_key, signatures=sigs)))
         if code.startswith(observe_js._ELEMENT):
             n = int(code[len(observe_js._ELEMENT) + 1 : -1])
             return done(wire(self.elements[n].info()) if n < len(self.elements) else None)

@@ -16,6 +16,7 @@ from host_app import frame_reads, observe_js
 from host_app.logic import aio
 from host_app.logic import frames as frames_logic
 from host_app.logic.frames import FrameDoc, FrameRead, HostFrame
+from host_app.logic.page_answers import RefCheck, SlotRead, wire
 from host_app.observations import Kept
 
 
@@ -60,11 +61,11 @@ class FakeDriver:
         if doc is None:
             return done(None)
         if kind == "check":
-            return done({"key": list(doc.key), "id": doc.id, "s": {}})
+            return done(wire(RefCheck(doc.key, doc.id)))
         if kind == "slot":
             n = int(code[len(observe_js._SLOT) + 1 :].split(",", maxsplit=1)[0])
-            box = {"x": 0, "y": 0, "w": 10, "h": 10, "vw": 10, "vh": 10, "vis": True, "hit": None}
-            return done(box if n in doc.iframes else None)
+            box = SlotRead(0, 0, 10, 10, 10, 10, visible=True)
+            return done(wire(box) if n in doc.iframes else None)
         budget = json.loads(code[code.index(",", len(observe_js._OBSERVE)) + 1 : -1])
         self.budgets.append(budget)
         return done(

@@ -15,6 +15,7 @@ from host_app.logic.page_answers import (
     ElementInfo,
     Loads,
     OptionRow,
+    RefCheck,
     SlotRead,
     Tick,
     decode,
@@ -122,6 +123,7 @@ def test_the_structs_name_every_key_the_scripts_send() -> None:
     assert _names(SlotRead) == _keys(observe_js._SLOT)
     assert _names(Probe) == _keys(js.PROBE)
     assert _names(Loads) == _keys(js.PENDING_LOADS)
+    assert _names(RefCheck) == _keys(observe_js._CHECK)
 
 
 def test_a_tick_is_read_from_its_ten_counters() -> None:
@@ -170,3 +172,17 @@ def test_a_frame_slot_read() -> None:
     assert covered.hit is False
     assert covered.cover == Cover("dialog", "Cookies")
     assert decode(None, SlotRead) is None
+
+
+def test_a_ref_check_names_the_document_and_the_signatures() -> None:
+    raw = {"key": [17.5, 2], "id": "17.5:abc", "s": {"3": "button|button|OK", "4": None}}
+    check = decode(raw, RefCheck)
+    assert check == RefCheck((17.5, 2), "17.5:abc", {"3": "button|button|OK", "4": None})
+    # the main frame's fake answers without an id; a frame's id is then no document's
+    plain = decode({"key": [17.5, 2], "s": {}}, RefCheck)
+    assert plain == RefCheck((17.5, 2))
+    assert plain.id is None
+    assert decode(wire(check), RefCheck) == check
+    bad: object
+    for bad in (None, "null", {"s": {}}, {"key": "x"}, {"key": [1.0]}):
+        assert decode(bad, RefCheck) is None
