@@ -58,7 +58,7 @@ from .logic.frames import MAX_DEPTH, HostFrame
 from .logic.identity import hint_headers
 from .logic.images import QT_FORMAT, qt_quality
 from .logic.memory import RendererMemory
-from .logic.page_answers import ElementInfo, decode
+from .logic.page_answers import ElementInfo, SnapshotAnswer, decode
 from .logic.page_events import PageEvent, PageEvents
 from .logic.page_stack import PageStack
 from .logic.policy import IMAGE_SIZE, NetworkPolicy, Request, Route, Verdict, route_of
@@ -907,15 +907,12 @@ class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
             self.page.triggerAction(QWebEnginePage.WebAction.Stop)
 
     async def _snapshot(self) -> actions.Snapshot:
-        v = await self.run_js(js.SNAPSHOT)
-        if not isinstance(v, dict):
+        v = decode(await self.run_js(js.SNAPSHOT), SnapshotAnswer)
+        if v is None:
             return actions.Snapshot([], [])
-        nodes = [
-            DomNode(i, str(rec[0]), {str(k): str(x) for k, x in rec[1].items()}, int(rec[2]))
-            for i, rec in enumerate(v.get("n", []))
-        ]
+        nodes = [DomNode(i, n.tag, n.attrs, n.parent) for i, n in enumerate(v.nodes)]
         build_tree(nodes)
-        return actions.Snapshot(nodes, [(int(i), str(h)) for i, h in v.get("k", [])])
+        return actions.Snapshot(nodes, v.links)
 
     def snapshot(self) -> aio.Future[actions.Snapshot]:
         return _spawn(self._snapshot())

@@ -210,3 +210,20 @@ class RefCheck(msgspec.Struct, frozen=True):
     id: str | None = None  # the document's id (`frames.FrameDoc.id`)
     # registry number (as a string) -> the element's signature; None: it left the document
     signatures: dict[str, str | None] = field(default_factory=dict, name="s")
+
+
+class SnapshotNode(msgspec.Struct, frozen=True, array_like=True):
+    """An element of the selector snapshot, in document order: its tag, attributes, and its
+    parent's index (-1: none read)."""
+
+    tag: str
+    attrs: dict[str, str]
+    parent: int
+
+
+class SnapshotAnswer(msgspec.Struct, frozen=True):
+    """The document's elements for the selector engine (host_app/js.py SNAPSHOT), and its
+    anchors' resolved http(s) hrefs as (element index, href)."""
+
+    nodes: list[SnapshotNode] = field(default_factory=list, name="n")
+    links: list[tuple[int, str]] = field(default_factory=list, name="k")

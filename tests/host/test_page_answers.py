@@ -17,6 +17,8 @@ from host_app.logic.page_answers import (
     OptionRow,
     RefCheck,
     SlotRead,
+    SnapshotAnswer,
+    SnapshotNode,
     Tick,
     decode,
     wire,
@@ -124,6 +126,7 @@ def test_the_structs_name_every_key_the_scripts_send() -> None:
     assert _names(Probe) == _keys(js.PROBE)
     assert _names(Loads) == _keys(js.PENDING_LOADS)
     assert _names(RefCheck) == _keys(observe_js._CHECK)
+    assert _names(SnapshotAnswer) == _keys(js.SNAPSHOT)
 
 
 def test_a_tick_is_read_from_its_ten_counters() -> None:
@@ -186,3 +189,18 @@ def test_a_ref_check_names_the_document_and_the_signatures() -> None:
     bad: object
     for bad in (None, "null", {"s": {}}, {"key": "x"}, {"key": [1.0]}):
         assert decode(bad, RefCheck) is None
+
+
+def test_the_selector_snapshot_reads_its_nodes_and_links() -> None:
+    raw = {
+        "n": [["html", {}, -1], ["a", {"href": "/x", "class": "c"}, 0]],
+        "k": [[1, "http://a/x"]],
+    }
+    snap = decode(raw, SnapshotAnswer)
+    assert snap == SnapshotAnswer(
+        [SnapshotNode("html", {}, -1), SnapshotNode("a", {"href": "/x", "class": "c"}, 0)],
+        [(1, "http://a/x")],
+    )
+    assert decode({}, SnapshotAnswer) == SnapshotAnswer()
+    assert decode(None, SnapshotAnswer) is None
+    assert decode({"n": [["a", {}, "x"]]}, SnapshotAnswer) is None
