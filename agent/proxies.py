@@ -28,7 +28,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 import msgspec
 import trio
@@ -44,9 +44,6 @@ from .config import AgentConfig
 from .records import ProxyExit, ProxyRecord, SessionRecord, from_row, name_key
 from .sessions import Sessions, pro_required
 from .store import Store, now_ms
-
-if TYPE_CHECKING:
-    from .profiles import Profiles
 
 SECRET_FILE = "agent-secret"
 # The private header of spec 1 §4/§5 that lets the owning app export credentials. Its value is
@@ -285,6 +282,15 @@ class _ExitSettings(msgspec.Struct):
 _exit_decoder = msgspec.json.Decoder(_ExitSettings)
 
 
+class ProfileLinks(Protocol):
+    """What deleting a proxy needs of the saved profiles (agent.profiles.Profiles)."""
+
+    def detach_proxy(self, alias: str) -> None:
+        """Profiles that referenced the proxy `alias` become direct, inside the caller's
+        transaction."""
+        ...
+
+
 class Proxies:
     """The repository of `proxies`: the only code that reads or writes that table. What spans
     sessions or saved profiles (deleting, rotating, a session's upstream) takes them as
@@ -501,7 +507,7 @@ class Proxies:
         )
         return self.get(record.alias)
 
-    def delete(self, alias: str, sessions: Sessions, profiles: Profiles) -> dict[str, Any]:
+    def delete(self, alias: str, sessions: Sessions, profiles: ProfileLinks) -> dict[str, Any]:
         """Delete the proxy and detach it from every session and saved profile, atomically."""
         record = self.get(alias)
         with self._store.transaction() as db:
