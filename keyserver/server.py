@@ -12,6 +12,7 @@ import logging
 import signal
 import time
 from functools import partial
+from pathlib import Path
 from typing import cast
 
 import hypercorn.config
@@ -20,8 +21,8 @@ import trio
 from hypercorn.typing import ASGIFramework
 
 from .app import KeyServerApp
-from .config import Config
-from .store import Store, open_store
+from .config import Config, PostgresURL
+from .store import SQLiteStore, Store
 from .verifier import Verifier
 
 log = logging.getLogger("keyserver")
@@ -77,6 +78,17 @@ async def serve(
         with trio.CancelScope(shield=True):
             await store.close()
     log.info("svc-keyserver stopped")
+
+
+async def open_store(db: Path | PostgresURL, *, pool_size: int = 10) -> Store:
+    """The store `--db` names, its schema created if missing; StoreOpenError when it cannot be
+    opened."""
+    if isinstance(db, Path):
+        return SQLiteStore.open(db)
+    # Imported here so that a server on SQLite never loads psycopg and libpq.
+    from .pg_store import PostgresStore  # noqa: PLC0415
+
+    return await PostgresStore.open(db, pool_size=pool_size)
 
 
 async def _stop_on_signals(

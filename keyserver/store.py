@@ -1,6 +1,6 @@
-"""The key server's storage: a small interface (`Store`), its embedded SQLite implementation, and
-`open_store`, which picks the backend for `--db` (a file: SQLite; a postgresql:// URL: the shared
-PostgreSQL store in `pg_store.py`).
+"""The key server's storage: a small interface (`Store`) and its embedded SQLite implementation.
+The shared PostgreSQL store is `pg_store.py`, built on the types and rows here; `server.open_store`
+picks the backend for `--db` (a file: SQLite; a postgresql:// URL: PostgreSQL).
 
 Every method is one short transaction. Each write that other processes sharing the database could
 race with decides inside its own transaction (vault index, nonce, statement seq, user seq), so any
@@ -19,14 +19,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import Any, Final, Protocol
 
 import apsw
 
 from .sigchain import ChainTip
-
-if TYPE_CHECKING:
-    from .config import PostgresURL
 
 
 class StoreUnavailable(Exception):
@@ -221,6 +218,16 @@ class SQLiteStore:
         self._db.execute("PRAGMA foreign_keys=ON")
         with self._db:
             self._db.execute(_SCHEMA)
+
+    @classmethod
+    def open(cls, path: Path) -> SQLiteStore:
+        """The store in the file `path`, its folder and schema created if missing; StoreOpenError
+        (one line) when it cannot be opened."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            return cls(path)
+        except (OSError, apsw.Error) as exc:
+            raise StoreOpenError(f"cannot open the SQLite database {path}: {exc}") from None
 
     @contextmanager
     def _tx(self) -> Iterator[apsw.Cursor]:
@@ -426,18 +433,3 @@ def _statement(row: Sequence[Any]) -> StoredStatement:
         revoke=int(revoke),
         type=str(type_),
     )
-
-
-async def open_store(db: Path | PostgresURL, *, pool_size: int = 10) -> Store:
-    """The store `--db` names, its schema created if missing; StoreOpenError when it cannot be
-    opened."""
-    if isinstance(db, Path):
-        try:
-            db.parent.mkdir(parents=True, exist_ok=True)
-            return SQLiteStore(db)
-        except (OSError, apsw.Error) as exc:
-            raise StoreOpenError(f"cannot open the SQLite database {db}: {exc}") from None
-    # Imported here so that a server on SQLite never loads psycopg and libpq.
-    from .pg_store import PostgresStore  # noqa: PLC0415
-
-    return await PostgresStore.open(db, pool_size=pool_size)
