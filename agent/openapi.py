@@ -1,9 +1,11 @@
-"""docs/openapi.yaml's request schemas, generated from the request structs (issue 39 point 3).
+"""docs/openapi.yaml's request schemas and the answers' objects that are structs, generated
+from those structs (issue 39 point 3).
 
 The request bodies (agent/api.py) and what they hold (the actions, the lifetimes, a proxy's
 settings, a fingerprint) are described by `msgspec.json.schema_components`; each action union
 becomes one named component (`Action`, `RefAction`) that every body refers to instead of a copy
-of its members. The routes, their answers and the response objects stay written in the file;
+of its members. The answers' objects built from structs (agent/responses.py) are generated
+likewise. The routes and the other answers stay written in the file;
 `make openapi` (scripts/openapi.py, which reads and writes the YAML) rewrites the generated part
 in place and tests/agent/test_openapi.py fails while the file differs from the structs.
 """
@@ -16,10 +18,16 @@ import msgspec
 
 from bridge_protocol import Action, RefAction
 
-from . import api
+from . import api, responses
 
 REF = "#/components/schemas/{name}"
-UNIONS: dict[str, Any] = {"Action": Action, "RefAction": RefAction}
+UNIONS: dict[str, Any] = {
+    "Action": Action,
+    "RefAction": RefAction,
+    "Lifetime": responses.LifetimeShown,
+}
+# the answers' objects built from structs (agent/responses.py); the others are written in the file
+RESPONSES: tuple[type[msgspec.Struct], ...] = (responses.Session,)
 
 
 def request_bodies(doc: dict[str, Any]) -> list[type[msgspec.Struct]]:
@@ -50,10 +58,11 @@ def _named(node: Any, unions: dict[str, Any]) -> Any:
 
 
 def components(bodies: list[type[msgspec.Struct]]) -> dict[str, Any]:
-    """The generated `components.schemas` entries: the bodies, what they refer to, the unions."""
-    types: list[Any] = [*bodies, *UNIONS.values()]
+    """The generated `components.schemas` entries: the bodies, the answers' objects, what they
+    refer to, the unions."""
+    types: list[Any] = [*bodies, *RESPONSES, *UNIONS.values()]
     out, found = msgspec.json.schema_components(types, ref_template=REF)
-    unions = dict(zip(UNIONS, out[len(bodies) :], strict=True))
+    unions = dict(zip(UNIONS, out[len(bodies) + len(RESPONSES) :], strict=True))
     generated = {name: _named(_untitled(schema), unions) for name, schema in found.items()}
     generated.update(unions)
     return generated

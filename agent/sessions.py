@@ -14,6 +14,7 @@ import trio
 from bridge_protocol import ErrorId, SvcError, browser_data, settings
 from bridge_protocol.session_ids import format_session_id, session_number
 
+from . import responses
 from .api import InactivityLifetime, IndefiniteLifetime, SessionCreate, SessionPatch
 from .config import AgentConfig
 from .logs import LogWriter
@@ -163,31 +164,31 @@ class Sessions:
         return [int(r["id"]) for r in rows]
 
     @staticmethod
-    def _lifetime(record: SessionRecord) -> dict[str, Any]:
-        lifetime: dict[str, Any] = {"type": record.lifetime_type}
-        if record.lifetime_type == "inactivity":
-            lifetime["timeout_seconds"] = record.lifetime_timeout
-        return lifetime
+    def _lifetime(record: SessionRecord) -> responses.LifetimeShown:
+        if record.lifetime_type == "inactivity" and record.lifetime_timeout is not None:
+            return responses.InactivityLifetimeShown(timeout_seconds=record.lifetime_timeout)
+        return responses.IndefiniteLifetimeShown()
 
     def render(self, record: SessionRecord) -> dict[str, Any]:
-        """The API's session object (spec 1 §2 Session)."""
+        """The API's session object (spec 1 §2 Session): agent/responses.py's, as builtins."""
         proxy = None if record.proxy_alias is None else self._proxies.exit_of(record.proxy_alias)
         shown = proxy or ProxyExit()
-        return {
-            "id": record.session_id,
-            "name": record.name,
-            "profile": record.profile,
-            "profile_data_id": None,
-            "group": record.group_name,
-            "proxy_alias": record.proxy_alias,
+        session = responses.Session(
+            id=record.session_id,
+            name=record.name,
+            profile=record.profile,
+            profile_data_id=None,
+            group=record.group_name,
+            proxy_alias=record.proxy_alias,
             **settings.rendered(record),
-            "created_at": record.created_at,
-            "proxy_country": shown.country,
-            "proxy_detect_exit_locale": shown.detect_exit_locale,
-            "proxy_locale": shown.locale,
-            "lifetime": self._lifetime(record),
-            "network_paused": record.network_paused,
-        }
+            created_at=record.created_at,
+            proxy_country=shown.country,
+            proxy_detect_exit_locale=shown.detect_exit_locale,
+            proxy_locale=shown.locale,
+            lifetime=self._lifetime(record),
+            network_paused=record.network_paused,
+        )
+        return dict(msgspec.to_builtins(session))
 
     # --- writing -------------------------------------------------------------------------------
 
@@ -397,7 +398,7 @@ class Sessions:
     def ping(self, session_id: str) -> dict[str, Any]:
         record = self.get(session_id)
         self.touch(session_id)
-        return {"session_id": session_id, "lifetime": self._lifetime(record)}
+        return {"session_id": session_id, "lifetime": msgspec.to_builtins(self._lifetime(record))}
 
     def expired(self, now: float) -> list[str]:
         rows = self._store.query(

@@ -11,7 +11,7 @@ import msgspec
 import pytest
 import yaml
 
-from agent import api, records
+from agent import api, records, responses
 from agent.store import SCHEMA
 from bridge_protocol import SessionSettings, settings
 from bridge_protocol.settings import BrowsingSettings, SettingsChange, SettingsChoice
@@ -38,6 +38,7 @@ def test_a_create_and_a_patch_name_every_setting() -> None:
         records.ProfileRecord,
         records.SessionTemplate,
         SessionSettings,
+        responses.Session,
     ],
 )
 def test_requests_records_and_the_bridge_carry_every_setting(holder: type[Any]) -> None:

@@ -1,0 +1,51 @@
+"""Objects of the API's answers as structs (issue 39 point 3): a repository builds one, the route
+sends its builtins, and docs/openapi.yaml's schema of it is generated from it (agent/openapi.py).
+Every field is always sent: none has a default."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from bridge_protocol.session_ids import PATTERN as SESSION_ID_PATTERN
+from bridge_protocol.settings import ImageBlocking, ImageLimit
+
+
+class _Shown(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """An answer's object: exactly its fields (additionalProperties false in the schema)."""
+
+
+class InactivityLifetimeShown(_Shown, tag_field="type", tag="inactivity"):
+    """Ends after timeout_seconds without a request for the session."""
+
+    timeout_seconds: int
+
+
+class IndefiniteLifetimeShown(_Shown, tag_field="type", tag="indefinite"):
+    """Lives until deleted."""
+
+
+LifetimeShown = InactivityLifetimeShown | IndefiniteLifetimeShown
+
+
+# The browsing settings are bridge_protocol.settings' (tests/agent/test_settings_home.py checks
+# that each is here); they are written out to keep the spec's order of the object's fields.
+class Session(_Shown):
+    """A persistent session (spec 1 §2 Session)."""
+
+    id: Annotated[str, msgspec.Meta(pattern=SESSION_ID_PATTERN)]
+    name: str
+    profile: str
+    profile_data_id: None
+    group: str | None
+    proxy_alias: str | None
+    adblock_enabled: bool
+    image_blocking_mode: ImageBlocking
+    image_size_limit_kb: ImageLimit
+    created_at: int
+    proxy_country: str | None
+    proxy_detect_exit_locale: bool
+    proxy_locale: str | None
+    lifetime: LifetimeShown
+    network_paused: bool
