@@ -16,13 +16,13 @@ class _Shown(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
     """An answer's object: exactly its fields (additionalProperties false in the schema)."""
 
 
-class InactivityLifetimeShown(_Shown, tag_field="type", tag="inactivity"):
+class InactivityLifetimeShown(_Shown, frozen=True, tag_field="type", tag="inactivity"):
     """Ends after timeout_seconds without a request for the session."""
 
     timeout_seconds: int
 
 
-class IndefiniteLifetimeShown(_Shown, tag_field="type", tag="indefinite"):
+class IndefiniteLifetimeShown(_Shown, frozen=True, tag_field="type", tag="indefinite"):
     """Lives until deleted."""
 
 
@@ -31,7 +31,7 @@ LifetimeShown = InactivityLifetimeShown | IndefiniteLifetimeShown
 
 # The browsing settings are bridge_protocol.settings' (tests/agent/test_settings_home.py checks
 # that each is here); they are written out to keep the spec's order of the object's fields.
-class Session(_Shown):
+class Session(_Shown, frozen=True):
     """A persistent session (spec 1 §2 Session)."""
 
     id: Annotated[str, msgspec.Meta(pattern=SESSION_ID_PATTERN)]
