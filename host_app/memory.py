@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any, Protocol
 
+from . import scripts
 from .logic import aio
 from .logic.memory import RendererMemory, pss_kib
 from .qt import QWebEnginePage, QWebEngineProfile, QWebEngineScript, QWebEngineView
@@ -27,19 +28,8 @@ ANSWER_WAIT = 3.0
 SCRIPT_WAIT = 2.0
 POLL = 0.02
 
-# In the frontend's own page: catch the answer to our command (the embedder hands every
-# backend message to DevToolsAPI.dispatchMessage), then send it.
-SEND = (
-    "(function(){var A=window.DevToolsAPI,H=window.InspectorFrontendHost;"
-    "if(!H)return JSON.stringify('no-host');var S=window.__svcGc;"
-    "if(!S){S=window.__svcGc={done:false};"
-    "if(A&&A.dispatchMessage){var o=A.dispatchMessage.bind(A);"
-    "A.dispatchMessage=function(m){try{var v=typeof m==='string'?JSON.parse(m):m;"
-    "if(v&&v.id===" + str(COMMAND_ID) + "){S.done=true;return;}}catch(e){}return o(m);};}"
-    "else S.done=null;}"
-    "H.sendMessageToBackend(JSON.stringify({id:" + str(COMMAND_ID) + ","
-    "method:'HeapProfiler.collectGarbage'}));return JSON.stringify('sent');})()"
-)
+# In the frontend's own page: catch the answer to our command, then send it.
+SEND = scripts.load("collect_garbage.js", COMMAND_ID=str(COMMAND_ID))
 DONE = "JSON.stringify(window.__svcGc?window.__svcGc.done:null)"
 
 

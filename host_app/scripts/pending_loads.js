@@ -1,0 +1,9 @@
+// The document's external scripts still to run and the stylesheets it was given and has not
+// loaded, by URL, the milliseconds since its tree last changed, and how many scripts and
+// stylesheets were inserted since the watch began. The first read of a document
+// starts watching: a script or stylesheet inserted after it (a focus or click handler's) gets
+// load and error listeners in the microtask after its insertion, before it can load (a script's
+// load event comes after it ran); a script already there is taken as run when it has a resource
+// timing entry, else (a script through the asset scheme has none) as pending, which the
+// caller's baseline discounts. One line, as the page gets it.
+(function(){var W=window,M=W.__svcLoads,P=W.__svcPending,d={},s=document.scripts,o=[];function watch(e){M.set(e,0);P.add(e);function f(){M.set(e,1);P.delete(e);}e.addEventListener('load',f);e.addEventListener('error',f);}if(!M){M=W.__svcLoads=new WeakMap();P=W.__svcPending=new Set();W.__svcChanged=performance.now();W.__svcInserted=0;new MutationObserver(function(ms){W.__svcChanged=performance.now();for(var a=0;a<ms.length;a++){var n=ms[a].addedNodes;for(var b=0;b<n.length;b++){var x=n[b];if(M.has(x))continue;if(x.localName==='script'&&x.src){watch(x);W.__svcInserted++;}else if(x.localName==='link'&&x.href&&/(^|\s)stylesheet(\s|$)/i.test(x.rel)){watch(x);W.__svcInserted++;}}}}).observe(document,{childList:true,subtree:true});}var es=performance.getEntriesByType('resource');for(var i=0;i<es.length;i++)d[es[i].name]=1;for(var j=0;j<s.length&&j<2000;j++){var e=s[j],u=e.src;if(!u||!/^https?:/.test(u))continue;if(!M.has(e)){if(d[u])continue;watch(e);}if(M.get(e)===0&&o.length<100)o.push(u);}P.forEach(function(e){if(e.localName==='link'&&e.isConnected&&o.length<100)o.push(e.href);});return JSON.stringify({p:o,q:performance.now()-W.__svcChanged,n:W.__svcInserted});})()
