@@ -4,6 +4,8 @@ the source (ast) without importing anything.
 - `host_app/ui/` (the windows) is imported only by the app shell, `host_app/app.py`: the engine
   never reaches into a window.
 - `host_app/logic/` (the plain rules) imports nothing of the host outside itself, and no Qt.
+- `host_app/scripts/` (the page scripts as `.js` files, and their loader) imports nothing of the
+  host and no Qt.
 - What the windows use outside `ui/`, besides `qt` and `logic/`, is the list below, the
   interface issue 39 point 2 narrows (docs/architecture.md, "The windows").
 - No new import circle among the host's modules: the two known ones are listed; a module that
@@ -88,6 +90,19 @@ def test_logic_imports_nothing_of_the_host_outside_it_and_no_qt() -> None:
         if bad:
             offenders[name] = bad
     assert offenders == {}
+
+
+def test_the_page_scripts_import_nothing_of_the_host_and_no_qt() -> None:
+    offenders = {
+        name: sorted(
+            module
+            for module, _ in import_graph.imported(name, path)
+            if module.split(".")[0] in (PACKAGE, "PyQt6")
+        )
+        for name, path in _modules().items()
+        if _inside(name, "host_app.scripts")
+    }
+    assert offenders == {"host_app.scripts": []}
 
 
 def test_the_windows_use_of_the_rest_of_the_host_is_the_listed_interface() -> None:
