@@ -34,7 +34,6 @@ from bridge_protocol.host_endpoint import CancelCallback, HostRequest, Responder
 from bridge_protocol.session_ids import session_number
 
 from . import asset_scheme, dialogs, dispatch, memory, observations, operations
-from .identity import apply_identity
 from .logic import aio
 from .logic.actionability import Box
 from .logic.activity import Activities, Activity, Outcome
@@ -346,17 +345,7 @@ class Engine:
                 self._renew_when_idle(b)
             else:
                 b.release_route()
-            b.policy.apply(settings)
-            b.apply_asset_settings(settings)
-            if settings.network_paused != b.paused:
-                if settings.network_paused:
-                    b.pause()
-                else:
-                    b.play()
-            if old is not None and old.identity != settings.identity and b.profile is not None:
-                # the next document takes it; the open one keeps its identity until it reloads
-                apply_identity(b.profile, settings.identity)
-                b.identity_changed(settings.identity)
+            b.apply_settings(settings, old)
         self.session_changed_id(session_id)
         return Done()
 

@@ -521,6 +521,7 @@ class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
         self.profile = profile
         self.stack = PageStack()
         self.pages = SessionPages(profile, self, self.stack)
+        self.apply_settings(settings, None)
 
     def _assets(
         self, settings: SessionSettings, profile: QWebEngineProfile
@@ -601,6 +602,23 @@ class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
         # the filter events' record and bound (one record per URL per load, then counted)
         request = Request(url=url, scheme=url.partition(":")[0], resource_type="image")
         self._filtered(request, Verdict(IMAGE_SIZE, f"image_size_limit_kb={limit_kb}"))
+
+    def apply_settings(self, settings: SessionSettings, old: SessionSettings | None) -> None:
+        """The one path of the settings an open browser takes as they are (its creation in
+        `activate` and every change, `Engine.apply_session_settings`): the filters, the asset
+        scheme's policy and partition, pause and play, and a changed identity, which the next
+        document takes (the open one keeps its identity until it reloads). A changed route is
+        the engine's: it needs a new browser context."""
+        self.policy.apply(settings)
+        self.apply_asset_settings(settings)
+        if settings.network_paused != self.paused:
+            if settings.network_paused:
+                self.pause()
+            else:
+                self.play()
+        if old is not None and old.identity != settings.identity and self.profile is not None:
+            apply_identity(self.profile, settings.identity)
+            self.identity_changed(settings.identity)
 
     def apply_asset_settings(self, settings: SessionSettings) -> None:
         if self.assets is not None:
