@@ -300,7 +300,8 @@ def test_over_limit_drops_big_images_without_downloading_them(host: HostApp, sit
 def test_sessions_without_over_limit_never_use_the_asset_scheme(host: HostApp, site: str) -> None:
     sid = host.new_session(image_blocking_mode="none", image_size_limit_kb=LIMIT_KB)
     try:
-        data = host.ok("POST", "/v1/navigate", {"url": f"{site}/", "session_id": sid, "wait": 1})
+        # 3 s for the 700 KB images beside another worker's tests (1 s read "big": "" there)
+        data = host.ok("POST", "/v1/navigate", {"url": f"{site}/", "session_id": sid, "wait": 3})
         states = _states(data["capture"]["output_path"])
         assert {k: v for k, v in states.items() if not k.endswith("_timed")} == {
             "small": "loaded:16",
