@@ -149,7 +149,7 @@ class Readiness:
                 # that the challenge would have continued, as timing allowed)
                 return None
             if self.strict:
-                return Failed(upstream_error(p.href, status))
+                return Failed(upstream_error(p.href, status, challenge=p.challenge))
         if p.ready_state != "loading" and p.length > 0:
             return Ready(p.href, p.title, status, p.origin)
         return None
@@ -181,7 +181,18 @@ class Readiness:
 RENDERER_GONE = "the page's renderer process ended"
 
 
-def upstream_error(url: str, status: int) -> ApiError:
+def upstream_error(url: str, status: int, *, challenge: bool = False) -> ApiError:
+    """Rule 8's failure. A page that still shows a bot challenge when the failure is told (it
+    had its wait, or the setting is off) says a person is needed, as an observation of it would
+    (`needs_person`, docs/agents.md): the agent learns it without reading the page."""
+    if challenge:
+        return ApiError.of(
+            ErrorId.UPSTREAM_UNAVAILABLE,
+            f"the target answered HTTP {status} with a bot check that needs a person",
+            url=url,
+            target_http_status=status,
+            needs_person={"kind": "bot_check"},
+        )
     return ApiError.of(
         ErrorId.UPSTREAM_UNAVAILABLE,
         f"the target answered HTTP {status}",

@@ -731,6 +731,7 @@ def test_a_vendors_widget_under_its_own_host_name_needs_you_until_you_solve_it(
         status, error = app.error("POST", "/v1/navigate", {"url": url, "session_id": sid})
         assert (status, error["id"]) == (502, "UPSTREAM_UNAVAILABLE"), error
         assert error["details"]["target_http_status"] == 403
+        assert error["details"]["needs_person"] == {"kind": "bot_check"}  # said at once
     else:
         app.ok("POST", "/v1/navigate", {"url": url, "session_id": sid, "wait": 0})
     person: dict[str, Any] = {}

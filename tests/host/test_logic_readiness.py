@@ -137,7 +137,19 @@ def test_challenge_gets_time_then_fails() -> None:
     challenge = Probe("http://a/c", "complete", 100, 503, 2.0, "Just a moment...", True)
     assert r.probe(challenge, 10.0) is None
     assert r.probe(challenge, 10.0 + CHALLENGE_WAIT - 0.1) is None
-    assert isinstance(r.probe(challenge, 10.0 + CHALLENGE_WAIT), Failed)
+    failed = r.probe(challenge, 10.0 + CHALLENGE_WAIT)
+    assert isinstance(failed, Failed)
+    assert failed.error.details == {
+        "url": "http://a/c",
+        "target_http_status": 503,
+        "needs_person": {"kind": "bot_check"},
+    }
+    # a plain 503 (no challenge marker) says nothing of a person
+    r = Readiness("url", old=OLD, previous_status=None, target="http://a/c")
+    plain = r.probe(Probe("http://a/c", "complete", 100, 503, 2.0), 0.0)
+    assert isinstance(plain, Failed)
+    assert plain.error.details is not None
+    assert "needs_person" not in plain.error.details
 
 
 def test_challenge_that_continues_succeeds() -> None:
