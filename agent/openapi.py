@@ -27,7 +27,7 @@ UNIONS: dict[str, Any] = {
     "Lifetime": responses.LifetimeShown,
 }
 # the answers' objects built from structs (agent/responses.py); the others are written in the file
-RESPONSES: tuple[type[msgspec.Struct], ...] = (responses.Session,)
+RESPONSES: tuple[type[msgspec.Struct], ...] = (responses.Session, responses.Profile)
 
 
 def request_bodies(doc: dict[str, Any]) -> list[type[msgspec.Struct]]:

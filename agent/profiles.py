@@ -24,7 +24,7 @@ import msgspec
 from bridge_protocol import ErrorId, FingerprintProfile, SvcError, browser_data, settings
 from bridge_protocol.settings import BrowsingSettings
 
-from . import transfers
+from . import responses, transfers
 from .api import (
     ProfileCreate,
     ProfileExport,
@@ -174,18 +174,22 @@ class Profiles:
 
     @staticmethod
     def render(record: ProfileRecord) -> dict[str, Any]:
-        """The API's profile object."""
-        return {
-            "id": record.id,
-            "name": record.name,
-            "proxy_alias": record.proxy_alias,
+        """The API's profile object: agent/responses.py's, as builtins."""
+        fp = record.fingerprint_profile
+        profile = responses.Profile(
+            id=record.id,
+            name=record.name,
+            proxy_alias=record.proxy_alias,
             **settings.rendered(record),
-            "includes_cookies": record.includes_cookies,
-            "includes_passwords": record.includes_passwords,
-            "fingerprint_profile": _fingerprint(record),
-            "is_builtin": False,
-            "created_at": record.created_at,
-        }
+            includes_cookies=record.includes_cookies,
+            includes_passwords=record.includes_passwords,
+            fingerprint_profile=None
+            if fp is None
+            else msgspec.json.decode(fp, type=FingerprintProfile),
+            is_builtin=False,
+            created_at=record.created_at,
+        )
+        return dict(msgspec.to_builtins(profile))
 
     def list_all(self) -> list[ProfileRecord]:
         rows = self._store.query("SELECT * FROM saved_profiles ORDER BY name_key, name, id")

@@ -8,8 +8,11 @@ from typing import Annotated
 
 import msgspec
 
+from bridge_protocol.identity import FingerprintProfile
 from bridge_protocol.session_ids import PATTERN as SESSION_ID_PATTERN
 from bridge_protocol.settings import ImageBlocking, ImageLimit
+
+from .api import NoPasswords
 
 
 class _Shown(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -49,3 +52,26 @@ class Session(_Shown, frozen=True):
     proxy_locale: str | None
     lifetime: LifetimeShown
     network_paused: bool
+
+
+class Profile(_Shown, frozen=True):
+    """A saved profile: a template of new sessions (spec 1 §2 Profile)."""
+
+    id: Annotated[str, msgspec.Meta(extra_json_schema={"format": "uuid"})]
+    name: str
+    proxy_alias: str | None
+    adblock_enabled: bool
+    image_blocking_mode: ImageBlocking
+    image_size_limit_kb: ImageLimit
+    includes_cookies: Annotated[
+        bool,
+        msgspec.Meta(
+            description="True while the app holds cookies staged for this profile (a session's "
+            "sign-in saved from the window, or an imported cookies file); sessions made from it "
+            "start with them. Values never cross the API."
+        ),
+    ]
+    includes_passwords: NoPasswords
+    fingerprint_profile: FingerprintProfile | None
+    is_builtin: bool
+    created_at: int

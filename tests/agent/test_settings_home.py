@@ -39,6 +39,7 @@ def test_a_create_and_a_patch_name_every_setting() -> None:
         records.SessionTemplate,
         SessionSettings,
         responses.Session,
+        responses.Profile,
     ],
 )
 def test_requests_records_and_the_bridge_carry_every_setting(holder: type[Any]) -> None:
