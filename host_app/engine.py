@@ -2,7 +2,7 @@
 and browser (`host_app.session_browser.SessionBrowser`, one profile per session), their views,
 the notifications, and the bridge handler's Qt side.
 
-Which command does what is `host_app.dispatch`'s business (no Qt there); the engine runs the
+Which command does what is `host_app.core.dispatch`'s business (no Qt there); the engine runs the
 page work it names under the session's lock and deadline, on Qt timers.
 """
 
@@ -33,7 +33,8 @@ from bridge_protocol import (
 from bridge_protocol.host_endpoint import CancelCallback, HostRequest, Responder
 from bridge_protocol.session_ids import session_number
 
-from . import asset_scheme, dialogs, dispatch, memory, observations, operations
+from . import asset_scheme, dialogs, memory
+from .core import dispatch, observations, operations
 from .logic import aio
 from .logic.actionability import Box
 from .logic.activity import Activities, Activity, Outcome

@@ -1,7 +1,8 @@
 """One session's browser in QtWebEngine: its profile and pages (the root page and its popups),
 and the page driving the operations ask of it (`operations.PageDriver`, `observations.ObsDriver`,
 so `dispatch.Session`). Qt objects are translated into plain values here; the decisions are in
-`host_app.operations`, `host_app.actions`, `host_app.observations` and `host_app.logic`.
+`host_app.core.operations`, `host_app.core.actions`, `host_app.core.observations` and
+`host_app.logic`.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from bridge_protocol.browser_data import StagedCookie
 from bridge_protocol.identity import FingerprintProfile
 from bridge_protocol.selectors import DomNode, build_tree
 
-from . import actions, js, operations
 from .asset_fetch import FetchRoute
 from .asset_fetch import forget as forget_connections
 from .asset_scheme import (
@@ -39,6 +39,7 @@ from .asset_scheme import (
     track_cookies,
 )
 from .asset_scheme import Verdict as AssetVerdict
+from .core import actions, js, operations
 from .dialogs import DialogHost
 from .downloads import SessionDownloads
 from .identity import apply_identity

@@ -16,7 +16,7 @@ import trio
 from bridge_protocol.messages import PROTOCOL_VERSION, ActionRequest
 from clients.mcp_server.protocol import Batch
 from clients.mcp_server.server import Server
-from host_app import actions, dispatch, operations
+from host_app.core import actions, dispatch, operations
 from tests.host.fakepage import El, FakePage
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,5 +1,6 @@
-"""The small answers of the isolated-world scripts (host_app/js.py, host_app/observe_js.py) as
-typed values, decoded once where a driver receives them (`decode`). No Qt here.
+"""The small answers of the isolated-world scripts (host_app/core/js.py,
+host_app/core/observe_js.py) as typed values, decoded once where a driver receives them
+(`decode`). No Qt here.
 
 The scripts keep their short keys on the wire; each field names the key it is read from
 (`name=`), and an answer that is a list is an `array_like` struct. Decoding is lax as the reads
@@ -161,7 +162,7 @@ TICK_LENGTH = 10
 
 
 class Tick(msgspec.Struct, frozen=True, array_like=True):
-    """The renderer's counters (host_app/js.py TICK)."""
+    """The renderer's counters (host_app/core/js.py TICK)."""
 
     document: float  # the document's key (its time origin)
     frames: int
@@ -222,7 +223,7 @@ class SnapshotNode(msgspec.Struct, frozen=True, array_like=True):
 
 
 class SnapshotAnswer(msgspec.Struct, frozen=True):
-    """The document's elements for the selector engine (host_app/js.py SNAPSHOT), and its
+    """The document's elements for the selector engine (host_app/core/js.py SNAPSHOT), and its
     anchors' resolved http(s) hrefs as (element index, href)."""
 
     nodes: list[SnapshotNode] = field(default_factory=list, name="n")

@@ -26,7 +26,8 @@ HISTORY_MOVE_GRACE = 0.5
 
 
 class Probe(msgspec.Struct, frozen=True):
-    """The page's probe (host_app/js.py PROBE; its short keys on the wire, logic/page_answers)."""
+    """The page's probe (host_app/core/js.py PROBE; its short keys on the wire,
+    logic/page_answers)."""
 
     href: str = field(name="h")
     ready_state: str = field(name="r")

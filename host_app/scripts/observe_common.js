@@ -1,5 +1,5 @@
 // What the observation scripts share ($COMMON in each): the document's ref registry
-// `__svcObs` (host_app/observe_js.py), roles, accessible names, states, signatures, the hit
+// `__svcObs` (host_app/core/observe_js.py), roles, accessible names, states, signatures, the hit
 // test. Statements, not a whole script: it parses alone, and runs only inside the others.
 var W=window,S=W.__svcObs;
 if(!S){S=W.__svcObs={gen:1,root:document.documentElement,n2e:new Map(),e2n:new WeakMap(),next:1,id:performance.timeOrigin+':'+Math.random().toString(36).slice(2)};}

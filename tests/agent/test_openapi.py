@@ -263,7 +263,7 @@ def test_the_observation_schema_is_the_documented_header(doc: dict[str, Any]) ->
     """docs/openapi.yaml's Observation matches docs/observations.md's example and what the host
     builds, as a response shows it (the URL once, in page.url)."""
     from bridge_protocol import observation as wire
-    from host_app.observations import build
+    from host_app.core.observations import build
 
     schema = doc["components"]["schemas"]["Observation"]
     result = doc["components"]["schemas"]["ObservationResult"]

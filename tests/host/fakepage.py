@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from bridge_protocol.selectors import DomNode, build_tree
-from host_app import js, observe_js
-from host_app.actions import Focused, Snapshot
+from host_app.core import js, observe_js
+from host_app.core.actions import Focused, Snapshot
 from host_app.logic import aio
 from host_app.logic.downloads import Mark
 from host_app.logic.frames import HostFrame

@@ -1,4 +1,4 @@
-"""The one action executor (host_app/actions.py) over a fake page: a selector target
+"""The one action executor (host_app/core/actions.py) over a fake page: a selector target
 (`operations.run_action`) and a ref target (`observations.run_ref_actions`) reach the same
 click, type, clear, press and select code and send the same input; refs are checked for
 staleness first, selectors are looked up in the DOM snapshot. No Qt, no process."""
@@ -27,8 +27,8 @@ from bridge_protocol.actions import (
     Select,
     Type,
 )
-from host_app import actions, observations, operations
-from host_app.observations import Kept, ObservationStore
+from host_app.core import actions, observations, operations
+from host_app.core.observations import Kept, ObservationStore
 from tests.host.fakepage import El, FakePage
 
 OBS = "obs_1"

@@ -70,7 +70,7 @@ def test_a_person_answers_in_a_window_modal_box_and_an_agent_operation_takes_ove
 
 
 def run(data_dir: Path, person_url: str, background_url: str) -> dict[str, Any]:
-    from host_app import dispatch
+    from host_app.core import dispatch
     from host_app.qt import QApplication, QDialog, QInputDialog, QLabel, QMessageBox, Qt, QTimer
     from host_app.ui.browser_window import BrowserWindow
 

@@ -1,4 +1,4 @@
-"""The host's dispatcher (host_app/dispatch.py) over a fake host and a fake page: each bridge
+"""The host's dispatcher (host_app/core/dispatch.py) over a fake host and a fake page: each bridge
 operation reaches the right call and is answered by its answer type (`bridge_protocol.ANSWERS`);
 page work becomes a job on the session's browser, registry work is answered at once. No Qt, no
 process."""
@@ -45,10 +45,10 @@ from bridge_protocol.messages import (
     Play,
     Screenshot,
 )
-from host_app import dispatch, operations
+from host_app.core import dispatch, operations
+from host_app.core.observations import Kept, ObservationStore
 from host_app.logic.notifications import NotificationQueue
 from host_app.logic.readiness import Ready
-from host_app.observations import Kept, ObservationStore
 from tests.host.fakepage import El, FakeLoop, FakePage
 
 

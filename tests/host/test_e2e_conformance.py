@@ -238,7 +238,7 @@ def run(data_dir: Path, base: str, paths: list[str]) -> dict[str, Any]:
     import msgspec
 
     from bridge_protocol import observation as wire
-    from host_app import observations, observe_js
+    from host_app.core import observations, observe_js
 
     app, engine = start_engine(data_dir, "svc-conformance-test")
     sid = configure(engine, 1)

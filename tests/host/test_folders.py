@@ -1,11 +1,14 @@
 """The host app's folders are its architecture (issue 39 point 1): who may import whom, read from
-the source (ast) without importing anything.
+the source (ast) without importing anything, and which modules load no Qt.
 
 - `host_app/ui/` (the windows) is imported only by the app shell, `host_app/app.py`: the engine
   never reaches into a window.
-- `host_app/logic/` (the plain rules) imports nothing of the host outside itself, and no Qt.
-- `host_app/scripts/` (the page scripts as `.js` files, and their loader) imports nothing of the
-  host and no Qt.
+- What each folder may import of the host is FOLDERS: `logic/` (the plain rules) only itself;
+  `scripts/` (the page scripts as `.js` files, and their loader) nothing; `core/` (the Qt-free
+  drivers) itself, `logic/` and `scripts/`. None of them imports Qt.
+- Qt-free: every module of those folders, and the few Qt-free modules elsewhere (QT_FREE_ELSEWHERE),
+  reach no module that imports Qt, through any import; and importing them all in a fresh
+  interpreter loads no PyQt6. Only `host_app/qt.py` names PyQt6.
 - What the windows use outside `ui/`, besides `qt` and `logic/`, is the list below, the
   interface issue 39 point 2 narrows (docs/architecture.md, "The windows").
 - No new import circle among the host's modules: the two known ones are listed; a module that
@@ -17,12 +20,29 @@ tests/import_graph.py's, shared with tests/test_import_circles.py).
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 from tests import import_graph
 
 PACKAGE = "host_app"
+
+# What each folder's modules may import of the host (the folder itself included), and no Qt.
+FOLDERS = {
+    "host_app.logic": ("host_app.logic",),
+    "host_app.scripts": (),
+    "host_app.core": ("host_app.core", "host_app.logic", "host_app.scripts"),
+}
+
+# The folders whose modules load no Qt, and the Qt-free modules outside them.
+QT_FREE_FOLDERS = ("host_app.core", "host_app.logic", "host_app.scripts")
+QT_FREE_ELSEWHERE = {
+    "host_app.config",
+    "host_app.asset_fetch",
+    "host_app.shared_assets",
+}
 
 # (module, name) pairs the windows import from the host outside ui/, qt and logic/.
 UI_REACHES = {
@@ -43,9 +63,9 @@ KNOWN_CIRCLES = [
         "host_app.downloads",
     },
     {
-        "host_app.observations",
-        "host_app.frame_reads",
-        "host_app.ref_target",
+        "host_app.core.observations",
+        "host_app.core.frame_reads",
+        "host_app.core.ref_target",
     },
 ]
 
@@ -67,6 +87,19 @@ def _inside(module: str, folder: str) -> bool:
     return module == folder or module.startswith(folder + ".")
 
 
+def _imports_qt(name: str) -> bool:
+    return any(m.split(".")[0] == "PyQt6" for m, _ in import_graph.imported(name, _modules()[name]))
+
+
+def _qt_free() -> list[str]:
+    """Every module that must load no Qt: those of the Qt-free folders, and the others named."""
+    return sorted(
+        name
+        for name in _modules()
+        if name in QT_FREE_ELSEWHERE or any(_inside(name, f) for f in QT_FREE_FOLDERS)
+    )
+
+
 def test_only_the_app_shell_imports_the_windows() -> None:
     importers = {
         name
@@ -76,33 +109,60 @@ def test_only_the_app_shell_imports_the_windows() -> None:
     assert importers == {"host_app.app"}
 
 
-def test_logic_imports_nothing_of_the_host_outside_it_and_no_qt() -> None:
+def test_each_folder_imports_only_what_it_may_of_the_host_and_no_qt() -> None:
     offenders = {}
     for name, path in _modules().items():
-        if not _inside(name, "host_app.logic"):
+        folder = next((f for f in FOLDERS if _inside(name, f)), None)
+        if folder is None:
             continue
         bad = sorted(
-            module
-            for module, _ in import_graph.imported(name, path)
+            module if target is None else target
+            for module, imported in import_graph.imported(name, path)
+            for target in [_host_module(module, imported)]
             if module.split(".")[0] == "PyQt6"
-            or (_inside(module, PACKAGE) and not _inside(module, "host_app.logic"))
+            or (target is not None and not any(_inside(target, f) for f in FOLDERS[folder]))
         )
         if bad:
             offenders[name] = bad
     assert offenders == {}
+    # each folder has modules (a folder renamed or gone fails here, not silently)
+    assert all(any(_inside(name, f) for name in _modules()) for f in FOLDERS)
 
 
-def test_the_page_scripts_import_nothing_of_the_host_and_no_qt() -> None:
-    offenders = {
-        name: sorted(
-            module
-            for module, _ in import_graph.imported(name, path)
-            if module.split(".")[0] in (PACKAGE, "PyQt6")
-        )
-        for name, path in _modules().items()
-        if _inside(name, "host_app.scripts")
-    }
-    assert offenders == {"host_app.scripts": []}
+def test_the_qt_free_modules_reach_no_qt_through_any_import() -> None:
+    graph = _graph()
+    qt = {name for name in _modules() if _imports_qt(name)}
+    offenders = {}
+    for start in _qt_free():
+        reached, todo = {start}, [start]
+        while todo:
+            for nxt in graph[todo.pop()] - reached:
+                reached.add(nxt)
+                todo.append(nxt)
+        if reached & qt:
+            offenders[start] = sorted(reached & qt)
+    assert offenders == {}
+    assert _modules().keys() >= QT_FREE_ELSEWHERE
+
+
+def test_the_qt_free_modules_load_no_qt() -> None:
+    code = (
+        "import importlib, sys\n"
+        f"for m in {_qt_free()!r}: importlib.import_module(m)\n"
+        "bad = sorted(m for m in sys.modules if m.startswith('PyQt6'))\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_only_qt_module_imports_pyqt() -> None:
+    root = Path(__file__).resolve().parents[2] / "host_app"
+    offenders = [
+        str(p.relative_to(root))
+        for p in root.rglob("*.py")
+        if p.name != "qt.py" and "PyQt6" in p.read_text()
+    ]
+    assert offenders == []
 
 
 def test_the_windows_use_of_the_rest_of_the_host_is_the_listed_interface() -> None:

@@ -1,4 +1,4 @@
-"""Finding a frame's document again and reading frames (host_app/frame_reads.py) over a fake
+"""Finding a frame's document again and reading frames (host_app/core/frame_reads.py) over a fake
 driver: no Qt, no processes. The fake answers the isolated-world scripts by their kind."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from bridge_protocol import ErrorId, SvcError
-from host_app import frame_reads, observe_js
+from host_app.core import frame_reads, observe_js
+from host_app.core.observations import Kept
 from host_app.logic import aio
 from host_app.logic import frames as frames_logic
 from host_app.logic.frames import FrameDoc, FrameRead, HostFrame
 from host_app.logic.page_answers import RefCheck, SlotRead, wire
-from host_app.observations import Kept
 
 
 @dataclass

@@ -1,12 +1,12 @@
 """A capture's downloaded bytes from the session's counters (host_app.logic.traffic,
-host_app.operations.capture)."""
+host_app.core.operations.capture)."""
 
 from __future__ import annotations
 
+from host_app.core.operations import Options, capture
 from host_app.logic import aio
 from host_app.logic.readiness import Probe
 from host_app.logic.traffic import Counters, grown
-from host_app.operations import Options, capture
 
 from .fakepage import FakePage, done
 

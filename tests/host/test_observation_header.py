@@ -1,5 +1,5 @@
 """The compact observation header (issue 11 "Observation economy", docs/observations.md "Top
-level"): what `host_app.observations.build` sends, what a response shows beside its page, and
+level"): what `host_app.core.observations.build` sends, what a response shows beside its page, and
 that decoding gives clients back the URL, absolute destinations and the counters. No processes."""
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bridge_protocol import observation as wire
+from host_app.core.observations import build
 from host_app.logic.page_events import PageEvent
-from host_app.observations import build
 
 URL = "http://127.0.0.1:8000/shop/list?page=2"
 AT = "2026-05-01T12:00:00.123Z"
 
 
 def raw(**extra: Any) -> dict[str, Any]:
-    """The observation script's answer for a small page (host_app/observe_js.py)."""
+    """The observation script's answer for a small page (host_app/core/observe_js.py)."""
     return {
         "key": [1.5, 1],
         "u": URL,

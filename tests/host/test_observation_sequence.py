@@ -1,11 +1,11 @@
-"""Document sequence numbers (host_app.observations.ObservationStore): a new document gets the
+"""Document sequence numbers (host_app.core.observations.ObservationStore): a new document gets the
 next number, a document seen before keeps its own (the opener, current again after its popup)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from host_app.observations import DOCUMENTS_KEPT, ObservationStore
+from host_app.core.observations import DOCUMENTS_KEPT, ObservationStore
 
 
 def test_a_document_seen_before_keeps_its_sequence(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import re
 
 import msgspec
 
-from host_app import js, observe_js
+from host_app.core import js, observe_js
 from host_app.logic.actionability import Cover
 from host_app.logic.page_answers import (
     AriaOption,

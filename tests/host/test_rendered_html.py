@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from bridge_protocol.errors import ErrorId, SvcError
-from host_app import js
+from host_app.core import js
+from host_app.core.operations import TO_HTML_PATIENCE, rendered_html
 from host_app.logic import aio
 from host_app.logic.readiness import Probe
-from host_app.operations import TO_HTML_PATIENCE, rendered_html
 
 from .fakepage import FakePage, done
 

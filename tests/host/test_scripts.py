@@ -73,7 +73,8 @@ def sent() -> Mapping[str, str]:
     """Each expression of SENT and its value, evaluated in a child process."""
     code = (
         "import json, sys\n"
-        "from host_app import js, memory, observe_js, worker_cdp\n"
+        "from host_app import memory, worker_cdp\n"
+        "from host_app.core import js, observe_js\n"
         "json.dump({e: eval(e) for e in json.loads(sys.argv[1])}, sys.stdout)\n"
     )
     done = subprocess.run(

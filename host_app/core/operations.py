@@ -1,5 +1,5 @@
 """The engine operations of docs/bridge.md as coroutines over a `PageDriver` (no Qt here):
-navigation and readiness, selector actions (run by `host_app.actions`), captures, screenshots.
+navigation and readiness, selector actions (run by `host_app.core.actions`), captures, screenshots.
 
 `host_app.session_browser.SessionBrowser` implements `PageDriver` with QtWebEngine; each method
 returns a `Future` that a Qt signal or timer resolves. Deadlines and cancellation are exceptions
@@ -43,14 +43,12 @@ from bridge_protocol.selectors import (
     query_first,
 )
 
-from . import js
-from .actions import DomPage, DomTarget, Snapshot, act
-from .logic import aio
-from .logic.downloads import Mark
-from .logic.images import MIME, check_bounds
-from .logic.links import best_link, normalize_url, same_document
-from .logic.page_answers import Loads
-from .logic.readiness import (
+from ..logic import aio
+from ..logic.downloads import Mark
+from ..logic.images import MIME, check_bounds
+from ..logic.links import best_link, normalize_url, same_document
+from ..logic.page_answers import Loads
+from ..logic.readiness import (
     RENDERER_GONE,
     Failed,
     Probe,
@@ -60,7 +58,9 @@ from .logic.readiness import (
     is_skeleton,
     settle_restarts,
 )
-from .logic.traffic import Counters, grown
+from ..logic.traffic import Counters, grown
+from . import js
+from .actions import DomPage, DomTarget, Snapshot, act
 from .progress import (
     Loading,
     LoadMark,

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 
-from . import observe_js, scripts
-from .logic.readiness import CHALLENGE_JS
+from .. import scripts
+from ..logic.readiness import CHALLENGE_JS
+from . import observe_js
 
 PROBE = scripts.load("load_probe.js", CHALLENGE=CHALLENGE_JS)
 
@@ -37,7 +38,7 @@ def scroll_offsets(x: float, y: float) -> str:
 
 
 def element(index: int, tag: str) -> str:
-    """The element-info read of host_app/observe_js, for a node of the selector snapshot."""
+    """The element-info read of host_app/core/observe_js, for a node of the selector snapshot."""
     return observe_js.element_at(index, tag)
 
 

@@ -20,10 +20,10 @@ from msgspec.structs import replace
 
 from bridge_protocol import ErrorId, SvcError
 
+from ..logic import frames as fl
+from ..logic.page_answers import ElementInfo, SlotRead, decode
 from . import frame_reads, observe_js
 from .actions import Focused, focused
-from .logic import frames as fl
-from .logic.page_answers import ElementInfo, SlotRead, decode
 from .progress import scroll_done
 
 if TYPE_CHECKING:

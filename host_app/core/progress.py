@@ -1,6 +1,6 @@
 """The renderer's progress as the host waits on it (no Qt here): counters kept by listeners in
-the page's isolated world (host_app/js.py TICK) tell when input was dispatched, when a frame was
-rendered and whether input started a navigation, instead of fixed sleeps."""
+the page's isolated world (host_app/core/js.py TICK) tell when input was dispatched, when a frame
+was rendered and whether input started a navigation, instead of fixed sleeps."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..logic import aio
+from ..logic.page_answers import Loads, Tick
 from . import js
-from .logic import aio
-from .logic.page_answers import Loads, Tick
 
 FRAME_WAIT = 0.1  # a page that renders no frames (hidden) is not waited for longer than this
 TICK_POLL = 0.002

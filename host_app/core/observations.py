@@ -39,14 +39,14 @@ from bridge_protocol.actions import (
     RefWait,
 )
 
+from ..logic import aio
+from ..logic import frames as fl
+from ..logic.page_answers import Loads, RefCheck, decode
+from ..logic.page_events import PageEvent
+from ..logic.person import needs_person
+from ..logic.readiness import Probe
 from . import frame_reads, js, observe_js, operations
 from .actions import act
-from .logic import aio
-from .logic import frames as fl
-from .logic.page_answers import Loads, RefCheck, decode
-from .logic.page_events import PageEvent
-from .logic.person import needs_person
-from .logic.readiness import Probe
 from .progress import (
     LoadMark,
     download_clicked,

@@ -1,6 +1,6 @@
 """The one action executor (no Qt here): click, hover, type, clear, press and select on a
 `Target`, whether a selector or a link named it (`DomTarget`, found in the DOM snapshot) or a ref
-of an observation (`host_app.ref_target.RefTarget`, found through the locators kept for it).
+of an observation (`host_app.core.ref_target.RefTarget`, found through the locators kept for it).
 
 The executor reads the element's live state and scrolls it into view only through its target,
 and sends input to the target's page, so both kinds of target get the same waits for
@@ -32,8 +32,8 @@ from bridge_protocol.actions import (
 )
 from bridge_protocol.selectors import DomNode
 
-from .logic import aio
-from .logic.actionability import (
+from ..logic import aio
+from ..logic.actionability import (
     BURST_MAX,
     COVERED,
     DEADLINE_MARGIN,
@@ -50,8 +50,8 @@ from .logic.actionability import (
     wheel_into,
     wheel_rest,
 )
-from .logic.page_answers import ElementInfo
-from .logic.typing_keys import strokes
+from ..logic.page_answers import ElementInfo
+from ..logic.typing_keys import strokes
 from .progress import (
     INSERTED_SCRIPTS_WAIT,
     Renderer,

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from bridge_protocol import ErrorId, SvcError
 
+from ..logic import aio
+from ..logic import frames as fl
+from ..logic.page_answers import RefCheck, SlotRead, decode
 from . import observe_js, operations
-from .logic import aio
-from .logic import frames as fl
-from .logic.page_answers import RefCheck, SlotRead, decode
 
 if TYPE_CHECKING:
     from .observations import Kept, ObsDriver

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import json
 
-from . import scripts
-from .logic.person import DETECT_JS
+from .. import scripts
+from ..logic.person import DETECT_JS
 
 # What they share: the registry, roles, names, states, signatures, the hit test.
 _COMMON = scripts.load("observe_common.js")
@@ -40,7 +40,7 @@ _ELEMENT_INFO = scripts.load("element_info.js", COVER=_COVER)
 
 _ELEMENT = scripts.load("element.js", COMMON=_COMMON, ELEMENT_INFO=_ELEMENT_INFO)
 
-# the same read for a node of the selector snapshot (host_app/js.py), found by document index
+# the same read for a node of the selector snapshot (host_app/core/js.py), found by document index
 _ELEMENT_AT = scripts.load("element_at.js", COMMON=_COMMON, ELEMENT_INFO=_ELEMENT_INFO)
 
 _SLOT = scripts.load("slot.js", COMMON=_COMMON, COVER=_COVER)

@@ -46,11 +46,11 @@ from bridge_protocol.messages import (
     Screenshot,
 )
 
+from ..logic import aio
+from ..logic.activity import Step, ref_steps, selector_steps
+from ..logic.links import normalize_url
+from ..logic.notifications import NotificationQueue
 from . import observations, operations
-from .logic import aio
-from .logic.activity import Step, ref_steps, selector_steps
-from .logic.links import normalize_url
-from .logic.notifications import NotificationQueue
 
 
 class Session(operations.PageDriver, observations.ObsDriver, Protocol):
