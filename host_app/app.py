@@ -20,7 +20,7 @@ from .logic.policy import with_webrtc_policy
 from .logic.settings import SettingsStore
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from .engine.runtime import Engine
     from .instance_server import InstanceServer
     from .qt import QFileSystemWatcher as Watcher
 
@@ -36,7 +36,7 @@ def _prepare_env(config: HostConfig) -> dict[str, str]:
     if config.headless and "--disable-gpu" not in flags:
         flags = f"{flags} --disable-gpu".strip()
     os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = with_webrtc_policy(flags)
-    from .engine import prepare_storage
+    from .engine.runtime import prepare_storage
 
     os.environ["XDG_DATA_HOME"] = str(prepare_storage(config.data_dir))
     return child_env
@@ -204,9 +204,9 @@ def _run(config: HostConfig) -> int:
     # The app chooses the agent's plan: SVC_PLAN in our environment wins, else the setting.
     child_env["SVC_PLAN"] = settings.plan
 
-    from .asset_scheme import register_schemes
-    from .engine import Engine, engine_application_name
-    from .filters import FilterService
+    from .engine.asset_scheme import register_schemes
+    from .engine.filters import FilterService
+    from .engine.runtime import Engine, engine_application_name
     from .logic.adblock import ENV_MIRROR, FilterStore, list_urls
     from .qt import QApplication
     from .supervisor import Supervisor

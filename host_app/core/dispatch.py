@@ -3,7 +3,7 @@ operations of docs/bridge.md, each answered by its answer struct (`bridge_protoc
 
 Commands that only touch the session registry (settings, close, pause, play, notifications)
 are answered at once; those that drive a page become a `Job` that the engine runs under the
-session's lock and deadline (`host_app.engine.Engine._run`). What the commands need of the
+session's lock and deadline (`host_app.engine.runtime.Engine._run`). What the commands need of the
 engine is the `Host` protocol, so a fake host and a fake page drive this module in tests.
 """
 
@@ -54,7 +54,8 @@ from . import observations, operations
 
 
 class Session(operations.PageDriver, observations.ObsDriver, Protocol):
-    """A session's browser as the operations drive it (host_app.session_browser.SessionBrowser)."""
+    """A session's browser as the operations drive it
+    (host_app.engine.session_browser.SessionBrowser)."""
 
 
 S = TypeVar("S", bound=Session)
@@ -81,7 +82,7 @@ class Host(Protocol[S_co]):
     def apply_session_settings(self, session_id: str, settings: SessionSettings) -> Done: ...
     async def apply_route(self, session_id: str, how: str = "url") -> str | None:
         """Under the session's lock, before a navigation: a session held for a route change
-        gets its new browser context (host_app.engine.Engine.apply_route); returns the URL a
+        gets its new browser context (host_app.engine.runtime.Engine.apply_route); returns the URL a
         history move `how` would have reached when the old context (and its history) went."""
         ...
 

@@ -1,10 +1,10 @@
 """The engine operations of docs/bridge.md as coroutines over a `PageDriver` (no Qt here):
 navigation and readiness, selector actions (run by `host_app.core.actions`), captures, screenshots.
 
-`host_app.session_browser.SessionBrowser` implements `PageDriver` with QtWebEngine; each method
-returns a `Future` that a Qt signal or timer resolves. Deadlines and cancellation are exceptions
-thrown into the coroutine at its current await; the `finally` blocks stop the browser work they
-started.
+`host_app.engine.session_browser.SessionBrowser` implements `PageDriver` with QtWebEngine; each
+method returns a `Future` that a Qt signal or timer resolves. Deadlines and cancellation are
+exceptions thrown into the coroutine at its current await; the `finally` blocks stop the browser
+work they started.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ WAIT_FOR_INTERVAL = 0.1
 
 
 class Downloads(Protocol):
-    """A session's downloads as an operation waits for them (host_app/downloads.py)."""
+    """A session's downloads as an operation waits for them (host_app/engine/downloads.py)."""
 
     def mark(self) -> Mark: ...
     async def settle(self, mark: Mark, deadline: float, *, clicked: bool = False) -> None: ...

@@ -5,7 +5,7 @@ EasyList, EasyPrivacy and uBlock Origin's own `ublock-filters` and `ublock-priva
 keeps `{data_dir}/Filters/`: `engine.dat` (the serialized engine), `lists/<name>` (the texts, so
 a match names its list and a new `adblock` version can rebuild without a download) and
 `state.json` (when each list was fetched). `FilterStore.load` and `FilterStore.refresh` do file
-and network I/O: the host calls them on a worker thread only (`host_app.filters`); the engine
+and network I/O: the host calls them on a worker thread only (`host_app.engine.filters`); the engine
 they return is then read by the Qt thread alone.
 """
 

@@ -1,8 +1,8 @@
 """JavaScript dialogs (alert, confirm, prompt, beforeunload): who answers, what the answer is, and
-what the agent is told. Qt-free; host_app/dialogs.py is the Qt edge.
+what the agent is told. Qt-free; host_app/engine/dialogs.py is the Qt edge.
 
 A dialog blocks its page's renderer until answered, and while a person's dialog is open
-QtWebEngine holds back the browser-side work of every page (host_app/dialogs.py). So the host
+QtWebEngine holds back the browser-side work of every page (host_app/engine/dialogs.py). So the host
 answers at once whenever nobody could answer or an agent could be kept waiting: headless, while an
 agent operation runs on any session, when the session is not the one shown in the browser window,
 or while another dialog is already in front of the person. Only otherwise does a person see it

@@ -1,6 +1,6 @@
 """Downloads: the file name a server suggests made safe, the numbered name that never overwrites,
 the report the agent reads, and when an operation still has a download to wait for. Qt-free;
-host_app/downloads.py is the Qt edge.
+host_app/engine/downloads.py is the Qt edge.
 
 Files go to `{data_dir}/Downloads/<session id>/` under the server's name; a taken name gets
 ` (1)`, ` (2)`, ... before its extension (docs/decisions.md "Downloads").

@@ -1,6 +1,6 @@
 """A session's fingerprint (`bridge_protocol.FingerprintProfile`) as the plain values the engine
 takes: the User-Agent and Accept-Language headers, the client hints, and the configuration of
-the identity page script (`host_app.logic.identity_script`). No Qt here: `host_app.identity`
+the identity page script (`host_app.logic.identity_script`). No Qt here: `host_app.engine.identity`
 hands these values to the profile.
 
 What each field controls, and what is not covered, is in docs/decisions.md ("Session identity").

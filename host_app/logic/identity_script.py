@@ -1,7 +1,7 @@
 """The identity page script: run at document creation in the main world of every frame
-(`host_app.identity`), and as the prelude of every worker (`host_app.worker_cdp`, on the
-worker's global scope: what a worker lacks, such as Screen or HTMLCanvasElement, is skipped), it
-makes the page read the session's fingerprint where QtWebEngine has no
+(`host_app.engine.identity`), and as the prelude of every worker (`host_app.engine.worker_cdp`, on
+the worker's global scope: what a worker lacks, such as Screen or HTMLCanvasElement, is skipped),
+it makes the page read the session's fingerprint where QtWebEngine has no
 API for it. `/*CONFIG*/` is replaced by the JSON of `EngineIdentity.page`.
 
 Why it is written the way it is (docs/decisions.md "Session identity"):

@@ -22,7 +22,7 @@ FILTERED_SCHEMES = ("http", "https", "ws", "wss")
 # Reasons a request is blocked; the first two are the session's state, not filtering, and are
 # not filter events.
 HELD, PAUSED, IMAGE_BLOCKING, ADBLOCK = "held", "paused", "image_blocking", "adblock"
-# an image of an over_limit session dropped by the asset scheme (host_app/asset_scheme.py)
+# an image of an over_limit session dropped by the asset scheme (host_app/engine/asset_scheme.py)
 IMAGE_SIZE = "image_size"
 FILTER_REASONS = (IMAGE_BLOCKING, ADBLOCK, IMAGE_SIZE)
 

@@ -1,7 +1,7 @@
 """The identity in workers, the protocol side (issue 14 point 1; docs/decisions.md "Identity",
 "Workers"): a sans-I/O Chrome DevTools Protocol conversation with one page's agent host. It is
 fed the JSON text of every message the backend sends and answers with the texts to send back;
-`host_app.worker_cdp` carries them over Qt's in-process devtools channel. No Qt here.
+`host_app.engine.worker_cdp` carries them over Qt's in-process devtools channel. No Qt here.
 
 The conversation:
 - `start()`: `Target.setAutoAttach {autoAttach, waitForDebuggerOnStart, flatten}` on the page,
@@ -14,7 +14,7 @@ The conversation:
   is sent whatever the other answers are: a failed prelude leaves a native worker, never a
   frozen one.
 - A shared worker is attached by the devtools page itself, which also asks it to pause
-  (`host_app.worker_cdp`): on its `Debugger.paused`, the prelude, `Debugger.resume` and
+  (`host_app.engine.worker_cdp`): on its `Debugger.paused`, the prelude, `Debugger.resume` and
   `Debugger.disable`. When it ends, its session stays (`Inspector.targetCrashed`); its next
   start waits for the debugger (`Inspector.targetReloadedAfterCrash`): the prelude and
   `Runtime.runIfWaitingForDebugger`.
@@ -25,7 +25,7 @@ The conversation:
 - `count()`: the Network domain on (or off) for the downloaded bytes (docs/decisions.md
   "Downloaded bytes"), on the page and on every frame and worker target, and while it is on,
   on each new one before its release. Its events stay in the devtools page, which adds them up
-  (`host_app.worker_cdp`); none reaches the app.
+  (`host_app.engine.worker_cdp`); none reaches the app.
 
 Errors the backend answers are returned as `CdpFailed` for the log and change nothing else;
 messages that are not understood are ignored (the backend sends events nobody asked for).

@@ -1,5 +1,6 @@
 """The page scripts, as `.js` files beside this module, read when the modules that send them are
-imported (host_app/core/js.py, observe_js.py, worker_cdp.py, memory.py keep their names).
+imported (host_app/core/js.py and observe_js.py, host_app/engine/worker_cdp.py and memory.py keep
+their names).
 
 A file is the script's text as the page gets it, after two rules:
 

@@ -1,4 +1,4 @@
-// Installed in a session page's devtools page (host_app/worker_cdp.py) once its document has
+// Installed in a session page's devtools page (host_app/engine/worker_cdp.py) once its document has
 // loaded: the engine looks up DevToolsAPI.dispatchMessage and dispatchMessageChunk on every
 // message, so ours receive everything (a chunked message is joined first).
 //

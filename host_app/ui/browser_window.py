@@ -13,7 +13,8 @@ import msgspec
 
 from bridge_protocol import SessionSettings
 
-from ..engine import Engine
+from ..engine.runtime import Engine
+from ..engine.session_browser import SessionBrowser
 from ..logic.actionability import Box
 from ..logic.activity import Activity
 from ..logic.workspace import Live, SessionRow, address_url, list_order, session_line
@@ -37,7 +38,6 @@ from ..qt import (
     QVBoxLayout,
     QWidget,
 )
-from ..session_browser import SessionBrowser
 from .activity_panel import ActivityPanel
 from .agent_client import ApiError, UiApi
 from .outline import Outline

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..engine import Engine
+from ..engine.runtime import Engine
 from ..logic.logview import machine_id_from_global_log
 from ..logic.workspace import ProxyLocation, SessionRow, folder_size, info_lines
 from ..qt import QFormLayout, QLabel, QPushButton, Qt, QTimer, QVBoxLayout, QWidget

@@ -9,7 +9,7 @@ from typing import Any
 from bridge_protocol import NeedsPerson
 
 from ..config import HostConfig
-from ..engine import Engine
+from ..engine.runtime import Engine
 from ..logic.settings import PLANS, SIZE_PRESETS, AppSettings, SettingsStore
 from ..qt import (
     QAction,

@@ -1,4 +1,4 @@
-"""The harness of the tests that drive an in-process `host_app.engine.Engine` in a child process.
+"""The harness of the tests that drive an in-process `host_app.engine.runtime.Engine` in a child process.
 
 Some engine behaviour has no bridge command yet (or a test needs the engine's own objects), so a
 test module runs itself with `python -m` as a child: QtWebEngine must be imported before the
@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from bridge_protocol.identity import FingerprintProfile, ProxyTrust
-    from host_app.engine import Engine
+    from host_app.engine.runtime import Engine
+    from host_app.engine.session_browser import SessionBrowser
     from host_app.logic.settings import AppSettings
     from host_app.qt import QApplication
-    from host_app.session_browser import SessionBrowser
 
 # the checkout's root: the child runs `-m tests.host.<module>` from there
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,7 +89,7 @@ def start_engine(
     """The QApplication and Engine as svc-app makes them, storing in `data_dir`. `settings`:
     the app settings, else those saved in data_dir (the defaults on a first start); `schemes`:
     register the app's URL schemes, which must happen before the QApplication exists."""
-    from host_app.engine import Engine, engine_application_name, prepare_storage
+    from host_app.engine.runtime import Engine, engine_application_name, prepare_storage
     from host_app.logic.logfile import HostLog
     from host_app.logic.settings import SettingsStore
     from host_app.qt import QApplication
@@ -98,7 +98,7 @@ def start_engine(
     os.environ["XDG_DATA_HOME"] = str(prepare_storage(data_dir))
     engine_application_name()
     if schemes:
-        from host_app.asset_scheme import register_schemes
+        from host_app.engine.asset_scheme import register_schemes
 
         register_schemes()
     app = QApplication([app_name])

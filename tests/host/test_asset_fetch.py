@@ -1,4 +1,4 @@
-"""The asset fetch on its own (host_app/asset_fetch.py) against a local server, and the scheme's
+"""The asset fetch on its own (host_app/engine/asset_fetch.py) against a local server, and the scheme's
 worker step on canned answers: a whole answer, the image limit, a redirect, the environment's
 proxy ignored, a transfer cut under way counting as aborted (never as a short answer), and a
 stylesheet naming relative URLs left to the engine. No engine runs here."""
@@ -14,10 +14,10 @@ from typing import cast
 
 import pytest
 
-from host_app import asset_fetch
-from host_app.asset_fetch import Aborted, Fetch, Fetched, FetchRoute
-from host_app.asset_scheme import _work
-from host_app.shared_assets import SharedAssets
+from host_app.engine import asset_fetch
+from host_app.engine.asset_fetch import Aborted, Fetch, Fetched, FetchRoute
+from host_app.engine.asset_scheme import _work
+from host_app.engine.shared_assets import SharedAssets
 
 from ..httpserver import reply, serving
 

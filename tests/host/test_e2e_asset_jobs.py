@@ -1,4 +1,4 @@
-"""The asset scheme's requests while their sessions go (host_app/asset_scheme.py), on the real
+"""The asset scheme's requests while their sessions go (host_app/engine/asset_scheme.py), on the real
 engine. The app died of SIGSEGV when busy sessions were deleted (one CI run in five; once in
 about 80 rounds of deleting four busy sessions under CPU load, with a core dump): the handler
 had connected a Python callable to the engine's job, the collector cleared that callable along
@@ -77,7 +77,7 @@ def run(data_dir: Path) -> dict[str, Any]:
 
 
 def _scenario(data_dir: Path, base: str) -> dict[str, Any]:
-    from host_app import asset_scheme
+    from host_app.engine import asset_scheme
     from host_app.logic import aio
     from host_app.logic.settings import AppSettings
 

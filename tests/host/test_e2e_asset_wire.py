@@ -1,5 +1,5 @@
 """What a site sees of an asset the asset scheme fetched, against the engine's own request for
-the same asset (host_app/asset_fetch.py): the same TLS ClientHello and the same request headers,
+the same asset (host_app/engine/asset_fetch.py): the same TLS ClientHello and the same request headers,
 in the same order. One app with the shared asset cache on: session A holds a cookie for the
 site, so its assets stay on the engine's own network (a request with cookies is never shared);
 session B has none, so its assets go through the asset scheme."""

@@ -89,8 +89,8 @@ def _cache_files(storage: Path) -> int:
 
 
 def run(data_dir: Path) -> dict[str, Any]:
+    from host_app.engine.session_browser import SessionBrowser
     from host_app.logic.settings import AppSettings
-    from host_app.session_browser import SessionBrowser
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -268,7 +268,7 @@ def test_workers_read_the_main_frame_identity_from_their_first_statement(
 
 def test_a_garbage_collection_keeps_the_workers_channel(reports: dict[str, Any]) -> None:
     """Between the two rounds Session2's renderer is collected as the engine does when it
-    grew (host_app/memory.py); its next workers (`seedA_reload`, asserted above) still read
+    grew (host_app/engine/memory.py); its next workers (`seedA_reload`, asserted above) still read
     the identity."""
     assert reports["gc"] is True
 
@@ -549,9 +549,9 @@ def run(data_dir: Path, url: str) -> dict[str, Any]:
         """A garbage collection in Session2's renderer as the engine makes one when it is due:
         through the page's own devtools channel (a second frontend detached it for good, and
         the next workers ran native)."""
+        from host_app.engine.memory import renderer_pss
         from host_app.logic import aio
         from host_app.logic.memory import RendererMemory
-        from host_app.memory import renderer_pss
 
         b = engine.browser("Session2")
         assert b.page is not None

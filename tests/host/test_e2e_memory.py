@@ -1,6 +1,6 @@
 """Issue 12 point 3: a session's renderer does not keep every document it left. QtWebEngine's
 renderers never collected them (+77 MiB per navigation of this page, no plateau); the host
-asks for a collection once the renderer grew by the bound (host_app/memory.py)."""
+asks for a collection once the renderer grew by the bound (host_app/engine/memory.py)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def big() -> Iterator[str]:
 
 def test_documents_left_behind_are_collected(host: HostApp, session: str, big: str) -> None:
     """A fingerprinted session (the default profile): collected through its page's own
-    devtools channel (host_app/worker_cdp.py)."""
+    devtools channel (host_app/engine/worker_cdp.py)."""
     _collected_after_ten_pages(host, session, big)
 
 

@@ -31,7 +31,7 @@ from . import inengine
 from .inengine import child_result, log_data, run_child, run_scenario, start_engine
 
 if TYPE_CHECKING:
-    from host_app.session_browser import SessionBrowser
+    from host_app.engine.session_browser import SessionBrowser
 
 pytestmark = pytest.mark.e2e
 

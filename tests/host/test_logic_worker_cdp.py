@@ -276,7 +276,7 @@ def test_a_load_waits_until_an_identity_change_is_answered() -> None:
 
 
 def test_a_request_of_another_user_of_the_channel_is_answered_by_id() -> None:
-    """The garbage collection (host_app/memory.py) goes through the page's one channel."""
+    """The garbage collection (host_app/engine/memory.py) goes through the page's one channel."""
     ch = started()
     call, send = ch.request("HeapProfiler.collectGarbage")
     assert json.loads(send.text) == {
@@ -301,7 +301,7 @@ def event(method: str, session: str, **params: Any) -> str:
 
 
 def test_a_paused_shared_worker_gets_the_prelude_then_goes_on_without_the_debugger() -> None:
-    """The devtools page attached it and asked it to pause (host_app.worker_cdp)."""
+    """The devtools page attached it and asked it to pause (host_app.engine.worker_cdp)."""
     ch = started()
     out = ch.receive(attached("W1", "shared_worker", "http://x/shw.js"))
     assert ("Runtime.evaluate", "W1") in calls(out)
@@ -449,7 +449,7 @@ def test_the_user_agent_and_its_client_hints_are_the_pages() -> None:
 
 def test_a_pages_opener_policy_is_read_from_its_main_frames_isolation_status() -> None:
     """The two questions whose answers decide whether a popup's first document may be held
-    (host_app.worker_cdp.PageWorkers.opener_policy): the main frame's id, then its status (the
+    (host_app.engine.worker_cdp.PageWorkers.opener_policy): the main frame's id, then its status (the
     backend answers an empty status without the id: measured, QtWebEngine 6.11)."""
     ch = started()
     tree, send = ch.request(FRAME_TREE)

@@ -2,8 +2,8 @@
 got when they were Python strings, every file is used, and each parses as JavaScript
 (Debian's node, `node --check`) and carries no debugging left-overs.
 
-The texts are read in a child process: host_app.worker_cdp and host_app.memory import Qt, which
-this process keeps out of (`make test-fast`)."""
+The texts are read in a child process: host_app.engine.worker_cdp and host_app.engine.memory
+import Qt, which this process keeps out of (`make test-fast`)."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def sent() -> Mapping[str, str]:
     """Each expression of SENT and its value, evaluated in a child process."""
     code = (
         "import json, sys\n"
-        "from host_app import memory, worker_cdp\n"
+        "from host_app.engine import memory, worker_cdp\n"
         "from host_app.core import js, observe_js\n"
         "json.dump({e: eval(e) for e in json.loads(sys.argv[1])}, sys.stdout)\n"
     )

@@ -1,4 +1,4 @@
-"""The shared asset cache's files (host_app/shared_assets.py): partitions, freshness, pruning by
+"""The shared asset cache's files (host_app/engine/shared_assets.py): partitions, freshness, pruning by
 last access, clearing, and the index rebuilt at start."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import threading
 import time
 from pathlib import Path
 
-from host_app.shared_assets import SharedAssets
+from host_app.engine.shared_assets import SharedAssets
 
 
 class Clock:

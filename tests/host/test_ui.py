@@ -34,7 +34,7 @@ def check(tmp_path: Path) -> None:
 
     app = QApplication(["svc-app-ui-test"])
     from host_app.config import HostConfig
-    from host_app.engine import Engine
+    from host_app.engine.runtime import Engine
     from host_app.logic.settings import SettingsStore
     from host_app.logic.workspace import SessionRow, session_line
     from host_app.ui.main_ui import MainUI

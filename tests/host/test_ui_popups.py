@@ -55,7 +55,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def check(tmp_path: Path) -> None:
-    from host_app.engine import engine_application_name, prepare_storage
+    from host_app.engine.runtime import engine_application_name, prepare_storage
 
     os.environ["XDG_DATA_HOME"] = str(prepare_storage(tmp_path))
     engine_application_name()
@@ -63,7 +63,7 @@ def check(tmp_path: Path) -> None:
 
     app = QApplication(["svc-app-ui-popups-test"])
     from host_app.config import HostConfig
-    from host_app.engine import Engine, SessionBrowser
+    from host_app.engine.runtime import Engine, SessionBrowser
     from host_app.logic.settings import SettingsStore
     from host_app.ui.main_ui import MainUI
 

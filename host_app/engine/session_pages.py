@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Generic, Protocol, TypeVar
 
-from .logic import aio
-from .logic.page_events import PageEvent
-from .logic.page_stack import ROOT, Blocked, PageStack, PageState
-from .logic.readiness import RENDERER_GONE
-from .qt import (
+from ..logic import aio
+from ..logic.page_events import PageEvent
+from ..logic.page_stack import ROOT, Blocked, PageStack, PageState
+from ..logic.readiness import RENDERER_GONE
+from ..qt import (
     QWebEngineLoadingInfo,
     QWebEngineNewWindowRequest,
     QWebEnginePage,

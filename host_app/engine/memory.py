@@ -16,10 +16,10 @@ import json
 from pathlib import Path
 from typing import Any, Protocol
 
-from . import scripts
-from .logic import aio
-from .logic.memory import RendererMemory, pss_kib
-from .qt import QWebEnginePage, QWebEngineProfile, QWebEngineScript, QWebEngineView
+from .. import scripts
+from ..logic import aio
+from ..logic.memory import RendererMemory, pss_kib
+from ..qt import QWebEnginePage, QWebEngineProfile, QWebEngineScript, QWebEngineView
 
 MAIN_WORLD = QWebEngineScript.ScriptWorldId.MainWorld
 COMMAND_ID = 987_654_321
@@ -34,7 +34,8 @@ DONE = "JSON.stringify(window.__svcGc?window.__svcGc.done:null)"
 
 
 class GcChannel(Protocol):
-    """A page's own devtools channel (host_app.worker_cdp): the collection goes through it."""
+    """A page's own devtools channel (host_app.engine.worker_cdp): the collection goes through
+    it."""
 
     def collect_garbage(self) -> aio.Future[bool]: ...
 

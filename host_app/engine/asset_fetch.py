@@ -37,8 +37,8 @@ from curl_cffi import Curl, CurlError, CurlHttpVersion, CurlInfo, CurlOpt
 from curl_cffi.aio import AsyncCurl
 from curl_cffi.curl import CURL_WRITEFUNC_ERROR  # a callback's way to end the transfer
 
-from .logic.asset_request import ACCEPT_ENCODING
-from .logic.assets import over_limit
+from ..logic.asset_request import ACCEPT_ENCODING
+from ..logic.assets import over_limit
 
 # The engine is Chromium 140; curl_cffi's chrome136 target sends its ClientHello and HTTP/2
 # settings (measured: tests/host/test_e2e_asset_wire.py fails when they part).

@@ -12,8 +12,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .logic import aio
-from .logic.downloads import (
+from ..logic import aio
+from ..logic.downloads import (
     Download,
     DownloadState,
     Mark,
@@ -23,7 +23,7 @@ from .logic.downloads import (
     report,
     safe_name,
 )
-from .qt import QWebEngineDownloadRequest, QWebEngineProfile
+from ..qt import QWebEngineDownloadRequest, QWebEngineProfile
 
 if TYPE_CHECKING:
     from .session_browser import SessionBrowser

@@ -9,10 +9,10 @@ import threading
 import time
 from typing import Any
 
-from .logic.adblock import Fetch, FilterEngine, FilterStore, https_fetch
-from .logic.logfile import HostLog
-from .logic.policy import Filters
-from .qt import QObject, pyqtSignal
+from ..logic.adblock import Fetch, FilterEngine, FilterStore, https_fetch
+from ..logic.logfile import HostLog
+from ..logic.policy import Filters
+from ..qt import QObject, pyqtSignal
 
 RETRY_AFTER = 3600.0  # after a failed refresh; the previous engine serves meanwhile
 CHECK_EVERY = 600.0  # how often the worker asks whether the four days are up

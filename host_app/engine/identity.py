@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from bridge_protocol.identity import FingerprintProfile
 
-from .logic.identity import EngineIdentity, engine_identity
-from .qt import QWebEngineClientHints, QWebEngineProfile, QWebEngineScript, QWebEngineSettings
+from ..logic.identity import EngineIdentity, engine_identity
+from ..qt import QWebEngineClientHints, QWebEngineProfile, QWebEngineScript, QWebEngineSettings
 
 SCRIPT_NAME = "svc-identity"
 

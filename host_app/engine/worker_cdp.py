@@ -34,11 +34,11 @@ from typing import Any, NamedTuple, assert_never
 
 from bridge_protocol.identity import FingerprintProfile
 
-from . import scripts
-from .logic import aio
-from .logic.identity import engine_identity, window_misfit
-from .logic.traffic import CounterKey
-from .logic.worker_cdp import (
+from .. import scripts
+from ..logic import aio
+from ..logic.identity import engine_identity, window_misfit
+from ..logic.traffic import CounterKey
+from ..logic.worker_cdp import (
     FRAME_TREE,
     ISOLATION_STATUS,
     Answered,
@@ -56,7 +56,7 @@ from .logic.worker_cdp import (
     opener_policy,
     user_agent_override,
 )
-from .qt import (
+from ..qt import (
     QEvent,
     QObject,
     QTimer,

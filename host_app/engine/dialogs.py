@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from bridge_protocol.throttle import LogThrottle
 
-from .logic.dialogs import (
+from ..logic.dialogs import (
     Answer,
     Dialog,
     DialogKind,
@@ -27,7 +27,17 @@ from .logic.dialogs import (
     report,
     responder,
 )
-from .qt import QDialog, QEventLoop, QInputDialog, QLabel, QLineEdit, QMessageBox, Qt, QUrl, QWidget
+from ..qt import (
+    QDialog,
+    QEventLoop,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    Qt,
+    QUrl,
+    QWidget,
+)
 
 if TYPE_CHECKING:
     from .session_browser import SessionBrowser

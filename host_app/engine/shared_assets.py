@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .logic.assets import SHARED_MAX_BYTES, SHARED_MAX_ENTRY, NotShared
+from ..logic.assets import SHARED_MAX_BYTES, SHARED_MAX_ENTRY, NotShared
 
 
 @dataclass(slots=True)

@@ -29,24 +29,11 @@ from bridge_protocol.browser_data import StagedCookie
 from bridge_protocol.identity import FingerprintProfile
 from bridge_protocol.selectors import DomNode, build_tree
 
-from .asset_fetch import FetchRoute
-from .asset_fetch import forget as forget_connections
-from .asset_scheme import (
-    AssetHandler,
-    SessionAssets,
-    qt_cookie,
-    schemes_registered,
-    track_cookies,
-)
-from .asset_scheme import Verdict as AssetVerdict
-from .core import actions, js, operations
-from .dialogs import DialogHost
-from .downloads import SessionDownloads
-from .identity import apply_identity
-from .logic import aio, cookie_files, trust
-from .logic import assets as assets_logic
-from .logic.actionability import Box
-from .logic.assets import (
+from ..core import actions, js, operations
+from ..logic import aio, cookie_files, trust
+from ..logic import assets as assets_logic
+from ..logic.actionability import Box
+from ..logic.assets import (
     ASSET_SCHEMES,
     ORIGINAL_SCHEMES,
     AssetPolicy,
@@ -54,20 +41,20 @@ from .logic.assets import (
     shared_partition,
     to_original,
 )
-from .logic.filter_events import FILTERED, SUMMARY, FilterEvents
-from .logic.frames import MAX_DEPTH, HostFrame
-from .logic.identity import hint_headers
-from .logic.images import QT_FORMAT, qt_quality
-from .logic.memory import RendererMemory
-from .logic.page_answers import ElementInfo, SnapshotAnswer, decode
-from .logic.page_events import PageEvent, PageEvents
-from .logic.page_stack import PageStack
-from .logic.policy import IMAGE_SIZE, NetworkPolicy, Request, Route, Verdict, route_of
-from .logic.readiness import Probe
-from .logic.traffic import CounterKey, Counters
-from .logic.typing_keys import strokes
-from .logic.worker_cdp import hold_cuts_opener
-from .qt import (
+from ..logic.filter_events import FILTERED, SUMMARY, FilterEvents
+from ..logic.frames import MAX_DEPTH, HostFrame
+from ..logic.identity import hint_headers
+from ..logic.images import QT_FORMAT, qt_quality
+from ..logic.memory import RendererMemory
+from ..logic.page_answers import ElementInfo, SnapshotAnswer, decode
+from ..logic.page_events import PageEvent, PageEvents
+from ..logic.page_stack import PageStack
+from ..logic.policy import IMAGE_SIZE, NetworkPolicy, Request, Route, Verdict, route_of
+from ..logic.readiness import Probe
+from ..logic.traffic import CounterKey, Counters
+from ..logic.typing_keys import strokes
+from ..logic.worker_cdp import hold_cuts_opener
+from ..qt import (
     QApplication,
     QBuffer,
     QByteArray,
@@ -94,11 +81,24 @@ from .qt import (
     QWheelEvent,
     QWidget,
 )
+from .asset_fetch import FetchRoute
+from .asset_fetch import forget as forget_connections
+from .asset_scheme import (
+    AssetHandler,
+    SessionAssets,
+    qt_cookie,
+    schemes_registered,
+    track_cookies,
+)
+from .asset_scheme import Verdict as AssetVerdict
+from .dialogs import DialogHost
+from .downloads import SessionDownloads
+from .identity import apply_identity
 from .session_pages import SessionPages
 from .worker_cdp import SessionWorkers
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from .runtime import Engine
 
 
 MAX_FRAME_TREE = 200  # frames listed per page (the observation reads at most 64 of them)
@@ -287,7 +287,7 @@ class Interceptor(QWebEngineUrlRequestInterceptor):
 
     def _asset_step(self, info: QWebEngineUrlRequestInfo, request: Request, kind: str) -> None:
         """After the blocking rules: whether the request goes through the asset scheme
-        (host_app/asset_scheme.py), decided by `logic.assets.route` on plain values."""
+        (host_app/engine/asset_scheme.py), decided by `logic.assets.route` on plain values."""
         assert self.assets is not None
         qurl = info.requestUrl()
         url = qurl.toString()

@@ -1,5 +1,5 @@
 """The asset scheme (`svcasset-http`, `svcasset-https`): requests the interceptor sends here are
-answered from Python (host_app/asset_fetch.py in worker threads, the rules in
+answered from Python (host_app/engine/asset_fetch.py in worker threads, the rules in
 host_app/logic/assets.py). Used for images of `over_limit` sessions, whose size must be known
 before the body is downloaded (the Qt bindings have no response interceptor, DESIGN.md), and
 for the shared asset cache when it is on.
@@ -20,9 +20,8 @@ from typing import TypeVar
 
 from bridge_protocol.browser_data import StagedCookie
 
-from .asset_fetch import Aborted, Fetch, Fetched, FetchRoute
-from .logic.asset_request import engine_headers
-from .logic.assets import (
+from ..logic.asset_request import engine_headers
+from ..logic.assets import (
     ASSET_SCHEMES,
     DEFAULT_PORTS,
     AssetPolicy,
@@ -36,7 +35,7 @@ from .logic.assets import (
     storable,
     to_original,
 )
-from .qt import (
+from ..qt import (
     QBuffer,
     QByteArray,
     QDateTime,
@@ -52,6 +51,7 @@ from .qt import (
     pyqtSignal,
     sip,
 )
+from .asset_fetch import Aborted, Fetch, Fetched, FetchRoute
 from .shared_assets import SharedAssets
 
 MAX_VERDICTS = 4096

@@ -1,6 +1,6 @@
 """The QtWebEngine runtime and its sessions' lifecycle: the registry of each session's settings
-and browser (`host_app.session_browser.SessionBrowser`, one profile per session), their views,
-the notifications, and the bridge handler's Qt side.
+and browser (`host_app.engine.session_browser.SessionBrowser`, one profile per session), their
+views, the notifications, and the bridge handler's Qt side.
 
 Which command does what is `host_app.core.dispatch`'s business (no Qt there); the engine runs the
 page work it names under the session's lock and deadline, on Qt timers.
@@ -33,32 +33,24 @@ from bridge_protocol import (
 from bridge_protocol.host_endpoint import CancelCallback, HostRequest, Responder
 from bridge_protocol.session_ids import session_number
 
+from ..core import dispatch, observations, operations
+from ..logic import aio
+from ..logic.actionability import Box
+from ..logic.activity import Activities, Activity, Outcome
+from ..logic.assets import SHARED_MAX_BYTES, SHARED_MAX_ENTRY
+from ..logic.follow import selects_for_view
+from ..logic.logfile import HostLog
+from ..logic.notifications import NotificationQueue
+from ..logic.policy import Filters, route_of
+from ..logic.settings import AppSettings
+from ..qt import QApplication, QCoreApplication, QObject, QPointingDevice, Qt, QTimer, QWidget
 from . import asset_scheme, dialogs, memory
-from .core import dispatch, observations, operations
-from .logic import aio
-from .logic.actionability import Box
-from .logic.activity import Activities, Activity, Outcome
-from .logic.assets import SHARED_MAX_BYTES, SHARED_MAX_ENTRY
-from .logic.follow import selects_for_view
-from .logic.logfile import HostLog
-from .logic.notifications import NotificationQueue
-from .logic.policy import Filters, route_of
-from .logic.settings import AppSettings
-from .qt import (
-    QApplication,
-    QCoreApplication,
-    QObject,
-    QPointingDevice,
-    Qt,
-    QTimer,
-    QWidget,
-)
 from .session_browser import SessionBrowser, removed
 from .shared_assets import SharedAssets
 from .worker_cdp import DevtoolsHost
 
-# SessionBrowser lives in host_app/session_browser.py; it is named from here too, as the session
-# type of the engine's registry.
+# SessionBrowser lives in host_app/engine/session_browser.py; it is named from here too, as the
+# session type of the engine's registry.
 __all__ = [
     "ENGINE_APP_NAME",
     "Engine",
@@ -568,7 +560,7 @@ class Engine:
 
     def _collect_when_due(self, b: SessionBrowser) -> None:
         """After an operation: a garbage collection in the session's renderer when it grew by
-        the bound since the last one (host_app/memory.py); the next operation waits for it.
+        the bound since the last one (host_app/engine/memory.py); the next operation waits for it.
         Measured only after operations that started a load."""
         if not b.memory.loaded_since(b.load_starts):
             return

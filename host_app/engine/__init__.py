@@ -1,0 +1,8 @@
+"""The Qt runtime of the host: the sessions and the job runner (`runtime.Engine`), each session's
+browser (`session_browser`, which implements the drivers' page protocols of `host_app.core` with
+QtWebEngine, and its pages in `session_pages`), and the other Qt edges: `dialogs`, `downloads`,
+`identity`, `memory`, `filters`, the page's devtools channel (`worker_cdp`) and the asset scheme
+(`asset_scheme`, its network fetch `asset_fetch`, the shared cache `shared_assets`).
+
+Imports of the host: `engine/`, `core/`, `logic/`, `scripts/` and `qt`; never the windows (`ui/`)
+or the app shell (tests/host/test_folders.py)."""
