@@ -9,11 +9,10 @@ actionability, the same keys and the same errors.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Protocol, assert_never
+from typing import Any, assert_never
 
 from bridge_protocol import ErrorId, SvcError
 from bridge_protocol.actions import (
@@ -32,7 +31,6 @@ from bridge_protocol.actions import (
 )
 from bridge_protocol.selectors import DomNode
 
-from ..logic import aio
 from ..logic.actionability import (
     BURST_MAX,
     COVERED,
@@ -52,9 +50,9 @@ from ..logic.actionability import (
 )
 from ..logic.page_answers import ElementInfo
 from ..logic.typing_keys import strokes
+from .page_driver import DomPage, Focused, Pointer, Snapshot, Target
 from .progress import (
     INSERTED_SCRIPTS_WAIT,
-    Renderer,
     input_done,
     loads_done,
     next_frame,
@@ -68,79 +66,12 @@ MAX_DISTANCE_STEPS = 2000  # ~2,000,000 px: more than any page Chromium lays out
 WHEEL_MAX_UNITS = 1200  # one wheel event's angle at most (ten notches)
 
 
-@dataclass(slots=True)
-class Snapshot:
-    nodes: list[DomNode]
-    hrefs: list[tuple[int, str]]  # anchors' resolved hrefs (index, href)
-
-
 Locator = Callable[[Snapshot], DomNode | None]
-
-
-class Pointer(Renderer, Protocol):
-    """The input an action sends to a page (real mouse, wheel and key events)."""
-
-    def mouse_click(self, x: float, y: float, move: bool, ctrl: bool = False) -> None: ...
-    def mouse_move(self, x: float, y: float) -> None: ...
-    def wheel(self, x: float, y: float, dx: int, dy: int) -> None: ...
-    def key(self, name: str, ctrl: bool = False) -> None: ...
-    def type_text(self, text: str) -> None: ...
-    def targeted(self, box: Box) -> None:
-        """The element an action is aimed at, where it is now (main viewport's CSS px): the
-        window outlines it for the person over the view (never in the page)."""
-        ...
-
-
-class Focused(enum.Enum):
-    """What focusing an element did."""
-
-    NO = "no"  # it cannot take focus
-    YES = "yes"
-    AT_END = "end"  # focused, and its caret put after its text (asked with `end`)
 
 
 def focused(answer: object) -> Focused:
     """The focus scripts' answer; anything else (a document gone meanwhile) is NO."""
     return next((f for f in Focused if f.value == answer), Focused.NO)
-
-
-class Target(Protocol):
-    """The element an action is aimed at. `what` names the action and its target in messages
-    ("click", "click e5"); `ids` names the target in error details."""
-
-    @property
-    def page(self) -> Pointer: ...
-    @property
-    def what(self) -> str: ...
-    @property
-    def ids(self) -> dict[str, Any]: ...
-
-    async def element(self) -> ElementInfo | None:
-        """The element's live state, in the main frame's viewport; None when the document no
-        longer holds it where the target last found it."""
-        ...
-
-    async def relocate(self) -> bool:
-        """After `element` answered None: find the element again (False: it is gone)."""
-        ...
-
-    async def focus(self, *, end: bool = False) -> Focused:
-        """Focus the element; with `end`, its caret after its text where the control allows
-        (a text control's or a contenteditable's selection, set from the isolated world)."""
-        ...
-
-    async def tag(self) -> str: ...
-    def wheel(self, x: float, y: float, dx: int, dy: int) -> None:
-        """A wheel event to bring the element into view."""
-        ...
-
-
-class DomPage(Pointer, Protocol):
-    """What a selector or link target needs of the page (operations.PageDriver)."""
-
-    def snapshot(self) -> aio.Future[Snapshot]: ...
-    def element(self, node: DomNode) -> aio.Future[ElementInfo | None]: ...
-    def focus(self, node: DomNode, end: bool = False) -> aio.Future[Focused]: ...
 
 
 @dataclass(slots=True)

@@ -51,12 +51,7 @@ from ..logic.activity import Step, ref_steps, selector_steps
 from ..logic.links import normalize_url
 from ..logic.notifications import NotificationQueue
 from . import observations, operations
-
-
-class Session(operations.PageDriver, observations.ObsDriver, Protocol):
-    """A session's browser as the operations drive it
-    (host_app.engine.session_browser.SessionBrowser)."""
-
+from .page_driver import Session
 
 S = TypeVar("S", bound=Session)
 S_co = TypeVar("S_co", bound=Session, covariant=True)

@@ -5,7 +5,7 @@ actions, and waiting for frames after a batch. No Qt here: the engine hands in a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from bridge_protocol import ErrorId, SvcError
 
@@ -13,16 +13,10 @@ from ..logic import aio
 from ..logic import frames as fl
 from ..logic.page_answers import RefCheck, SlotRead, decode
 from . import observe_js, operations
+from .page_driver import FrameDriver, ObsDriver
 
 if TYPE_CHECKING:
-    from .observations import Kept, ObsDriver
-
-
-class FrameDriver(Protocol):
-    """What reading and finding frames needs of the engine (SessionBrowser)."""
-
-    def frame_tree(self) -> fl.HostFrame: ...
-    def run_js_in(self, frame: object, code: str) -> aio.Future[Any]: ...
+    from .observations import Kept
 
 
 NAV_SETTLE = 0.15

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol, assert_never
+from typing import Any, assert_never
 
 from bridge_protocol import (
     ApiError,
@@ -44,7 +44,6 @@ from bridge_protocol.selectors import (
 )
 
 from ..logic import aio
-from ..logic.downloads import Mark
 from ..logic.images import MIME, check_bounds
 from ..logic.links import best_link, normalize_url, same_document
 from ..logic.page_answers import Loads
@@ -58,11 +57,11 @@ from ..logic.readiness import (
     is_skeleton,
     settle_restarts,
 )
-from ..logic.traffic import Counters, grown
+from ..logic.traffic import grown
 from . import js
-from .actions import DomPage, DomTarget, Snapshot, act
+from .actions import DomTarget, act
+from .page_driver import PageDriver, Probing, Snapshot
 from .progress import (
-    Loading,
     LoadMark,
     download_clicked,
     navigation_started,
@@ -79,60 +78,6 @@ READABLE_POLL = 0.01
 STILL_WRITING = 3.0
 SETTLE_PROBE_INTERVAL = 0.1
 WAIT_FOR_INTERVAL = 0.1
-
-
-class Downloads(Protocol):
-    """A session's downloads as an operation waits for them (host_app/engine/downloads.py)."""
-
-    def mark(self) -> Mark: ...
-    async def settle(self, mark: Mark, deadline: float, *, clicked: bool = False) -> None: ...
-
-
-class PageDriver(DomPage, Protocol):
-    """A session's current page as the operations drive it; input and element reads are those
-    of `actions.DomPage`."""
-
-    @property
-    def paused(self) -> bool: ...
-
-    @property
-    def load_starts(self) -> int:
-        """Incremented at every main-frame loadStarted of the current page, and when another
-        page (a popup, its opener) becomes current."""
-        ...
-
-    @property
-    def loading(self) -> bool:
-        """A main-frame load of the current page is under way."""
-        ...
-
-    @property
-    def history_index(self) -> int:
-        """The current page's entry in its session history (the move's entry once a back or
-        forward began)."""
-        ...
-
-    failure: tuple[int, str, str] | None  # (load_starts at failure, message, url)
-    last_status: int | None
-
-    def probe(self) -> aio.Future[Probe]: ...
-    def load(self, url: str) -> None: ...
-    def history(self, how: str) -> bool: ...
-    def stop(self) -> None: ...
-    def to_html(self) -> aio.Future[str]: ...
-    def traffic(self) -> aio.Future[Counters]: ...  # the session's byte counters (logic.traffic)
-    def count_traffic(self, on: bool) -> aio.Future[None]: ...  # the engine's counting on/off
-    def document_size(self) -> aio.Future[tuple[int, int, int, int]]: ...
-    def grab(self, full_page: bool, height: int) -> aio.Future[Any]: ...
-    def save_image(self, image: Any, path: str, fmt: str, quality: int | None) -> int: ...
-    def title(self) -> str: ...
-    def selected(self) -> None: ...
-    def log(self, category: str, message: str, **data: Any) -> None:
-        """A record in the session's log file."""
-        ...
-
-    @property
-    def downloads(self) -> Downloads: ...
 
 
 @dataclass(slots=True)
@@ -380,10 +325,6 @@ async def run_actions(page: PageDriver, actions: list[Action], deadline: float) 
 
 
 # --- outputs ----------------------------------------------------------------------------------
-
-
-class Probing(Loading, Protocol):
-    def probe(self) -> aio.Future[Probe]: ...
 
 
 async def readable(page: Probing, deadline: float) -> Probe | None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
 
 from ..logic import aio
 from ..logic.page_answers import Loads, Tick
 from . import js
+from .page_driver import Loading, Renderer
 
 FRAME_WAIT = 0.1  # a page that renders no frames (hidden) is not waited for longer than this
 TICK_POLL = 0.002
@@ -32,14 +32,6 @@ TREE_QUIET_MAX = 1.0
 # after input, what it set moving (a modal that fades in, a menu that slides open) ends before
 # the page is read, for at most this long
 ANIMATIONS_MAX = 1.0
-
-
-class Renderer(Protocol):
-    """What the progress waits need of a page."""
-
-    @property
-    def loop(self) -> aio.Loop: ...
-    def run_js(self, code: str) -> aio.Future[Any]: ...
 
 
 async def tick(page: Renderer) -> Tick:
@@ -155,13 +147,6 @@ async def scroll_done(
 
 NAV_START_WAIT = 1.0
 NAV_START_POLL = 0.01
-
-
-class Loading(Renderer, Protocol):
-    @property
-    def load_starts(self) -> int: ...
-    @property
-    def loading(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,5 @@
 """A ref of an observation as an action's target (no Qt here): the other kind of
-`actions.Target`, beside the selector's `actions.DomTarget`.
+`page_driver.Target`, beside the selector's `actions.DomTarget`.
 
 A ref resolves through the locators kept for its observation to (document, registry number); the
 stale checks of docs/observations.md ran before the action (`observations.revalidate`), so a
@@ -23,11 +23,12 @@ from bridge_protocol import ErrorId, SvcError
 from ..logic import frames as fl
 from ..logic.page_answers import ElementInfo, SlotRead, decode
 from . import frame_reads, observe_js
-from .actions import Focused, focused
+from .actions import focused
+from .page_driver import Focused, ObsDriver
 from .progress import scroll_done
 
 if TYPE_CHECKING:
-    from .observations import Kept, ObsDriver
+    from .observations import Kept
 
 MAX_FRAME_SCROLLS = 60  # wheel events per action to bring an element in a frame into view
 

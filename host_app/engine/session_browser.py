@@ -1,6 +1,6 @@
 """One session's browser in QtWebEngine: its profile and pages (the root page and its popups),
-and the page driving the operations ask of it (`operations.PageDriver`, `observations.ObsDriver`,
-so `dispatch.Session`). Qt objects are translated into plain values here; the decisions are in
+and the page driving the operations ask of it (`core/page_driver`: `PageDriver`, `ObsDriver`,
+so `Session`). Qt objects are translated into plain values here; the decisions are in
 `host_app.core.operations`, `host_app.core.actions`, `host_app.core.observations` and
 `host_app.logic`.
 """
@@ -29,7 +29,7 @@ from bridge_protocol.browser_data import StagedCookie
 from bridge_protocol.identity import FingerprintProfile
 from bridge_protocol.selectors import DomNode, build_tree
 
-from ..core import actions, js, operations
+from ..core import actions, js, operations, page_driver
 from ..logic import aio, cookie_files, trust
 from ..logic import assets as assets_logic
 from ..logic.actionability import Box
@@ -368,7 +368,7 @@ class SessionPage(QWebEnginePage):
 
 class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
     """One session's profile and pages (the root page and its popups, `session_pages`); the
-    current page is `page`, in `view`. Implements `operations.PageDriver`."""
+    current page is `page`, in `view`. Implements `page_driver.Session`."""
 
     def __init__(self, engine: Engine, session_id: str, profile_id: int) -> None:
         self.engine = engine
@@ -925,15 +925,15 @@ class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
         if self.page is not None:
             self.page.triggerAction(QWebEnginePage.WebAction.Stop)
 
-    async def _snapshot(self) -> actions.Snapshot:
+    async def _snapshot(self) -> page_driver.Snapshot:
         v = decode(await self.run_js(js.SNAPSHOT), SnapshotAnswer)
         if v is None:
-            return actions.Snapshot([], [])
+            return page_driver.Snapshot([], [])
         nodes = [DomNode(i, n.tag, n.attrs, n.parent) for i, n in enumerate(v.nodes)]
         build_tree(nodes)
-        return actions.Snapshot(nodes, v.links)
+        return page_driver.Snapshot(nodes, v.links)
 
-    def snapshot(self) -> aio.Future[actions.Snapshot]:
+    def snapshot(self) -> aio.Future[page_driver.Snapshot]:
         return _spawn(self._snapshot())
 
     async def _element(self, node: DomNode) -> ElementInfo | None:
@@ -942,11 +942,11 @@ class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
     def element(self, node: DomNode) -> aio.Future[ElementInfo | None]:
         return _spawn(self._element(node))
 
-    async def _focus(self, node: DomNode, end: bool) -> actions.Focused:
+    async def _focus(self, node: DomNode, end: bool) -> page_driver.Focused:
         self._focus_view()
         return actions.focused(await self.run_js(js.focus(node.index, node.tag, end)))
 
-    def focus(self, node: DomNode, end: bool = False) -> aio.Future[actions.Focused]:
+    def focus(self, node: DomNode, end: bool = False) -> aio.Future[page_driver.Focused]:
         return _spawn(self._focus(node, end))
 
     def _target(self) -> QWidget:

@@ -1,7 +1,7 @@
 """A fake page for the Qt-free host layers (operations, actions, observations, dispatch): a
 virtual clock, a small document of elements, and the renderer's counters moved by the input it
-receives. It implements `operations.PageDriver` and `observations.ObsDriver` (so
-`dispatch.Session`), answering the isolated-world scripts by their kind. No Qt, no process."""
+receives. It implements `page_driver.PageDriver` and `page_driver.ObsDriver` (so
+`page_driver.Session`), answering the isolated-world scripts by their kind. No Qt, no process."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from bridge_protocol.selectors import DomNode, build_tree
 from host_app.core import js, observe_js
-from host_app.core.actions import Focused, Snapshot
+from host_app.core.page_driver import Focused, Snapshot
 from host_app.logic import aio
 from host_app.logic.downloads import Mark
 from host_app.logic.frames import HostFrame

@@ -27,7 +27,7 @@ from bridge_protocol.actions import (
     Select,
     Type,
 )
-from host_app.core import actions, observations, operations
+from host_app.core import actions, observations, operations, page_driver
 from host_app.core.observations import Kept, ObservationStore
 from tests.host.fakepage import El, FakePage
 
@@ -102,7 +102,7 @@ def test_both_kinds_go_through_the_one_executor(
     seen: list[tuple[str, str]] = []
     real = actions.click
 
-    async def spy(target: actions.Target, **kw: object) -> None:
+    async def spy(target: page_driver.Target, **kw: object) -> None:
         seen.append((type(target).__name__, target.what))
         await real(target, **kw)  # type: ignore[arg-type]
 

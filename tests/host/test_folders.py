@@ -12,6 +12,7 @@ the source (ast) without importing anything, and which modules load no Qt.
   interpreter loads no PyQt6. Only `host_app/qt.py` names PyQt6.
 - What the windows use outside `ui/`, besides `qt` and `logic/`, is the list below, the
   interface issue 39 point 2 narrows (docs/architecture.md, "The windows").
+- What `core/`'s drivers need of a page is declared in one module, `core/page_driver`.
 - No new import circle among the host's modules: the two known ones are listed; a module that
   joins one, or any other circle, fails.
 
@@ -21,6 +22,7 @@ tests/import_graph.py's, shared with tests/test_import_circles.py).
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -189,6 +191,32 @@ def test_the_windows_use_of_the_rest_of_the_host_is_the_listed_interface() -> No
             reaches.add((target, imported or "*"))
     # a change here is a change of the windows' interface: update docs/architecture.md with it
     assert reaches == UI_REACHES
+
+
+def test_the_page_driver_protocols_are_in_one_module() -> None:
+    # what core/'s drivers need of a page is declared in core/page_driver only; dispatch's Host
+    # is what the commands need of the engine, not of a page
+    declared = {
+        (name, node.name)
+        for name, path in _modules().items()
+        if _inside(name, "host_app.core")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef)
+        and any(
+            (isinstance(b, ast.Name) and b.id == "Protocol")
+            or (isinstance(b, ast.Subscript) and getattr(b.value, "id", None) == "Protocol")
+            for b in node.bases
+        )
+    }
+    assert {(m, c) for m, c in declared if m != "host_app.core.page_driver"} == {
+        ("host_app.core.dispatch", "Host")
+    }
+    assert {c for m, c in declared if m == "host_app.core.page_driver"} >= {
+        "Renderer",
+        "PageDriver",
+        "ObsDriver",
+        "Session",
+    }
 
 
 def test_no_new_import_circle_in_the_host() -> None:

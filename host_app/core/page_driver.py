@@ -1,0 +1,231 @@
+"""What the Qt-free drivers of `core/` need of a page, in one place: the protocols that
+`host_app.engine.session_browser.SessionBrowser` implements with QtWebEngine (and
+tests/host/fakepage.py without it), with the plain values they speak (`Snapshot`, `Focused`).
+
+From the smallest to the whole: `Renderer` (scripts in the page, for the progress waits of
+`progress`) and `Loading` (its load counters); `Pointer` (the input an action sends), `Target`
+(an action's element: `actions.DomTarget` or `ref_target.RefTarget`) and `DomPage` (what a
+selector's target needs); `Downloads`, `PageDriver` (the operations' page) and `Probing`;
+`FrameDriver` (reading and finding frames) and `ObsDriver` (observations' page); and `Session`,
+both, as `dispatch` drives it. The drivers import them from here (tests/host/test_folders.py:
+no other module of `core/` declares a page protocol).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from bridge_protocol.selectors import DomNode
+
+from ..logic import aio
+from ..logic import frames as fl
+from ..logic.actionability import Box
+from ..logic.downloads import Mark
+from ..logic.page_answers import ElementInfo
+from ..logic.page_events import PageEvent
+from ..logic.readiness import Probe
+from ..logic.traffic import Counters
+
+# --- the renderer and its loads (progress) -------------------------------------------------------
+
+
+class Renderer(Protocol):
+    """What the progress waits need of a page."""
+
+    @property
+    def loop(self) -> aio.Loop: ...
+    def run_js(self, code: str) -> aio.Future[Any]: ...
+
+
+class Loading(Renderer, Protocol):
+    @property
+    def load_starts(self) -> int: ...
+    @property
+    def loading(self) -> bool: ...
+
+
+# --- input and an action's target (actions) ------------------------------------------------------
+
+
+class Pointer(Renderer, Protocol):
+    """The input an action sends to a page (real mouse, wheel and key events)."""
+
+    def mouse_click(self, x: float, y: float, move: bool, ctrl: bool = False) -> None: ...
+    def mouse_move(self, x: float, y: float) -> None: ...
+    def wheel(self, x: float, y: float, dx: int, dy: int) -> None: ...
+    def key(self, name: str, ctrl: bool = False) -> None: ...
+    def type_text(self, text: str) -> None: ...
+    def targeted(self, box: Box) -> None:
+        """The element an action is aimed at, where it is now (main viewport's CSS px): the
+        window outlines it for the person over the view (never in the page)."""
+        ...
+
+
+class Focused(enum.Enum):
+    """What focusing an element did."""
+
+    NO = "no"  # it cannot take focus
+    YES = "yes"
+    AT_END = "end"  # focused, and its caret put after its text (asked with `end`)
+
+
+@dataclass(slots=True)
+class Snapshot:
+    nodes: list[DomNode]
+    hrefs: list[tuple[int, str]]  # anchors' resolved hrefs (index, href)
+
+
+class Target(Protocol):
+    """The element an action is aimed at. `what` names the action and its target in messages
+    ("click", "click e5"); `ids` names the target in error details."""
+
+    @property
+    def page(self) -> Pointer: ...
+    @property
+    def what(self) -> str: ...
+    @property
+    def ids(self) -> dict[str, Any]: ...
+
+    async def element(self) -> ElementInfo | None:
+        """The element's live state, in the main frame's viewport; None when the document no
+        longer holds it where the target last found it."""
+        ...
+
+    async def relocate(self) -> bool:
+        """After `element` answered None: find the element again (False: it is gone)."""
+        ...
+
+    async def focus(self, *, end: bool = False) -> Focused:
+        """Focus the element; with `end`, its caret after its text where the control allows
+        (a text control's or a contenteditable's selection, set from the isolated world)."""
+        ...
+
+    async def tag(self) -> str: ...
+    def wheel(self, x: float, y: float, dx: int, dy: int) -> None:
+        """A wheel event to bring the element into view."""
+        ...
+
+
+class DomPage(Pointer, Protocol):
+    """What a selector or link target needs of the page (`PageDriver`)."""
+
+    def snapshot(self) -> aio.Future[Snapshot]: ...
+    def element(self, node: DomNode) -> aio.Future[ElementInfo | None]: ...
+    def focus(self, node: DomNode, end: bool = False) -> aio.Future[Focused]: ...
+
+
+# --- the operations' page (operations) -----------------------------------------------------------
+
+
+class Downloads(Protocol):
+    """A session's downloads as an operation waits for them (host_app/engine/downloads.py)."""
+
+    def mark(self) -> Mark: ...
+    async def settle(self, mark: Mark, deadline: float, *, clicked: bool = False) -> None: ...
+
+
+class PageDriver(DomPage, Protocol):
+    """A session's current page as the operations drive it; input and element reads are those
+    of `DomPage`."""
+
+    @property
+    def paused(self) -> bool: ...
+
+    @property
+    def load_starts(self) -> int:
+        """Incremented at every main-frame loadStarted of the current page, and when another
+        page (a popup, its opener) becomes current."""
+        ...
+
+    @property
+    def loading(self) -> bool:
+        """A main-frame load of the current page is under way."""
+        ...
+
+    @property
+    def history_index(self) -> int:
+        """The current page's entry in its session history (the move's entry once a back or
+        forward began)."""
+        ...
+
+    failure: tuple[int, str, str] | None  # (load_starts at failure, message, url)
+    last_status: int | None
+
+    def probe(self) -> aio.Future[Probe]: ...
+    def load(self, url: str) -> None: ...
+    def history(self, how: str) -> bool: ...
+    def stop(self) -> None: ...
+    def to_html(self) -> aio.Future[str]: ...
+    def traffic(self) -> aio.Future[Counters]: ...  # the session's byte counters (logic.traffic)
+    def count_traffic(self, on: bool) -> aio.Future[None]: ...  # the engine's counting on/off
+    def document_size(self) -> aio.Future[tuple[int, int, int, int]]: ...
+    def grab(self, full_page: bool, height: int) -> aio.Future[Any]: ...
+    def save_image(self, image: Any, path: str, fmt: str, quality: int | None) -> int: ...
+    def title(self) -> str: ...
+    def selected(self) -> None: ...
+    def log(self, category: str, message: str, **data: Any) -> None:
+        """A record in the session's log file."""
+        ...
+
+    @property
+    def downloads(self) -> Downloads: ...
+
+
+class Probing(Loading, Protocol):
+    def probe(self) -> aio.Future[Probe]: ...
+
+
+# --- frames and observations (frame_reads, observations) -----------------------------------------
+
+
+class FrameDriver(Protocol):
+    """What reading and finding frames needs of the engine (SessionBrowser)."""
+
+    def frame_tree(self) -> fl.HostFrame: ...
+    def run_js_in(self, frame: object, code: str) -> aio.Future[Any]: ...
+
+
+class ObsDriver(Protocol):
+    @property
+    def loop(self) -> aio.Loop: ...
+
+    @property
+    def load_starts(self) -> int: ...
+    @property
+    def loading(self) -> bool: ...
+    @property
+    def page_id(self) -> int:
+        """The session's current page (its root page, or a popup: host_app.logic.page_stack)."""
+        ...
+
+    def page_open(self, page_id: int) -> bool: ...
+
+    @property
+    def downloads(self) -> Downloads: ...
+
+    pointer: tuple[float, float] | None  # where the last click or hover put the mouse
+
+    def run_js(self, code: str) -> aio.Future[Any]: ...
+    def frame_tree(self) -> fl.HostFrame: ...
+    def run_js_in(self, frame: object, code: str) -> aio.Future[Any]: ...
+    def probe(self) -> aio.Future[Probe]: ...
+    def mouse_click(self, x: float, y: float, move: bool, ctrl: bool = False) -> None: ...
+    def mouse_move(self, x: float, y: float) -> None: ...
+    def wheel(self, x: float, y: float, dx: int, dy: int) -> None: ...
+    def key(self, name: str, ctrl: bool = False) -> None: ...
+    def type_text(self, text: str) -> None: ...
+    def targeted(self, box: tuple[float, float, float, float]) -> None: ...
+    def focus_view(self) -> None: ...
+    def grab(self, full_page: bool, height: int) -> aio.Future[Any]: ...
+    def save_image(self, image: Any, path: str, fmt: str, quality: int | None) -> int: ...
+    def take_events(self) -> tuple[list[PageEvent], int]: ...
+
+
+# --- both, as dispatch drives a session ----------------------------------------------------------
+
+
+class Session(PageDriver, ObsDriver, Protocol):
+    """A session's browser as the operations drive it
+    (host_app.engine.session_browser.SessionBrowser)."""
