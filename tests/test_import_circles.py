@@ -3,7 +3,7 @@ package the project ships (agent, bridge_protocol, clients, host_app, keyserver,
 from the source with ast (tests/import_graph.py), edges across packages included. Every import
 counts: at the top, inside a function and under TYPE_CHECKING alike, relative or absolute.
 
-The only circles allowed are the host's two known ones, listed in tests/host/test_folders.py
+The only circle allowed is the host's known one, listed in tests/host/test_folders.py
 (KNOWN_CIRCLES), which issue 39 point 2 breaks: a circle may shrink or go, never grow or appear.
 """
 

@@ -5,7 +5,7 @@ actions, and waiting for frames after a batch. No Qt here: the engine hands in a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bridge_protocol import ErrorId, SvcError
 
@@ -13,11 +13,8 @@ from ..logic import aio
 from ..logic import frames as fl
 from ..logic.page_answers import RefCheck, SlotRead, decode
 from . import observe_js, operations
+from .kept import Kept
 from .page_driver import FrameDriver, ObsDriver
-
-if TYPE_CHECKING:
-    from .observations import Kept
-
 
 NAV_SETTLE = 0.15
 FRAME_SETTLE_MAX = 5.0

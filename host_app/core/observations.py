@@ -46,6 +46,7 @@ from ..logic.page_events import PageEvent
 from ..logic.person import needs_person
 from . import frame_reads, js, observe_js, operations
 from .actions import act
+from .kept import Kept, Key
 from .page_driver import ObsDriver
 from .progress import (
     LoadMark,
@@ -59,25 +60,6 @@ from .ref_target import RefTarget
 KEEP = 64  # locator sets kept; the agent retains 32 observations, so a retained one is always here
 DOCUMENTS_KEPT = 32  # per session: documents whose sequence number is remembered
 MAX_SEMANTICS = 512 * 1024
-Key = tuple[float, int]
-
-
-@dataclass
-class Kept:
-    session_id: str
-    key: Key
-    seq: int
-    sigs: dict[int, str]
-    image: Path | None = None
-    page: int = 0  # the session's page it was taken on (root page or popup)
-    # the observation's documents (main frame first) and public ref -> (document, registry number)
-    docs: list[fl.FrameDoc] = field(default_factory=list)
-    locators: dict[int, tuple[int, int]] = field(default_factory=dict)
-    # ref number -> (role, name) as the observation showed them (the activity list's words)
-    labels: dict[int, tuple[str, str]] = field(default_factory=dict)
-
-    def locate(self, n: int) -> tuple[int, int]:
-        return self.locators.get(n, (0, n))
 
 
 @dataclass

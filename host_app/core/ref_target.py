@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from msgspec.structs import replace
 
@@ -24,11 +24,9 @@ from ..logic import frames as fl
 from ..logic.page_answers import ElementInfo, SlotRead, decode
 from . import frame_reads, observe_js
 from .actions import focused
+from .kept import Kept
 from .page_driver import Focused, ObsDriver
 from .progress import scroll_done
-
-if TYPE_CHECKING:
-    from .observations import Kept
 
 MAX_FRAME_SCROLLS = 60  # wheel events per action to bring an element in a frame into view
 

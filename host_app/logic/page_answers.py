@@ -207,7 +207,7 @@ class RefCheck(msgspec.Struct, frozen=True):
     """Which document a frame holds now, and the signatures of the observed elements asked for
     (observe_js `_CHECK`, before a ref action)."""
 
-    key: tuple[float, int]  # the document's (time origin, generation): `observations.Key`
+    key: tuple[float, int]  # the document's (time origin, generation): `core.kept.Key`
     id: str | None = None  # the document's id (`frames.FrameDoc.id`)
     # registry number (as a string) -> the element's signature; None: it left the document
     signatures: dict[str, str | None] = field(default_factory=dict, name="s")

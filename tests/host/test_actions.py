@@ -28,7 +28,8 @@ from bridge_protocol.actions import (
     Type,
 )
 from host_app.core import actions, observations, operations, page_driver
-from host_app.core.observations import Kept, ObservationStore
+from host_app.core.kept import Kept
+from host_app.core.observations import ObservationStore
 from tests.host.fakepage import El, FakePage
 
 OBS = "obs_1"

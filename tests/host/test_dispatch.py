@@ -46,7 +46,8 @@ from bridge_protocol.messages import (
     Screenshot,
 )
 from host_app.core import dispatch, operations
-from host_app.core.observations import Kept, ObservationStore
+from host_app.core.kept import Kept
+from host_app.core.observations import ObservationStore
 from host_app.logic.notifications import NotificationQueue
 from host_app.logic.readiness import Ready
 from tests.host.fakepage import El, FakeLoop, FakePage

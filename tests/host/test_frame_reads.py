@@ -13,7 +13,7 @@ import pytest
 
 from bridge_protocol import ErrorId, SvcError
 from host_app.core import frame_reads, observe_js
-from host_app.core.observations import Kept
+from host_app.core.kept import Kept
 from host_app.logic import aio
 from host_app.logic import frames as frames_logic
 from host_app.logic.frames import FrameDoc, FrameRead, HostFrame
