@@ -96,15 +96,22 @@ def check(tmp_path: Path) -> None:
         return fut.result()
 
     def click(b: SessionBrowser, selector: str) -> None:
-        until(
-            lambda: js(b, f"JSON.stringify(!!document.querySelector('{selector}'))") is True,
-            selector,
-        )
-        x, y = js(
-            b,
-            "JSON.stringify((function(r){return [r.x+r.width/2,r.y+r.height/2]})"
-            f"(document.querySelector('{selector}').getBoundingClientRect()))",
-        )
+        box: list[float] = []
+
+        def placed() -> bool:
+            # read again until answered: a fresh clone's loaded run got no answer (None) to the
+            # first read of the popup's button, its script timed out while the page was busy
+            got = js(
+                b,
+                "JSON.stringify((function(e){if(!e)return null;var r=e.getBoundingClientRect();"
+                f"return [r.x+r.width/2,r.y+r.height/2]}})(document.querySelector('{selector}')))",
+            )
+            if isinstance(got, list):
+                box[:] = got
+            return bool(box)
+
+        until(placed, selector)
+        x, y = box
         b.mouse_click(x, y, True)
 
     engine.session_settings["Session1"] = bp.SessionSettings(profile_id=1, name="Session1")
