@@ -164,11 +164,20 @@ def _info_after(screen: Screen, *keys: str) -> str:
     title = _open_info(screen, 3)
     if not title:
         return ""  # no session selected (the list has not caught up yet)
-    screen.keys(title, "Escape")
+    _close_info(screen)
+    return title.removeprefix("Info: ")
+
+
+def _close_info(screen: Screen) -> None:
+    """Escape on the open Info view, found by its window, not its title: the view's title
+    follows the selection, which the list's refresh may move meanwhile (a fresh clone's run
+    lost 'Info: Outlined' so)."""
+    for wid in screen.xdotool("search", "--onlyvisible", "--name", "^Info: ").split():
+        screen.xdotool("windowfocus", "--sync", wid)
+        screen.xdotool("key", "--clearmodifiers", "Escape")
     poll(
         lambda: not screen.xdotool("search", "--onlyvisible", "--name", "^Info: "), "Info to close"
     )
-    return title.removeprefix("Info: ")
 
 
 def _open_info(screen: Screen, timeout: float = 15) -> str:
@@ -567,8 +576,7 @@ def _shown(screen: Screen, window: str) -> str:
     screen.keys(window, "ctrl+shift+i")
     title = _open_info(screen, 3)
     if title:
-        screen.keys(title, "Escape")
-        poll(lambda: not screen.xdotool("search", "--onlyvisible", "--name", "^Info: "), "Info")
+        _close_info(screen)
     return title.removeprefix("Info: ")
 
 
