@@ -16,7 +16,7 @@ from .collector import MainThreadCollector
 from .config import ConfigError, HostConfig
 from .logic import instance
 from .logic.logfile import HostLog
-from .logic.policy import with_webrtc_policy
+from .logic.policy import engine_flags
 from .logic.settings import SettingsStore
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ def _prepare_env(config: HostConfig) -> dict[str, str]:
         flags = f"{flags} --no-sandbox".strip()
     if config.headless and "--disable-gpu" not in flags:
         flags = f"{flags} --disable-gpu".strip()
-    os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = with_webrtc_policy(flags)
+    os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = engine_flags(flags)
     from .engine.runtime import prepare_storage
 
     os.environ["XDG_DATA_HOME"] = str(prepare_storage(config.data_dir))

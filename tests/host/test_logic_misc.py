@@ -211,6 +211,23 @@ def test_the_engine_keeps_webrtc_off_non_proxied_udp() -> None:
     assert with_webrtc_policy(mine) == mine
 
 
+def test_the_engine_runs_a_pages_tasks_after_input_without_waiting_for_a_frame() -> None:
+    from host_app.logic.policy import engine_flags
+
+    webrtc = "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"
+    off = "--disable-features=DeferRendererTasksAfterInput"
+    assert engine_flags("--no-sandbox") == f"--no-sandbox {off} {webrtc}"
+    # Chromium reads one list: the person's features join ours, in place, once
+    assert (
+        engine_flags(f"--disable-features=A,B --x {webrtc}")
+        == f"--disable-features=A,B,DeferRendererTasksAfterInput --x {webrtc}"
+    )
+    assert engine_flags(engine_flags("")) == engine_flags("")
+    # a feature the person enables is theirs
+    mine = "--enable-features=Foo,DeferRendererTasksAfterInput"
+    assert engine_flags(mine) == f"{mine} {webrtc}"
+
+
 def test_a_route_hold_outlasts_play() -> None:
     """Held for a route change: every network request is blocked, whatever pause says, and a
     navigation tried meanwhile is not one that play would retry (by the old route)."""
