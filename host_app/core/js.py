@@ -47,5 +47,32 @@ def focus(index: int, tag: str, end: bool = False) -> str:
     return f"{_FOCUS}({index},{json.dumps(tag)},{json.dumps(end)})"
 
 
+# Several reads in one round trip (`together`): each part's answer, or null where the part threw
+# or answered no string, so one part's failure is its own, as in a read of its own.
+_PART_OPEN = "(function(){try{var r=("
+_PART_CLOSE = ");return typeof r==='string'?r:'null'}catch(e){return 'null'}})()"
+_JOIN = "+','+\n"
+_OPEN = "'['+\n"
+_CLOSE = "\n+']'"
+
+
+def together(*parts: str) -> str:
+    """One script answering a JSON array of the parts' answers, in order: the page runs them in
+    one task, with no turn between them, and the host pays one round trip instead of one each
+    (a step reads the page about fifteen times; each round trip is about half a
+    millisecond)."""
+    return _OPEN + _JOIN.join(_PART_OPEN + p + _PART_CLOSE for p in parts) + _CLOSE
+
+
+def parts(code: str) -> list[str] | None:
+    """The parts of a `together` script; None for any other script."""
+    if not (code.startswith(_OPEN + _PART_OPEN) and code.endswith(_PART_CLOSE + _CLOSE)):
+        return None
+    inner = code[len(_OPEN) : -len(_CLOSE)].split(_PART_CLOSE + _JOIN + _PART_OPEN)
+    inner[0] = inner[0].removeprefix(_PART_OPEN)
+    inner[-1] = inner[-1].removesuffix(_PART_CLOSE)
+    return inner
+
+
 # The document as the isolated world serializes it: the fallback when toHtml() misses it.
 OUTER_HTML = scripts.load("outer_html.js")

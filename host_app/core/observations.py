@@ -50,9 +50,7 @@ from .kept import Kept, Key
 from .page_driver import ObsDriver
 from .progress import (
     LoadMark,
-    download_clicked,
     navigation_started,
-    pending_loads,
     scroll_done,
 )
 from .ref_target import RefTarget
@@ -305,10 +303,13 @@ async def revalidate(page: ObsDriver, kept: Kept, obs_id: str, numbers: list[int
     """OBSERVATION_STALE unless the page (the session's root page or a popup) holds the
     observation's document, each frame holding a target holds the document it had, and every
     target still has its signature."""
-    by_doc: dict[int, list[int]] = {}
-    for n in numbers:
-        by_doc.setdefault(kept.locate(n)[0], []).append(n)
-    main = by_doc.pop(0, [])
+    code = _check_script(page, kept, obs_id, numbers)
+    await _verify(page, kept, obs_id, numbers, await page.run_js(code))
+
+
+def _check_script(page: ObsDriver, kept: Kept, obs_id: str, numbers: list[int]) -> str:
+    """The main document's check of `revalidate`, once the page is known to be the
+    observation's."""
     first = f"e{numbers[0]}" if numbers else None
     if kept.page != page.page_id:
         # another page of the session is current: for the agent the session's page moved
@@ -317,8 +318,20 @@ async def revalidate(page: ObsDriver, kept: Kept, obs_id: str, numbers: list[int
         else:
             message = "the observation's page (a popup) closed; observe the current page again"
         raise _stale("navigated", obs_id, first, message)
-    code = observe_js.check(sorted({kept.locate(n)[1] for n in main}))
-    v = decode(await page.run_js(code), RefCheck)
+    main = {kept.locate(n) for n in numbers}
+    return observe_js.check(sorted(local for doc, local in main if doc == 0))
+
+
+async def _verify(
+    page: ObsDriver, kept: Kept, obs_id: str, numbers: list[int], raw: object
+) -> None:
+    """`revalidate` on the main document's check answer `raw`, then each frame's."""
+    by_doc: dict[int, list[int]] = {}
+    for n in numbers:
+        by_doc.setdefault(kept.locate(n)[0], []).append(n)
+    main = by_doc.pop(0, [])
+    first = f"e{numbers[0]}" if numbers else None
+    v = decode(raw, RefCheck)
     if v is None:
         raise _stale("navigated", obs_id, first, "the page holds no readable document now")
     key = v.key
@@ -374,9 +387,9 @@ async def run_ref_actions(
             )
         numbers.append(n)
     # whole batch first: document sequence and every target before any input
-    await revalidate(page, kept, obs_id, numbers)
-    before = await LoadMark.read(page)
-    loads = await pending_loads(page)
+    code = _check_script(page, kept, obs_id, numbers)
+    (checked,), before, loads = await LoadMark.with_loads(page, code)
+    await _verify(page, kept, obs_id, numbers, checked)
     mark = page.downloads.mark()
     page.pointer = None
     for index, action in enumerate(actions):
@@ -414,8 +427,8 @@ async def run_ref_actions(
                 await act(target, action, deadline)
             case _:
                 assert_never(action)
-    await _after_batch(page, before, loads, deadline)
-    clicked = await download_clicked(page)
+    after = await _after_batch(page, before, loads, deadline)
+    clicked = await after.download_clicked(page)
     await page.downloads.settle(mark, deadline, clicked=clicked)
     framed = {kept.locate(n)[0] for n in numbers} - {0}
     if framed:
@@ -447,11 +460,15 @@ async def _replaced(
         ) from exc
 
 
-async def _after_batch(page: ObsDriver, before: LoadMark, loads: Loads, deadline: float) -> None:
+async def _after_batch(
+    page: ObsDriver, before: LoadMark, loads: Loads, deadline: float
+) -> operations.AfterInput:
     """The page after the batch (`operations.after_input`); a document a navigation brought
     settles before the new observation (`operations.document_settled`)."""
-    if (await operations.after_input(page, before, loads, deadline)).navigated:
+    after = await operations.after_input(page, before, loads, deadline)
+    if after.navigated:
         await operations.document_settled(page, deadline)
+    return after
 
 
 def default_folder(data_dir: Path) -> Path:

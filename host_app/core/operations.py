@@ -46,7 +46,7 @@ from bridge_protocol.selectors import (
 from ..logic import aio
 from ..logic.images import MIME, check_bounds
 from ..logic.links import best_link, normalize_url, same_document
-from ..logic.page_answers import Loads
+from ..logic.page_answers import Loads, Tick
 from ..logic.readiness import (
     RENDERER_GONE,
     Failed,
@@ -60,7 +60,7 @@ from ..logic.readiness import (
 from ..logic.traffic import grown
 from . import js
 from .actions import DomTarget, act
-from .page_driver import PageDriver, Probing, Snapshot
+from .page_driver import PageDriver, Probing, Renderer, Snapshot
 from .progress import (
     LoadMark,
     download_clicked,
@@ -366,6 +366,14 @@ class AfterInput:
 
     navigated: bool
     document: Probe | None = None
+    # without a navigation: the counters read after the input (their `download_click`)
+    counters: Tick | None = None
+
+    async def download_clicked(self, page: Renderer) -> bool:
+        """`progress.download_clicked`, from the counters already read if they were."""
+        if self.counters is not None and self.counters.document >= 0:
+            return self.counters.download_click
+        return await download_clicked(page)
 
 
 async def after_input(page: Probing, mark: LoadMark, loads: Loads, deadline: float) -> AfterInput:
@@ -374,8 +382,7 @@ async def after_input(page: Probing, mark: LoadMark, loads: Loads, deadline: flo
     going is let end (`what_input_set_going`). `mark` and `loads` were read before the batch."""
     if await navigation_started(page, mark):
         return AfterInput(True, await readable(page, deadline))
-    await what_input_set_going(page, loads, deadline)
-    return AfterInput(False)
+    return AfterInput(False, counters=await what_input_set_going(page, loads, deadline))
 
 
 async def _after_actions(

@@ -168,8 +168,24 @@ class LoadMark:
         """The mark with the document's `navigate` events, so that input after which the
         document started none need not wait a frame for a load start (`navigation_started`)."""
         starts, loading = page.load_starts, page.loading
-        t = await tick(page)
+        return cls.after(starts, loading, await tick(page))
+
+    @classmethod
+    def after(cls, starts: int, loading: bool, t: Tick) -> LoadMark:
+        """The mark of `starts` and `loading`, taken just before `t` was read (`read`)."""
         return cls(starts, loading, t.document, t.navigates)
+
+    @classmethod
+    async def with_loads(cls, page: Loading, *first: str) -> tuple[list[object], LoadMark, Loads]:
+        """`read` and `pending_loads` in one round trip, after the reads `first` (scripts whose
+        raw answers come first)."""
+        starts, loading = page.load_starts, page.loading
+        answer = await page.run_js(js.together(*first, js.TICK, js.PENDING_LOADS))
+        raw = answer if isinstance(answer, list) and len(answer) == len(first) + 2 else []
+        if not raw:
+            raw = [None] * (len(first) + 2)
+        mark = cls.after(starts, loading, Tick.of(raw[-2]))
+        return raw[:-2], mark, Loads.of(raw[-1])
 
     def moved(self, page: Loading) -> bool:
         """A load started since the mark: a new start, or loading that was not there."""
@@ -240,12 +256,14 @@ async def tree_quiet(page: Renderer, end: float) -> None:
         await aio.sleep(page.loop, SCRIPTS_POLL)
 
 
-async def animations_done(page: Renderer, end: float) -> None:
+async def animations_done(page: Renderer, end: float, first: object = None) -> None:
     """Until the main document's finite CSS transitions and animations have ended, at the latest
-    at `end`; then one frame. An animation that started in the meantime is waited for too."""
+    at `end`; then one frame. An animation that started in the meantime is waited for too.
+    `first`: ANIMATIONS_LEFT's answer just read, if it was (None: read it)."""
     waited = False
     while (now := page.loop.time()) < end:
-        left = await page.run_js(js.ANIMATIONS_LEFT)
+        left = first if first is not None else await page.run_js(js.ANIMATIONS_LEFT)
+        first = None
         if not isinstance(left, int | float) or left <= 0:
             break
         waited = True
@@ -254,7 +272,7 @@ async def animations_done(page: Renderer, end: float) -> None:
         await next_frame(page)
 
 
-async def what_input_set_going(page: Renderer, before: Loads, deadline: float) -> None:
+async def what_input_set_going(page: Renderer, before: Loads, deadline: float) -> Tick:
     """After input that started no navigation, before the page is read: what the input set
     going that a person waits for. The scripts and stylesheets it inserted load, then the tree
     settles: CKEditor fetches a dialog's script and stylesheet on the click that opens it (from
@@ -262,10 +280,17 @@ async def what_input_set_going(page: Renderer, before: Loads, deadline: float) -
     showed the dialog's empty cover. Then the transitions it started end: Bootstrap's modal
     fades its backdrop in, then the dialog; read at once, the backdrop covered everything and
     the dialog was still transparent. Input that inserted and moved nothing is not held (two
-    isolated-world reads). `before`: the document's loads read before the input."""
+    isolated-world round trip). `before`: the document's loads read before the input. The
+    counters read with the loads, before the waits (`download_clicked` need not read them
+    again)."""
     end = deadline - 0.5
-    if (await pending_loads(page)).inserted != before.inserted:
+    answer = await page.run_js(js.together(js.PENDING_LOADS, js.ANIMATIONS_LEFT, js.TICK))
+    ok = isinstance(answer, list) and len(answer) == 3
+    loads, left, counters = answer if ok else (None, None, None)
+    if Loads.of(loads).inserted != before.inserted:
         t = page.loop.time()
         await loads_done(page, before.pending, min(t + INSERTED_SCRIPTS_WAIT, end))
         await tree_quiet(page, min(page.loop.time() + TREE_QUIET_MAX, end))
-    await animations_done(page, min(page.loop.time() + ANIMATIONS_MAX, end))
+        left = None  # read again: what the loads built may animate
+    await animations_done(page, min(page.loop.time() + ANIMATIONS_MAX, end), left)
+    return Tick.of(counters)

@@ -154,6 +154,8 @@ class FakePage:  # noqa: PLR0904  fakes PageDriver: a method per member
         return self._downloads
 
     def run_js(self, code: str) -> aio.Future[Any]:  # noqa: PLR0911  one answer per page script
+        if (inner := js.parts(code)) is not None:  # js.together: each part's answer
+            return done([self.run_js(part).result() for part in inner])
         if code == js.TICK:
             self.counters["f"] += 1  # a frame passes between two reads
             c = self.counters

@@ -61,6 +61,8 @@ SENT = (
     "observe_js.focus(6, True, True)",
     "worker_cdp.hook(False)",
     "worker_cdp.hook(True)",
+    "js.together(observe_js.check([1]), js.TICK, js.PENDING_LOADS)",
+    "js.together(js.PENDING_LOADS, js.ANIMATIONS_LEFT)",
 )
 
 # the one script that speaks through the console: the devtools page's hook hands what it reads
@@ -168,3 +170,25 @@ def test_placeholders_are_filled_strictly() -> None:
         scripts.fill("$A+$B", A="1")
     with pytest.raises(KeyError):
         scripts.fill("$A", A="1", C="3")
+
+
+def test_reads_sent_together_answer_each_its_own() -> None:
+    """`js.together`: one round trip, each part's answer in order; a part that throws or
+    answers no string answers null, and the others are unharmed."""
+    from host_app.core import js
+
+    parts = ["JSON.stringify({a:1})", "(function(){throw new Error('x')})()", "5", "'[2,3]'"]
+    code = js.together(*parts)
+    assert js.parts(code) == parts
+    assert js.parts(js.TICK) is None
+    node = shutil.which("node")
+    assert node is not None
+    done = subprocess.run(
+        [node, "-e", "process.stdout.write(eval(require('fs').readFileSync(0, 'utf8')))"],
+        input=code,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(done.stdout) == [{"a": 1}, None, None, [2, 3]]
