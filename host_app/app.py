@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from .engine.runtime import Engine
     from .instance_server import InstanceServer
     from .qt import QFileSystemWatcher as Watcher
+    from .supervisor import Supervisor
+    from .ui.main_ui import MainUI
 
 
 def _prepare_env(config: HostConfig) -> dict[str, str]:
@@ -181,6 +183,32 @@ def _answer_later_launches(
     return server
 
 
+def _windows(
+    config: HostConfig,
+    engine: Engine,
+    supervisor: Supervisor,
+    store: SettingsStore,
+    *,
+    quit_app: Callable[[], None],
+    user_env: dict[str, str],
+) -> MainUI:
+    """The windows: they see the engine through its window port, get the agent's port and the
+    logs folder as values, and hear the agent's state from the supervisor."""
+    from .engine.window_adapter import WindowAdapter
+    from .ui.main_ui import MainUI
+
+    ui = MainUI(
+        WindowAdapter(engine),
+        store,
+        quit_app,
+        port=config.port,
+        logs_dir=config.logs_dir,
+        user_env=user_env,
+    )
+    supervisor.on_state.append(ui.agent_state)
+    return ui
+
+
 def run(*, headless: bool) -> int:
     try:
         config = HostConfig.from_env(headless=headless)
@@ -252,9 +280,9 @@ def _run(config: HostConfig) -> int:
 
     ui = None
     if not config.headless:
-        from .ui.main_ui import MainUI
-
-        ui = MainUI(engine, supervisor, store, config, quit_app, user_env=dict(child_env))
+        ui = _windows(
+            config, engine, supervisor, store, quit_app=quit_app, user_env=dict(child_env)
+        )
         closing.append(ui.close)
         ui.start()
     server = _answer_later_launches(config, None if ui is None else ui.show_browser, log)

@@ -5,7 +5,8 @@ A failed operation's line is marked; the list follows the session the window sho
 
 from __future__ import annotations
 
-from ..logic.activity import Activities, Activity
+from ..engine.window_port import WindowPort
+from ..logic.activity import Activity
 from ..qt import QColor, QListWidget, QListWidgetItem, QTimer
 
 FAILED_COLOR = QColor(176, 32, 32)
@@ -13,24 +14,24 @@ SHOWN = 100  # lines in the list (the session's log has every operation)
 
 
 class ActivityPanel(QListWidget):
-    def __init__(self, activities: Activities) -> None:
+    def __init__(self, engine: WindowPort) -> None:
         super().__init__()
         self.setObjectName("activity")
         self.setAccessibleName("Activity")  # what a screen reader calls the list
         self.setToolTip("What agents did in this session, newest first")
         self.setMinimumWidth(220)
         self.setWordWrap(True)
-        self._activities = activities
+        self._engine = engine
         self._session: str | None = None
         # an operation ends on the engine's side of the event loop: the list is drawn after
-        activities.listeners.append(lambda a: QTimer.singleShot(0, lambda: self._added(a)))
+        engine.when_activity(lambda a: QTimer.singleShot(0, lambda: self._added(a)))
 
     def show_session(self, session_id: str | None) -> None:
         self._session = session_id
         self.clear()
         if session_id is None:
             return
-        for activity in self._activities.of(session_id)[-SHOWN:]:
+        for activity in self._engine.activities_of(session_id)[-SHOWN:]:
             self.insertItem(0, _item(activity))
 
     def lines(self) -> list[str]:

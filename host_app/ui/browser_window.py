@@ -11,13 +11,10 @@ from typing import TypeVar
 
 import msgspec
 
-from bridge_protocol import SessionSettings
-
-from ..engine.runtime import Engine
-from ..engine.session_browser import SessionBrowser
+from ..engine.window_port import SessionState, WindowPort
 from ..logic.actionability import Box
 from ..logic.activity import Activity
-from ..logic.workspace import Live, SessionRow, address_url, list_order, session_line
+from ..logic.workspace import SessionRow, address_url, list_order, session_line
 from ..qt import (
     QAction,
     QHBoxLayout,
@@ -34,7 +31,6 @@ from ..qt import (
     Qt,
     QTimer,
     QToolButton,
-    QUrl,
     QVBoxLayout,
     QWidget,
 )
@@ -76,15 +72,6 @@ def _hidden(widget: W) -> W:
     return widget
 
 
-def _row_of(session_id: str, settings: SessionSettings, paused: bool) -> SessionRow:
-    """A row from what the engine holds, while the agent does not answer."""
-    return SessionRow(
-        id=session_id, name=settings.name or session_id, group=settings.group,
-        proxy_alias=f":{settings.proxy_port}" if settings.proxy_port else None,
-        network_paused=paused,
-    )  # fmt: skip
-
-
 def _single_shot(parent: QWidget, slot: Callable[[], None]) -> QTimer:
     """A timer that runs `slot` once when started; started again before, it runs it once."""
     timer = QTimer(parent)
@@ -94,7 +81,7 @@ def _single_shot(parent: QWidget, slot: Callable[[], None]) -> QTimer:
 
 
 class BrowserWindow(HidingWindow):
-    def __init__(self, engine: Engine, api: UiApi | None = None) -> None:
+    def __init__(self, engine: WindowPort, api: UiApi | None = None) -> None:
         super().__init__()
         self.engine = engine
         self.api = api
@@ -147,16 +134,16 @@ class BrowserWindow(HidingWindow):
         # one refresh for however many changes one turn of the event loop brings (each agent
         # operation reports its start and its end)
         self._refresh_soon = _single_shot(self, self.refresh)
-        engine.on_session_changed.append(lambda _sid: self._refresh_soon.start(0))
-        engine.on_operation.append(self._operation)
+        engine.when_changed(lambda _sid: self._refresh_soon.start(0))
+        engine.when_operation(self._operation)
 
     def _view_split(self) -> QSplitter:
         """The page, and beside it what agents did there (host_app.ui.activity_panel); over the
         page, the outline of what an agent's action aims at (host_app.ui.outline)."""
-        self.activity = ActivityPanel(self.engine.activities)
+        self.activity = ActivityPanel(self.engine)
         self.outline = Outline(self.stack)
-        self.engine.on_target.append(self._targeted)
-        self.engine.activities.listeners.append(self._ended)
+        self.engine.when_targeted(self._targeted)
+        self.engine.when_activity(self._ended)
         split = QSplitter()
         split.addWidget(self.stack)
         split.addWidget(self.activity)
@@ -250,8 +237,8 @@ class BrowserWindow(HidingWindow):
     def _targeted(self, session_id: str, box: Box) -> None:
         """An operation of `session_id` aims at `box`: outlined when that session's page is
         the one shown."""
-        b = self.engine.sessions.get(session_id)
-        view = b.view if b is not None else None
+        state = self.engine.session(session_id)
+        view = state.view
         if (
             session_id != self.current
             or view is None
@@ -259,8 +246,7 @@ class BrowserWindow(HidingWindow):
             or not self.isVisible()
         ):
             return
-        page = view.page()
-        self.outline.show_at(view, box, page.zoomFactor() if page is not None else 1.0)
+        self.outline.show_at(view, box, state.zoom)
 
     def _ended(self, activity: Activity) -> None:
         if activity.session_id == self.current:
@@ -310,59 +296,40 @@ class BrowserWindow(HidingWindow):
         not answer); a running browser's pause state is the newest (a pause from the API is
         applied to it before the API answers)."""
         row = self.rows.get(session_id)
-        settings = self.engine.session_settings.get(session_id)
-        b = self.engine.sessions.get(session_id)
+        state = self.engine.session(session_id)
         if row is None:
-            if settings is None:
-                return None
-            paused = b.paused if b is not None else settings.network_paused
-            return _row_of(session_id, settings, paused)
-        if b is not None and b.active and b.paused != row.network_paused:
-            return msgspec.structs.replace(row, network_paused=b.paused)
+            return state.held
+        paused = state.paused
+        if paused is not None and paused != row.network_paused:
+            return msgspec.structs.replace(row, network_paused=paused)
         return row
 
     def _listed(self) -> list[SessionRow]:
-        ids = set(self.rows) | set(self.engine.session_settings)
+        ids = set(self.rows) | self.engine.held_ids()
         rows = [r for r in (self.row(sid) for sid in ids) if r is not None]
         return sorted(rows, key=list_order)
 
-    def live(self, session_id: str) -> Live:
-        """What the engine knows of the session now (issue 40 point 1)."""
-        acts = self.engine.activities.of(session_id)
-        failed = acts[-1].error_id if acts and acts[-1].outcome == "failed" else None
-        b = self.engine.sessions.get(session_id)
-        if b is None or b.page is None:
-            return Live(failed=failed)
-        person = b.waiting_person()
-        return Live(
-            title=b.page.title(),
-            host=b.page.url().host(),
-            running=b.running_kind,
-            needs_person=person.kind if person is not None else None,
-            failed=failed,
-        )
-
     def refresh(self) -> None:
         rows = self._listed()
-        lives = {row.id: self.live(row.id) for row in rows}
-        self._fill_list([(row.id, session_line(row, lives[row.id])) for row in rows])
-        waiting = sum(1 for live in lives.values() if live.needs_person)
+        states = {row.id: self.engine.session(row.id) for row in rows}
+        self._fill_list([(row.id, session_line(row, states[row.id].live)) for row in rows], states)
+        waiting = sum(1 for state in states.values() if state.live.needs_person)
         # the title says it too: seen in the task bar while the window is behind others
         self.setWindowTitle(f"{TITLE}: {waiting} needs you" if waiting else TITLE)
         if self.current is not None and all(r.id != self.current for r in rows):
             self.current = None
-        b = self._browser()
-        self._show(b)
-        self.banner.setVisible(b is not None and b.route_held)
+        shown = self.engine.session(self.current) if self.current is not None else SessionState()
+        self._show(self.current, shown)
+        self.banner.setVisible(shown.route_held)
         current = self.row(self.current) if self.current else None
         paused = current is not None and current.network_paused
         self.pause.setText("Play" if paused else "Pause")
-        if b is not None and b.page is not None and not self.address.hasFocus():
-            self.address.setText(b.page.url().toString())
+        if shown.url is not None and not self.address.hasFocus():
+            self.address.setText(shown.url)
         for w in (self.pause, self.address):
             w.setEnabled(current is not None)
 
-    def _fill_list(self, lines: list[tuple[str, str]]) -> None:
+    def _fill_list(self, lines: list[tuple[str, str]], states: dict[str, SessionState]) -> None:
         """The list's items, rebuilt only when the sessions or their order changed; a row whose
         line changed (a title, a badge: many times a second while agents work) is rewritten in
         place, as a rebuild would reset the list's scrolling."""
@@ -383,9 +350,9 @@ class BrowserWindow(HidingWindow):
                 continue
             if shown_item.text() != text:
                 shown_item.setText(text)
-            b = self.engine.sessions.get(sid)
-            if b is not None and b.page is not None:
-                shown_item.setIcon(b.page.icon())  # the page's favicon
+            icon = states[sid].icon
+            if icon is not None:
+                shown_item.setIcon(icon)  # the page's favicon
         self.sessions.blockSignals(False)
 
     def select(self, session_id: str) -> None:
@@ -396,9 +363,8 @@ class BrowserWindow(HidingWindow):
         self.activity.show_session(session_id)
         self.address.clear()
         self.status.setVisible(False)
-        if session_id in self.engine.session_settings:
-            # the person wants to see it: its browser starts (lazily, spec 1 §1)
-            self.engine.browser(session_id)
+        # the person wants to see it: its browser starts (lazily, spec 1 §1)
+        self.engine.open(session_id)
         self.refresh()
         self._show_terminal()
 
@@ -413,16 +379,11 @@ class BrowserWindow(HidingWindow):
 
     # -- the live view ---------------------------------------------------------------------------
 
-    def _browser(self) -> SessionBrowser | None:
-        """The selected session's browser as it is (never started here: a refresh also runs
-        while the engine shuts down, and a context started then outlives the app)."""
-        return self.engine.sessions.get(self.current or "")
-
-    def _show(self, b: SessionBrowser | None) -> None:
+    def _show(self, session_id: str | None, state: SessionState) -> None:
         """Show the session's current page: its root page, or the popup that is current; the
         view shown before goes back to rendering off screen (a closed popup's view has already
         left the stack)."""
-        want = b.view if b is not None else None
+        want = state.view
         have = self.stack.currentWidget()
         if want is None:
             row = self.row(self.current) if self.current else None
@@ -435,8 +396,8 @@ class BrowserWindow(HidingWindow):
             return
         if have is not None and have is not self.placeholder:
             self.stack.removeWidget(have)
-            self.engine.show_background(have)
-        if b is None or want is None:
+            self.engine.view_left(have)
+        if session_id is None or want is None:
             self.stack.setCurrentWidget(self.placeholder)
             return
         want.hide()
@@ -444,15 +405,14 @@ class BrowserWindow(HidingWindow):
         self.stack.addWidget(want)
         self.stack.setCurrentWidget(want)
         want.show()
-        self.engine.visible_session = b.session_id
+        self.engine.view_shown(session_id)
 
     # -- actions ---------------------------------------------------------------------------------
 
     def _page_action(self, how: str) -> None:
         # as the agent's history moves: Back on a popup with no history closes it
-        b = self._browser()
-        if b is not None and b.page is not None:
-            b.history(how)
+        if self.current is not None:
+            self.engine.history(self.current, how)
 
     def _say(self, text: str) -> None:
         self.status.setText(text)
@@ -471,12 +431,9 @@ class BrowserWindow(HidingWindow):
             )
             return
         self._say("")
-        b = self._browser()
-        if b is not None and b.page is not None:
-            b.page.load(QUrl(url))
-        elif self.api is not None:
-            # the host holds no settings for this session yet (not used since the app started):
-            # the agent's navigation sends them (route, identity) before the page opens
+        if not self.engine.load(sid, url) and self.api is not None:
+            # no page open: the host may hold no settings for this session yet (not used since
+            # the app started): the agent's navigation sends them (route, identity) first
             self.api.navigate(sid, url, self._navigated)
 
     def _navigated(self, answer: ApiError | None) -> None:
@@ -489,11 +446,9 @@ class BrowserWindow(HidingWindow):
         if sid is None:
             return
         row = self.row(sid)
-        b = self.engine.sessions.get(sid)
         paused = row is not None and row.network_paused
         if self.api is None:
-            if b is not None:
-                b.pause() if not paused else b.play()
+            self.engine.set_paused(sid, not paused)
             self.refresh()
             return
         self.pause.setEnabled(False)
@@ -537,8 +492,7 @@ class BrowserWindow(HidingWindow):
         row = self.row(sid) if sid else None
         if sid is None or row is None or self.sign_in is None:
             return
-        b = self.engine.sessions.get(sid)
-        self.sign_in.save(f"{row.name} ({sid})", b.sign_in() if b is not None else [])
+        self.sign_in.save(f"{row.name} ({sid})", self.engine.sign_in(sid))
 
     def import_cookies(self) -> None:
         if self.sign_in is not None:
@@ -597,10 +551,7 @@ class BrowserWindow(HidingWindow):
             panel.setFocus()
 
     def _session_url(self, session_id: str) -> str:
-        b = self.engine.sessions.get(session_id)
-        if b is None or b.page is None:
-            return ""
-        return b.page.url().toString()
+        return self.engine.session(session_id).url or ""
 
     def close_terminals(self, session_ids: set[str] | None = None) -> None:
         """End the shells of `session_ids` (deleted sessions), or of every session (quit)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..engine.runtime import Engine
+from ..engine.window_port import WindowPort
 from ..logic.logview import machine_id_from_global_log
 from ..logic.workspace import ProxyLocation, SessionRow, folder_size, info_lines
 from ..qt import QFormLayout, QLabel, QPushButton, Qt, QTimer, QVBoxLayout, QWidget
@@ -19,7 +19,7 @@ class InfoWindow(HidingWindow):
 
     def __init__(
         self,
-        engine: Engine,
+        engine: WindowPort,
         api: UiApi | None,
         row_of: Callable[[str], SessionRow | None],
         clear: Callable[[QWidget, str], bool],
@@ -48,7 +48,7 @@ class InfoWindow(HidingWindow):
         layout.addLayout(self.form)
         layout.addWidget(self.note)
         layout.addWidget(self.clear_button)
-        engine.on_session_changed.append(self._changed)
+        engine.when_changed(self._changed)
 
     def show_session(self, session_id: str) -> None:
         self.session_id = session_id

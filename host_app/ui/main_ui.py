@@ -4,12 +4,12 @@ the settings, logs and info windows. Closing a window hides it; Quit stops the a
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from bridge_protocol import NeedsPerson
 
-from ..config import HostConfig
-from ..engine.runtime import Engine
+from ..engine.window_port import WindowPort
 from ..logic.settings import PLANS, SIZE_PRESETS, AppSettings, SettingsStore
 from ..qt import (
     QAction,
@@ -33,7 +33,6 @@ from ..qt import (
     QTimer,
     QWidget,
 )
-from ..supervisor import Supervisor
 from .agent_client import ApiError, UiApi
 from .browser_window import BrowserWindow
 from .info_window import InfoWindow
@@ -61,7 +60,7 @@ def app_icon() -> QIcon:
 
 
 class SettingsWindow(QDialog):
-    def __init__(self, store: SettingsStore, engine: Engine, api: UiApi | None = None) -> None:
+    def __init__(self, store: SettingsStore, engine: WindowPort, api: UiApi | None = None) -> None:
         super().__init__()
         self.store = store
         self.engine = engine
@@ -178,22 +177,22 @@ class SettingsWindow(QDialog):
 class MainUI:
     def __init__(
         self,
-        engine: Engine,
-        supervisor: Supervisor,
+        engine: WindowPort,
         store: SettingsStore,
-        config: HostConfig,
         quit_app: Callable[[], None],
         *,
+        port: int,
+        logs_dir: Path,
         user_env: dict[str, str] | None = None,
     ) -> None:
+        """`port`: the agent's API; `logs_dir`: the folder the Logs view reads."""
         self.engine = engine
-        self.supervisor = supervisor
-        self.api = UiApi(config.port)
+        self.api = UiApi(port)
         self.browser = BrowserWindow(engine, self.api)
         # the shells get the user's environment, not the one the app set for Qt
         self.browser.terminal_env = user_env
         self.settings = SettingsWindow(store, engine, self.api)
-        self.logs = LogsWindow(config.logs_dir, lambda: self.browser.current)
+        self.logs = LogsWindow(logs_dir, lambda: self.browser.current)
         self.info = InfoWindow(engine, self.api, self.browser.row, self.browser.clear_data_of)
         hooks = self.browser.hooks
         hooks.show_settings = self.show_settings
@@ -221,17 +220,20 @@ class MainUI:
             self.actions[name] = action
         self.menu = menu
         self.tray.setContextMenu(menu)
-        supervisor.on_state.append(lambda state: self.tray.setToolTip(f"svc: agent {state}"))
         # a session's page waits for a person: a desktop notification that shows it
         self.notice = PersonNotice(
             self._show_session,
             lambda message, data: engine.write_log("ui.needs_person", message, **data),
             self.tray,
         )
-        engine.on_needs_person.append(self._needs_person)
+        engine.when_needs_person(self._needs_person)
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.applicationStateChanged.connect(self._app_state)
+
+    def agent_state(self, state: str) -> None:
+        """The agent's process changed state (the shell's supervisor tells)."""
+        self.tray.setToolTip(f"svc: agent {state}")
 
     def _app_state(self, state: Qt.ApplicationState) -> None:
         # whether browser operations select their session depends on it (Follow browser commands)

@@ -71,13 +71,14 @@ def test_a_person_answers_in_a_window_modal_box_and_an_agent_operation_takes_ove
 
 def run(data_dir: Path, person_url: str, background_url: str) -> dict[str, Any]:
     from host_app.core import dispatch
+    from host_app.engine.window_adapter import WindowAdapter
     from host_app.qt import QApplication, QDialog, QInputDialog, QLabel, QMessageBox, Qt, QTimer
     from host_app.ui.browser_window import BrowserWindow
 
     app, engine = start_engine(data_dir, "svc-app-dialogs-test", headless=False)
     for n in (1, 2):
         configure(engine, n)
-    window = BrowserWindow(engine)
+    window = BrowserWindow(WindowAdapter(engine))
     window.show()
     window.select("Session1")
     person, background = engine.browser("Session1"), engine.browser("Session2")

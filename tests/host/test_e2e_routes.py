@@ -363,12 +363,13 @@ def run(data_dir: Path, plan: dict[str, Any]) -> dict[str, Any]:
     os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = with_webrtc_policy(flags)
     from bridge_protocol.identity import ProxyTrust
     from bridge_protocol.messages import PROTOCOL_VERSION, ActionRequest, Navigate
+    from host_app.engine.window_adapter import WindowAdapter
     from host_app.logic import aio, trust
     from host_app.ui.browser_window import BrowserWindow
 
     trust.PROVIDERY_CA_FILE = data_dir / "providery_ca.pem"
     app, engine = start_engine(data_dir, "svc-app-routes-test", headless=False)
-    window = BrowserWindow(engine)
+    window = BrowserWindow(WindowAdapter(engine))
     window.show()
     origin, relay_a, relay_b = plan["origin"], plan["relay_a"], plan["relay_b"]
     bundle = ProxyTrust(certificates=plan["root"])

@@ -35,6 +35,7 @@ def check(tmp_path: Path) -> None:
     app = QApplication(["svc-app-ui-test"])
     from host_app.config import HostConfig
     from host_app.engine.runtime import Engine
+    from host_app.engine.window_adapter import WindowAdapter
     from host_app.logic.settings import SettingsStore
     from host_app.logic.workspace import SessionRow, session_line
     from host_app.ui.main_ui import MainUI
@@ -43,12 +44,14 @@ def check(tmp_path: Path) -> None:
     store = SettingsStore(config.settings_path)
     engine = Engine(tmp_path, store.load(), headless=True)
 
-    class NoSupervisor:
-        def __init__(self) -> None:
-            self.on_state: list[object] = []
-
     quits: list[int] = []
-    ui = MainUI(engine, NoSupervisor(), store, config, lambda: quits.append(1))  # type: ignore[arg-type]
+    ui = MainUI(
+        WindowAdapter(engine),
+        store,
+        lambda: quits.append(1),
+        port=config.port,
+        logs_dir=config.logs_dir,
+    )
     assert list(ui.actions) == ["Show Browser", "Settings", "Logs", "Quit"]
     ui.actions["Quit"].trigger()
     assert quits == [1]

@@ -57,12 +57,13 @@ def test_each_operation_is_a_record_and_a_line_of_the_activity_list(tmp_path: Pa
 
 
 def check(data_dir: Path, url: str) -> None:
+    from host_app.engine.window_adapter import WindowAdapter
     from host_app.ui.browser_window import BrowserWindow
 
     app, engine = start_engine(data_dir, "svc-app-ui-activity-test")
     for n in (1, 2):
         configure(engine, n)
-    window = BrowserWindow(engine)
+    window = BrowserWindow(WindowAdapter(engine))
     window.show()
     window.select("Session1")
     b = engine.browser("Session1")

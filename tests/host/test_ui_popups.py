@@ -64,6 +64,7 @@ def check(tmp_path: Path) -> None:
     app = QApplication(["svc-app-ui-popups-test"])
     from host_app.config import HostConfig
     from host_app.engine.runtime import Engine, SessionBrowser
+    from host_app.engine.window_adapter import WindowAdapter
     from host_app.logic.settings import SettingsStore
     from host_app.ui.main_ui import MainUI
 
@@ -74,11 +75,9 @@ def check(tmp_path: Path) -> None:
     store = SettingsStore(config.settings_path)
     engine = Engine(tmp_path, store.load(), headless=True)
 
-    class NoSupervisor:
-        def __init__(self) -> None:
-            self.on_state: list[object] = []
-
-    ui = MainUI(engine, NoSupervisor(), store, config, lambda: None)  # type: ignore[arg-type]
+    ui = MainUI(
+        WindowAdapter(engine), store, lambda: None, port=config.port, logs_dir=config.logs_dir
+    )
     window = ui.browser
 
     def until(check: Callable[[], bool], what: str) -> None:
