@@ -1,7 +1,7 @@
 """Action latency: svc's ref actions (POST /v1/observations/{id}/actions, one action per batch)
 beside Playwright's locator actions on the same local pages, in one run.
 
-Per action kind: the median of STEPS steps. An svc step is one HTTP request holding one action and
+Per action kind: the median of STEPS steps, the tools taking turns every CHUNK steps (`bench`). An svc step is one HTTP request holding one action and
 the post-batch semantic observation it returns, so it is what an agent pays per step. Playwright's
 figures are the bare action (`locator.click`, `press_sequentially`, `select_option`, `hover`:
 CDP input, with its own actionability checks) and the action followed by an ARIA snapshot of the
@@ -34,6 +34,7 @@ from .engine_bench import CHROMIUM, FLAGS, Svc
 from .local import serving
 
 STEPS = 15
+CHUNK = 5  # steps of one kind a tool takes before the next tool's turn
 FAR = 4000
 OPTIONS = "".join(f"<option value=v{i}>Option {i}</option>" for i in range(20))
 
@@ -115,73 +116,90 @@ def _svc_action(kind: str, refs: dict[str, str], i: int) -> dict[str, Any]:
     return {"action": "hover", "ref": refs["Hover me"]}
 
 
-def bench_svc(url: str, work: Path) -> dict[str, list[float]]:
-    svc = Svc(work)
-    out: dict[str, list[float]] = {k: [] for k in KINDS}
-    try:
-        sid = svc.session()
-        r = svc.client.post("/v1/navigate/observe", json={"url": url, "session_id": sid, "wait": 0})
+class SvcSteps:
+    """svc's side: one session on the site, its latest observation and refs."""
+
+    def __init__(self, url: str, work: Path) -> None:
+        self.svc = Svc(work)
+        sid = self.svc.session()
+        r = self.svc.client.post(
+            "/v1/navigate/observe", json={"url": url, "session_id": sid, "wait": 0}
+        )
         assert r.status_code == 200, r.text
-        obs = r.json()["data"]["observation"]
-        refs = _refs(obs)
-        for kind in KINDS:
-            for i in range(STEPS + 1):
-                action = _svc_action(kind, refs, i)
-                t0 = time.perf_counter()
-                r = svc.client.post(
-                    f"/v1/observations/{obs['id']}/actions", json={"actions": [action]}
-                )
-                elapsed = time.perf_counter() - t0
-                assert r.status_code == 200, r.text
-                obs = r.json()["data"]["observation"]
-                if kind in NAVIGATING:  # a new document: new refs
-                    page_url = str(r.json()["data"]["page"]["url"])
-                    assert page_url.endswith(("/a", "/b")), r.text
-                    refs = _refs(obs)
-                if i:  # the first step of each kind warms its code paths
-                    out[kind].append(elapsed)
-    finally:
-        svc.close()
-    return out
+        self.obs = r.json()["data"]["observation"]
+        self.refs = _refs(self.obs)
+
+    def step(self, kind: str, i: int) -> float:
+        action = _svc_action(kind, self.refs, i)
+        t0 = time.perf_counter()
+        r = self.svc.client.post(
+            f"/v1/observations/{self.obs['id']}/actions", json={"actions": [action]}
+        )
+        elapsed = time.perf_counter() - t0
+        assert r.status_code == 200, r.text
+        self.obs = r.json()["data"]["observation"]
+        if kind in NAVIGATING:  # a new document: new refs
+            page_url = str(r.json()["data"]["page"]["url"])
+            assert page_url.endswith(("/a", "/b")), r.text
+            self.refs = _refs(self.obs)
+        return elapsed
 
 
-async def _pw(url: str) -> dict[str, dict[str, list[float]]]:
+async def _pw_act(page: Any, kind: str, i: int) -> None:
+    if kind in NAVIGATING:
+        await page.locator("#l" if kind == "link" else "#f").click()
+        await page.wait_for_load_state()
+    elif kind == "click":
+        await page.locator("#b").click()
+    elif kind == "type":
+        await page.locator("#t").press_sequentially("hello")
+    elif kind == "select":
+        await page.locator("#s").select_option("v18" if i % 2 else "v1")
+    elif kind == "far click":
+        await page.locator("#far").click()
+    else:
+        await page.mouse.move(0, 0)  # leave it, so each hover enters again
+        await page.locator("#h").hover()
+
+
+async def _pw_step(page: Any, kind: str, i: int, *, snapshot: bool) -> float:
+    t0 = time.perf_counter()
+    await _pw_act(page, kind, i)
+    if snapshot:
+        await page.locator("body").aria_snapshot()
+    return time.perf_counter() - t0
+
+
+async def bench(url: str, work: Path) -> dict[str, dict[str, list[float]]]:
+    """Per tool and kind, the steps' seconds. The tools take turns in chunks of CHUNK steps
+    of a kind (svc, Playwright's bare action, Playwright's action and snapshot), so a machine
+    that gets busier or quieter meanwhile weighs on all three alike; each kind's first step
+    of each warms its code paths and is not counted."""
     from playwright.async_api import async_playwright
 
-    bare: dict[str, list[float]] = {k: [] for k in KINDS}
-    observed: dict[str, list[float]] = {k: [] for k in KINDS}
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        page = await browser.new_page(viewport={"width": 1920, "height": 947})
-        await page.goto(url)
-
-        async def act(kind: str, i: int) -> None:
-            if kind in NAVIGATING:
-                await page.locator("#l" if kind == "link" else "#f").click()
-                await page.wait_for_load_state()
-            elif kind == "click":
-                await page.locator("#b").click()
-            elif kind == "type":
-                await page.locator("#t").press_sequentially("hello")
-            elif kind == "select":
-                await page.locator("#s").select_option("v18" if i % 2 else "v1")
-            elif kind == "far click":
-                await page.locator("#far").click()
-            else:
-                await page.mouse.move(0, 0)  # leave it, so each hover enters again
-                await page.locator("#h").hover()
-
-        for kind in KINDS:
-            for with_snapshot, into in ((False, bare), (True, observed)):
-                for i in range(STEPS + 1):
-                    t0 = time.perf_counter()
-                    await act(kind, i)
-                    if with_snapshot:
-                        await page.locator("body").aria_snapshot()
-                    if i:
-                        into[kind].append(time.perf_counter() - t0)
-        await browser.close()
-    return {"bare": bare, "observed": observed}
+    out: dict[str, dict[str, list[float]]] = {
+        tool: {k: [] for k in KINDS} for tool in ("svc", "bare", "observed")
+    }
+    svc = SvcSteps(url, work)
+    try:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+            page = await browser.new_page(viewport={"width": 1920, "height": 947})
+            await page.goto(url)
+            for kind in KINDS:
+                svc.step(kind, 0)
+                await _pw_step(page, kind, 0, snapshot=True)
+                for first in range(1, STEPS + 1, CHUNK):
+                    steps = range(first, min(first + CHUNK, STEPS + 1))
+                    out["svc"][kind] += [svc.step(kind, i) for i in steps]
+                    for tool in ("bare", "observed"):
+                        for i in steps:
+                            t = await _pw_step(page, kind, i, snapshot=tool == "observed")
+                            out[tool][kind].append(t)
+            await browser.close()
+    finally:
+        svc.svc.close()
+    return out
 
 
 def main() -> None:
@@ -192,8 +210,7 @@ def main() -> None:
     try:
         with serving(Site) as base:
             url = f"{base}/a"
-            svc = bench_svc(url, work)
-            pw = asyncio.run(_pw(url))
+            steps = asyncio.run(bench(url, work))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -203,7 +220,7 @@ def main() -> None:
     print(f"median ms of {STEPS} steps per action on a two-page local site")
     print(f"{'action':10}{'svc step':>10}{'pw action':>11}{'pw +snapshot':>14}{'ratio':>8}")
     for kind in KINDS:
-        a, b, c = ms(svc[kind]), ms(pw["bare"][kind]), ms(pw["observed"][kind])
+        a, b, c = ms(steps["svc"][kind]), ms(steps["bare"][kind]), ms(steps["observed"][kind])
         print(f"{kind:10}{a:10.1f}{b:11.1f}{c:14.1f}{a / c:8.2f}")
     print(
         "(svc step = one HTTP request: the action and the post-batch observation, through the "
