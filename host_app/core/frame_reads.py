@@ -11,6 +11,7 @@ from bridge_protocol import ErrorId, SvcError
 
 from ..logic import aio
 from ..logic import frames as fl
+from ..logic.observed import Observed
 from ..logic.page_answers import RefCheck, SlotRead, decode
 from . import observe_js, operations
 from .kept import Kept
@@ -32,12 +33,12 @@ class _Used:
     bytes: int = 0
     el_bytes: int = 0
 
-    def add(self, raw: dict[str, Any]) -> None:
-        self.visited += int(raw.get("vs") or 0)
-        self.content += len(raw.get("ct") or [])
-        self.elements += len(raw.get("el") or [])
-        self.bytes += int(raw.get("ub") or 0)
-        self.el_bytes += int(raw.get("ueb") or 0)
+    def add(self, answer: Observed) -> None:
+        self.visited += answer.visited
+        self.content += len(answer.content)
+        self.elements += len(answer.elements)
+        self.bytes += answer.used_bytes
+        self.el_bytes += answer.used_element_bytes
 
     def full(self) -> bool:
         return self.visited >= MAX_VISITED or (
@@ -59,10 +60,10 @@ async def read(page: FrameDriver, tree: fl.HostFrame, root: fl.FrameRead, mode: 
     each in its own isolated world with what the bounds leave; a slot with no frame, or over the
     bounds, gets a note instead."""
     used = _Used()
-    used.add(root.raw)
+    used.add(root.answer)
     count = 1
-    vp = root.raw.get("vp") or [0, 0, 0, 0]
-    top = fl.Box(0.0, 0.0, float(vp[2]), float(vp[3]))
+    vp = root.answer.viewport
+    top = fl.Box(0.0, 0.0, vp[2], vp[3])
 
     async def read(
         fr: fl.FrameRead,
@@ -72,7 +73,7 @@ async def read(page: FrameDriver, tree: fl.HostFrame, root: fl.FrameRead, mode: 
         clip: fl.Box,
     ) -> None:
         nonlocal count
-        slots = [fl.Slot.from_js(v) for v in fr.raw.get("fr") or [] if isinstance(v, dict)]
+        slots = fr.answer.slots
         pairs = fl.match(slots, hf.children)
         for s in slots:
             i = pairs.get(s.n)
@@ -86,7 +87,7 @@ async def read(page: FrameDriver, tree: fl.HostFrame, root: fl.FrameRead, mode: 
                 continue  # nothing of it shows: no element of it can be in a visual observation
             if count >= fl.MAX_FRAMES or len(path) >= fl.MAX_DEPTH or used.full():
                 fr.notes[s.n] = f"frame {child.url} (not read: observation bounds)"
-                fr.raw["om"] = int(fr.raw.get("om") or 0) + 1
+                fr.answer.omitted += 1
                 continue
             budget = used.left()
             budget.update(
@@ -95,19 +96,21 @@ async def read(page: FrameDriver, tree: fl.HostFrame, root: fl.FrameRead, mode: 
                 vis=[cclip.x - coff[0], cclip.y - coff[1], cclip.w, cclip.h],
             )
             count += 1
-            raw = await page.run_js_in(child.handle, observe_js.observe(mode, budget))
-            if not isinstance(raw, dict) or not isinstance(raw.get("key"), list):
+            answer = decode(
+                await page.run_js_in(child.handle, observe_js.observe(mode, budget)), Observed
+            )
+            if answer is None:
                 fr.notes[s.n] = f"frame {child.url} (not readable)"
                 continue
-            used.add(raw)
+            used.add(answer)
             doc = fl.FrameDoc(
-                str(raw.get("fid", "")),
-                (float(raw["key"][0]), int(raw["key"][1])),
+                answer.frame_id,
+                answer.key,
                 slot=s.n,
                 path=(*path, i),
                 label=s.label or child.url,
             )
-            sub = fl.FrameRead(raw, doc)
+            sub = fl.FrameRead(answer, doc)
             fr.children[s.n] = sub
             await read(sub, child, (*path, i), coff, cclip)
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, assert_never
 
 import msgspec
+from msgspec import structs
 
 from bridge_protocol import ErrorId, Observation, SvcError
 from bridge_protocol import observation as wire
@@ -41,6 +42,8 @@ from bridge_protocol.actions import (
 
 from ..logic import aio
 from ..logic import frames as fl
+from ..logic import page_answers as answers
+from ..logic.observed import Element, Entry, Observed
 from ..logic.page_answers import Loads, RefCheck, decode
 from ..logic.page_events import PageEvent
 from ..logic.person import needs_person
@@ -154,7 +157,7 @@ def _clip_size(obs: dict[str, Any]) -> int:
 
 
 def build(
-    raw: dict[str, Any],
+    answer: Observed,
     *,
     obs_id: str,
     seq: int,
@@ -168,54 +171,53 @@ def build(
     is compact (docs/observations.md "Top level"): the time in ISO 8601's basic format, `mode`
     only when not semantic, geometry as arrays, counters only when non-zero; `url` is for the
     agent, which sends it once per response (bridge_protocol.observation.for_page)."""
-    vp = raw.get("vp") or [0, 0, 0, 0]
-    dc = raw.get("dc") or [0, 0]
     obs: dict[str, Any] = {
         "id": obs_id,
         "seq": seq,
         "at": wire.basic_time(captured_at),
-        "url": str(raw.get("u", "")),
+        "url": answer.url,
     }
-    if raw.get("ti"):
-        obs["title"] = str(raw["ti"])
+    if answer.title:
+        obs["title"] = answer.title
     if mode != "semantic":
         obs["mode"] = mode
-    person = needs_person(raw.get("np"))
+    person = needs_person(answer.person)
     if person is not None:
         obs["needs_person"] = msgspec.to_builtins(person)
-    obs["vp"] = [int(v) for v in vp[:4]]
-    obs["doc"] = [int(v) for v in dc[:2]]
-    contexts = list(raw.get("cx") or [])
-    content: list[Any] = [e.entry() for e in events]
+    obs["vp"] = [int(v) for v in answer.viewport]
+    obs["doc"] = [int(v) for v in answer.document]
+    contexts = list(answer.contexts)
+    content = [Entry.of(e) for e in events]
     if mode != "visual":
-        content.extend(raw.get("ct") or [])
-    elements = list(raw.get("el") or [])
+        content.extend(answer.content)
+    elements = list(answer.elements)
     if mode == "visual":
-        used = {e["c"] for e in elements if "c" in e}
-        remap = {old: new for new, old in enumerate(sorted(used))}
-        contexts = [contexts[i] for i in sorted(used)]
-        for e in elements:
-            if "c" in e:
-                e["c"] = remap[e["c"]]
-    obs.update(wire.encode_semantics(obs["url"], contexts, content, elements))
-    omitted = int(raw.get("om") or 0) + events_dropped + _clip_size(obs)
-    clipped = int(raw.get("cl") or 0)
+        used = sorted({e.context for e in elements if e.context >= 0})
+        remap = {old: new for new, old in enumerate(used)}
+        contexts = [contexts[i] for i in used]
+        elements = [
+            e if e.context < 0 else structs.replace(e, context=remap[e.context]) for e in elements
+        ]
+    # the observation's encoding reads the entries in the script's form
+    obs.update(
+        wire.encode_semantics(obs["url"], contexts, answers.wire(content), answers.wire(elements))
+    )
+    omitted = answer.omitted + events_dropped + _clip_size(obs)
     kept_refs = {e[0] for e in obs.get("elements", []) if isinstance(e, list)}
-    sigs = {int(n): str(s) for n, s in raw.get("sg") or [] if f"e{int(n)}" in kept_refs}
+    sigs = {n: s for n, s in answer.signatures if f"e{n}" in kept_refs}
     if omitted:
         obs["omitted_node_count"] = omitted
-    if clipped:
-        obs["clipped_text_count"] = clipped
-    obs["truncated"] = bool(omitted or clipped)
+    if answer.clipped:
+        obs["clipped_text_count"] = answer.clipped
+    obs["truncated"] = bool(omitted or answer.clipped)
     return obs, sigs
 
 
-def _labels(elements: list[Any], kept: dict[int, str]) -> dict[int, tuple[str, str]]:
+def _labels(elements: list[Element], kept: dict[int, str]) -> dict[int, tuple[str, str]]:
     out = {}
     for e in elements:
-        ref = str(e.get("ref", "")) if isinstance(e, dict) else ""
-        if ref[1:].isdigit() and int(ref[1:]) in kept:
-            out[int(ref[1:])] = (str(e.get("role", "")), str(e.get("name", "")))
+        if e.ref[1:].isdigit() and int(e.ref[1:]) in kept:
+            out[int(e.ref[1:])] = (e.role, e.name)
     return out
 
 
@@ -233,27 +235,27 @@ async def observe(
     """Read the page now; keep the locators; add the viewport PNG for hybrid and visual."""
     captured_at = _now()
     tree = page.frame_tree()
-    raw = await page.run_js(observe_js.observe(mode))
-    if not isinstance(raw, dict) or not isinstance(raw.get("key"), list):
+    answer = decode(await page.run_js(observe_js.observe(mode)), Observed)
+    if answer is None:
         # the document was being replaced (a popup leaving about:blank, a late commit): read
         # the one that replaced it once more before failing
         await aio.sleep(page.loop, RETRY_READ)
         tree = page.frame_tree()
-        raw = await page.run_js(observe_js.observe(mode))
-    if not isinstance(raw, dict) or not isinstance(raw.get("key"), list):
+        answer = decode(await page.run_js(observe_js.observe(mode)), Observed)
+    if answer is None:
         raise SvcError.of(
             ErrorId.SEMANTIC_EXTRACTION_FAILED,
             "the renderer did not produce a semantic snapshot (no document, or the script failed)",
         )
-    key: Key = (float(raw["key"][0]), int(raw["key"][1]))
+    key: Key = answer.key
     seq = store.sequence(session_id, key)
-    root = fl.FrameRead(raw, fl.FrameDoc(str(raw.get("fid", "")), key))
+    root = fl.FrameRead(answer, fl.FrameDoc(answer.frame_id, key))
     await frame_reads.read(page, tree, root, mode)
     merged = fl.merge(root, store.ref_table(session_id, seq))
     obs_id = new_id()
     events, dropped = page.take_events()
     obs, sigs = build(
-        merged.raw,
+        merged.answer,
         obs_id=obs_id,
         seq=seq,
         mode=mode,
@@ -263,7 +265,7 @@ async def observe(
     )
     kept = Kept(session_id, key, seq, sigs, page=page.page_id, docs=merged.docs)
     kept.locators = {n: merged.locators[n] for n in sigs if n in merged.locators}
-    kept.labels = _labels(merged.raw.get("el") or [], sigs)
+    kept.labels = _labels(merged.answer.elements, sigs)
     if mode in ("hybrid", "visual"):
         image = await page.grab(False, obs["vp"][3])
         path = store.image_path(obs_id)

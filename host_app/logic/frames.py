@@ -11,44 +11,14 @@ element inside nested frames into view.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+
+from msgspec import structs
+
+from .observed import Element, Entry, Observed, Slot
 
 MAX_FRAMES = 64  # documents read per observation, main frame included
 MAX_DEPTH = 8  # nesting depth of frames read
 MAX_REFS = 100_000  # ref numbers remembered per main document before the table starts over
-FRAME_FIELDS = ("fid", "fr", "vs", "ub", "ueb")  # what a script's answer carries for frames only
-
-
-@dataclass(frozen=True, slots=True)
-class Slot:
-    """An iframe as its parent document's script saw it; x, y, w, h: its content box in the
-    parent's viewport (CSS px)."""
-
-    n: int
-    name: str
-    src: str
-    x: float
-    y: float
-    w: float
-    h: float
-    label: str = ""
-    parts: tuple[str, ...] = ()
-    insert_at: int = 0
-
-    @classmethod
-    def from_js(cls, v: dict[str, Any]) -> Slot:
-        return cls(
-            n=int(v["n"]),
-            name=str(v.get("nm") or ""),
-            src=str(v.get("src") or ""),
-            x=float(v["x"]),
-            y=float(v["y"]),
-            w=float(v["w"]),
-            h=float(v["h"]),
-            label=str(v.get("lab") or ""),
-            parts=tuple(str(p) for p in v.get("p") or []),
-            insert_at=int(v.get("ei") or 0),
-        )
 
 
 @dataclass(slots=True)
@@ -154,7 +124,7 @@ class FrameDoc:
 class FrameRead:
     """One document's script answer with the reads (or notes) of its slots."""
 
-    raw: dict[str, Any]
+    answer: Observed
     doc: FrameDoc
     children: dict[int, FrameRead] = field(default_factory=dict)
     notes: dict[int, str] = field(default_factory=dict)
@@ -182,9 +152,12 @@ class RefTable:
 
 @dataclass(slots=True)
 class Merged:
-    raw: dict[str, Any]  # one answer in the script's form, for observations.build
+    answer: Observed  # the documents' answers as one, for observations.build
     docs: list[FrameDoc]
     locators: dict[int, tuple[int, int]]  # public number -> (document index, registry number)
+
+
+_Emitted = tuple[list[Entry], list[Element], list[tuple[int, str]]]
 
 
 class _Merger:
@@ -197,11 +170,12 @@ class _Merger:
         self.omitted = 0
         self.clipped = 0
 
-    def ctx(self, raw: dict[str, Any], i: Any) -> int:
-        table = raw.get("cx") or []
-        if not isinstance(i, int) or not 0 <= i < len(table):
+    def ctx(self, answer: Observed, i: int) -> int:
+        """Context `i` of a document's answer in the pooled contexts (-1: none)."""
+        table = answer.contexts
+        if not 0 <= i < len(table):
             return -1
-        s = str(table[i])
+        s = table[i]
         j = self.index.get(s)
         if j is None:
             j = self.index[s] = len(self.contexts)
@@ -213,21 +187,20 @@ class _Merger:
         self.locators[n] = (di, int(ref[1:]))
         return f"e{n}"
 
-    # PLR0912: one branch per content item kind
-    def emit(self, fr: FrameRead, parent: int) -> tuple[list[Any], list[Any], list[list[Any]]]:  # noqa: PLR0912
+    def emit(self, fr: FrameRead, parent: int) -> _Emitted:
         """One document's content, elements and signatures, its frames' spliced in."""
         di = len(self.docs)
         self.docs.append(replace(fr.doc, parent=parent))
-        raw = fr.raw
-        self.omitted += int(raw.get("om") or 0)
-        self.clipped += int(raw.get("cl") or 0)
+        answer = fr.answer
+        self.omitted += answer.omitted
+        self.clipped += answer.clipped
         # elements first, frames emitted where their iframe is: public numbers follow document order
-        reads: dict[int, tuple[list[Any], list[Any], list[list[Any]]]] = {}
+        reads: dict[int, _Emitted] = {}
         slots_at: dict[int, list[int]] = {}
-        for s in raw.get("fr") or []:
-            slots_at.setdefault(int(s.get("ei") or 0), []).append(int(s["n"]))
-        own = list(raw.get("el") or [])
-        elements: list[Any] = []
+        for s in answer.slots:
+            slots_at.setdefault(s.insert_at, []).append(s.n)
+        own = answer.elements
+        elements: list[Element] = []
         for i in range(len(own) + 1):
             for n in slots_at.get(i, []):
                 child = fr.children.get(n)
@@ -235,31 +208,26 @@ class _Merger:
                     reads[n] = self.emit(child, di)
                     elements.extend(reads[n][1])
             if i < len(own):
-                e = dict(own[i])
-                c = self.ctx(raw, e.pop("c", None))
-                if c >= 0:
-                    e["c"] = c
-                e["ref"] = self.pub(di, str(e["ref"]))
-                elements.append(e)
+                e = own[i]
+                elements.append(
+                    structs.replace(e, context=self.ctx(answer, e.context), ref=self.pub(di, e.ref))
+                )
         for n, child in fr.children.items():
             if n not in reads:
                 reads[n] = self.emit(child, di)
-        content: list[Any] = []
-        for item in raw.get("ct") or []:
-            e = dict(item)
-            c = self.ctx(raw, e.pop("c", None))
-            if e.get("k") == "frame" and "f" in e:
-                n = int(e["f"])
+        content: list[Entry] = []
+        for item in answer.content:
+            c = self.ctx(answer, item.context)
+            if item.kind == "frame" and item.frame is not None:
+                n = item.frame
                 if n in reads:
                     content.extend(reads[n][0])
                     continue
-                e = {"k": "frame", "t": fr.notes.get(n, "frame (not read)")}
-            if c >= 0:
-                e["c"] = c
-            if e.get("e"):
-                e["e"] = [self.pub(di, r) for r in e["e"]]
-            content.append(e)
-        sigs = [[self.table.public(fr.doc.id, int(n)), s] for n, s in raw.get("sg") or []]
+                content.append(Entry("frame", fr.notes.get(n, "frame (not read)"), c))
+                continue
+            refs = [self.pub(di, r) for r in item.refs]
+            content.append(structs.replace(item, context=c, refs=refs))
+        sigs = [(self.table.public(fr.doc.id, n), s) for n, s in answer.signatures]
         for r in reads.values():
             sigs.extend(r[2])
         return content, elements, sigs
@@ -278,9 +246,21 @@ def merge(root: FrameRead, table: RefTable, max_entries: int = 5000) -> Merged:
         del content[keep:]
     # the main document's own fields pass as they are (url, title, viewport, ...), less the ones
     # frames add for the host
-    raw = {k: v for k, v in root.raw.items() if k not in FRAME_FIELDS}
-    raw.update(cx=m.contexts, ct=content, el=elements, sg=sigs, om=omitted, cl=m.clipped)
-    return Merged(raw, m.docs, m.locators)
+    answer = structs.replace(
+        root.answer,
+        contexts=m.contexts,
+        content=content,
+        elements=elements,
+        signatures=sigs,
+        omitted=omitted,
+        clipped=m.clipped,
+        frame_id="",
+        slots=[],
+        visited=0,
+        used_bytes=0,
+        used_element_bytes=0,
+    )
+    return Merged(answer, m.docs, m.locators)
 
 
 @dataclass(frozen=True, slots=True)

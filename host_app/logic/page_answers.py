@@ -31,8 +31,9 @@ def decode(raw: object, kind: type[T]) -> T | None:
         return None
 
 
-def wire(answer: msgspec.Struct) -> Any:
-    """An answer as the script sends it (short keys, lists), as `run_js` hands it on."""
+def wire(answer: object) -> Any:
+    """An answer (or a list of its parts) as the script sends it (short keys, lists), as
+    `run_js` hands it on."""
     return msgspec.to_builtins(answer)
 
 

@@ -264,6 +264,7 @@ def test_the_observation_schema_is_the_documented_header(doc: dict[str, Any]) ->
     builds, as a response shows it (the URL once, in page.url)."""
     from bridge_protocol import observation as wire
     from host_app.core.observations import build
+    from host_app.logic.observed import Element, Observed
 
     schema = doc["components"]["schemas"]["Observation"]
     result = doc["components"]["schemas"]["ObservationResult"]
@@ -273,14 +274,15 @@ def test_the_observation_schema_is_the_documented_header(doc: dict[str, Any]) ->
     example = json.loads(found.group(1))
     assert conforms(schema, example, doc)
     url = "http://127.0.0.1:8000/shop"
-    raw = {
-        "u": url,
-        "ti": "Shop",
-        "vp": [0, 120, 1920, 947],
-        "dc": [1920, 5230],
-        "el": [{"ref": "e1", "role": "link", "name": "Top", "dest": url + "#"}],
-        "cl": 1,
-    }
+    raw = Observed(
+        (1.0, 1),
+        url=url,
+        title="Shop",
+        viewport=(0, 120, 1920, 947),
+        document=(1920, 5230),
+        elements=[Element("e1", "link", name="Top", dest=url + "#")],
+        clipped=1,
+    )
     for mode in ("semantic", "hybrid", "visual"):
         built, _ = build(raw, obs_id="obs_1", seq=1, mode=mode, captured_at="2026-05-01T12:00Z")
         page = {"id": "page_1", "session_id": "Session1", "url": url}

@@ -17,7 +17,8 @@ from host_app.core.kept import Kept
 from host_app.logic import aio
 from host_app.logic import frames as frames_logic
 from host_app.logic.frames import FrameDoc, FrameRead, HostFrame
-from host_app.logic.page_answers import RefCheck, SlotRead, wire
+from host_app.logic.observed import Observed
+from host_app.logic.page_answers import RefCheck, SlotRead, decode, wire
 
 
 @dataclass
@@ -167,7 +168,9 @@ def test_read_passes_what_the_bounds_leave_and_notes_frames_not_read(
         "el": [],
         "fr": [slot(2, "a"), slot(3, "c"), slot(4, "gone")],
     }
-    root = FrameRead(root_raw, FrameDoc("main", (1.0, 1)))
+    answer = decode(root_raw, Observed)
+    assert answer is not None
+    root = FrameRead(answer, FrameDoc("main", (1.0, 1)))
     monkeypatch.setattr(frames_logic, "MAX_FRAMES", 3)
     run(frame_reads.read(d, top, root, "semantic"))
     assert [b["v"] for b in d.budgets] == [50_000 - 100, 50_000 - 110]
@@ -181,7 +184,7 @@ def test_read_passes_what_the_bounds_leave_and_notes_frames_not_read(
         3: "frame c (not read: observation bounds)",
         4: "frame gone (not read: the engine has no such frame)",
     }
-    assert root_raw["om"] == 1
+    assert root.answer.omitted == 1
 
 
 def test_kept_locate_defaults_to_the_main_frame(tmp_path: Path) -> None:

@@ -12,13 +12,14 @@ from host_app.logic.frames import (
     HostFrame,
     Level,
     RefTable,
-    Slot,
     free_point,
     match,
     merge,
     scroll_step,
     shown,
 )
+from host_app.logic.observed import Observed, Slot
+from host_app.logic.page_answers import decode, wire
 
 
 def slot(n: int, src: str = "", name: str = "", w: float = 300, h: float = 150, **kw: Any) -> Slot:
@@ -82,23 +83,28 @@ def raw(
     el: list[dict[str, Any]] | None = None,
     fr: list[dict[str, Any]] | None = None,
     om: int = 0,
-) -> dict[str, Any]:
+) -> Observed:
     el = el or []
-    return {
-        "key": [1.0, 1],
-        "u": f"https://{fid}.example/",
-        "ti": fid,
-        "vp": [0, 0, 800, 600],
-        "dc": [800, 600],
-        "cx": cx or [],
-        "ct": ct or [],
-        "el": el,
-        "sg": [[int(e["ref"][1:]), f"button|button|{e.get('name', '')}"] for e in el],
-        "om": om,
-        "cl": 0,
-        "fid": fid,
-        "fr": fr or [],
-    }
+    answer = decode(
+        {
+            "key": [1.0, 1],
+            "u": f"https://{fid}.example/",
+            "ti": fid,
+            "vp": [0, 0, 800, 600],
+            "dc": [800, 600],
+            "cx": cx or [],
+            "ct": ct or [],
+            "el": el,
+            "sg": [[int(e["ref"][1:]), f"button|button|{e.get('name', '')}"] for e in el],
+            "om": om,
+            "cl": 0,
+            "fid": fid,
+            "fr": fr or [],
+        },
+        Observed,
+    )
+    assert answer is not None
+    return answer
 
 
 def doc(fid: str, slot_n: int = 0) -> FrameDoc:
@@ -126,7 +132,7 @@ def test_merge_splices_frames_in_document_order_with_public_refs() -> None:
     root.notes[10] = "frame https://gone.example/ (not read: the engine has no such frame)"
     table = RefTable(1)
     m = merge(root, table)
-    r = m.raw
+    r = wire(m.answer)
     assert sorted(r["cx"]) == ["main", 'main > frame "Pay"', 'main > frame "Pay" > form "Card"']
 
     def path(e: dict[str, Any]) -> str | None:
@@ -174,9 +180,9 @@ def test_merge_applies_the_entry_bound_across_frames() -> None:
     root = FrameRead(top, doc("top"))
     root.children[3] = FrameRead(child, doc("c", 3))
     m = merge(root, RefTable(1), max_entries=4)
-    assert [c["t"] for c in m.raw["ct"]] == ["a", "b"]
-    assert len(m.raw["el"]) == 2
-    assert m.raw["om"] == 2 + 2
+    assert [c.text for c in m.answer.content] == ["a", "b"]
+    assert len(m.answer.elements) == 2
+    assert m.answer.omitted == 2 + 2
 
 
 def test_ref_table_is_unique_across_documents_and_stable() -> None:

@@ -12,14 +12,22 @@ from hypothesis import strategies as st
 
 from bridge_protocol import observation as wire
 from host_app.core.observations import build
+from host_app.logic.observed import Observed
+from host_app.logic.page_answers import decode
 from host_app.logic.page_events import PageEvent
 
 URL = "http://127.0.0.1:8000/shop/list?page=2"
 AT = "2026-05-01T12:00:00.123Z"
 
 
-def raw(**extra: Any) -> dict[str, Any]:
+def raw(**extra: Any) -> Observed:
     """The observation script's answer for a small page (host_app/core/observe_js.py)."""
+    answer = decode(_raw(**extra), Observed)
+    assert answer is not None
+    return answer
+
+
+def _raw(**extra: Any) -> dict[str, Any]:
     return {
         "key": [1.5, 1],
         "u": URL,

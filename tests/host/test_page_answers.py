@@ -10,6 +10,7 @@ import msgspec
 
 from host_app.core import js, observe_js
 from host_app.logic.actionability import Cover
+from host_app.logic.observed import Element, Entry, Observed, Slot
 from host_app.logic.page_answers import (
     AriaOption,
     ElementInfo,
@@ -204,3 +205,93 @@ def test_the_selector_snapshot_reads_its_nodes_and_links() -> None:
     assert decode({}, SnapshotAnswer) == SnapshotAnswer()
     assert decode(None, SnapshotAnswer) is None
     assert decode({"n": [["a", {}, "x"]]}, SnapshotAnswer) is None
+
+
+# --- the observation's answer (host_app/logic/observed.py) ---------------------------------------
+
+
+def _assigned(script: str, names: str) -> set[str]:
+    """The keys a script sets on the objects it holds in the variables `names` (`el.name=`)."""
+    return set(re.findall(rf"\b(?:{names})\.([a-z]+)=(?!=)", script))
+
+
+def _literal(script: str, start: str) -> set[str]:
+    """The keys of the object literals of a script that begin with `start` (`{k:`)."""
+    found = set()
+    for body in re.findall(re.escape(start) + r"[^}]*\}", script):
+        found |= set(re.findall(r"[{,]\s*([a-z]+):", body))
+    return found
+
+
+def test_the_observation_structs_name_every_key_the_script_sends() -> None:
+    script = observe_js._OBSERVE
+    assert _names(Observed) == _keys(script)
+    # content entries: the literals that open them, the keys set on them after
+    entry_keys = _literal(script, "{k:") | _assigned(script, "e|te|te2|re|le|ie|fe")
+    assert _names(Entry) == entry_keys
+    assert _names(Element) == _literal(script, "var el={") | _assigned(script, "el")
+    assert _names(Slot) == _literal(script, "slots.push({")
+
+
+OBSERVED = {
+    "key": [17.5, 2],
+    "u": "http://a/",
+    "ti": "A",
+    "vp": [0, 120, 800, 600],
+    "dc": [800, 5000],
+    "cx": ["main"],
+    "ct": [
+        {"k": "heading", "t": "Shop", "l": 1, "c": 0},
+        {"k": "table_cell", "t": "Price", "h": 1},
+        {"k": "table_row", "d": {"n": "Row"}},
+        {"k": "frame", "f": 3, "c": 0},
+        {"k": "text", "t": "Buy now", "e": ["e2"]},
+    ],
+    "el": [
+        {"ref": "e2", "role": "link", "name": "Buy", "dest": "http://a/buy", "c": 0},
+        {"ref": "e4", "role": "combobox", "value": "S", "st": ["expanded"], "opts": [["s", "S"]]},
+    ],
+    "sg": [[2, "a|link|Buy"], [4, "select|combobox|"]],
+    "om": 1,
+    "cl": 2,
+    "fid": "17.5:abc",
+    "fr": [
+        {"n": 3, "nm": "pay", "src": "http://b/", "x": 1, "y": 2, "w": 300, "h": 150,
+         "lab": "Pay", "p": ["main"], "ei": 1},
+    ],
+    "vs": 40,
+    "ub": 900,
+    "ueb": 300,
+    "np": ["captcha", "hcaptcha", "Solve it"],
+}  # fmt: skip
+
+
+def test_an_observation_decodes_to_readable_fields_and_back() -> None:
+    obs = decode(OBSERVED, Observed)
+    assert obs is not None
+    assert (obs.key, obs.url, obs.title, obs.frame_id) == ((17.5, 2), "http://a/", "A", "17.5:abc")
+    assert (obs.viewport, obs.document) == ((0, 120, 800, 600), (800, 5000))
+    assert (obs.omitted, obs.clipped, obs.visited, obs.used_bytes, obs.used_element_bytes) == (
+        1,
+        2,
+        40,
+        900,
+        300,
+    )
+    assert obs.content[0] == Entry("heading", "Shop", 0, level=1)
+    assert (obs.content[1].header, obs.content[2].details) == (1, {"n": "Row"})
+    assert (obs.content[3].frame, obs.content[4].refs) == (3, ["e2"])
+    assert obs.elements == [
+        Element("e2", "link", "Buy", dest="http://a/buy", context=0),
+        Element("e4", "combobox", value="S", states=["expanded"], options=[("s", "S")]),
+    ]
+    assert obs.signatures == [(2, "a|link|Buy"), (4, "select|combobox|")]
+    assert obs.slots == [Slot(3, "pay", "http://b/", 1, 2, 300, 150, "Pay", ("main",), 1)]
+    assert obs.person == ["captcha", "hcaptcha", "Solve it"]
+    assert msgspec.json.decode(msgspec.json.encode(obs)) == OBSERVED
+    # a frame's document sends no person; a key-less answer is no observation
+    frame = decode({"key": [1, 1], "np": None}, Observed)
+    assert frame == Observed((1.0, 1))
+    assert msgspec.json.decode(msgspec.json.encode(frame)) == {"key": [1.0, 1]}
+    assert decode({"u": "http://a/"}, Observed) is None
+    assert decode(None, Observed) is None
