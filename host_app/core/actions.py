@@ -69,11 +69,6 @@ WHEEL_MAX_UNITS = 1200  # one wheel event's angle at most (ten notches)
 Locator = Callable[[Snapshot], DomNode | None]
 
 
-def focused(answer: object) -> Focused:
-    """The focus scripts' answer; anything else (a document gone meanwhile) is NO."""
-    return next((f for f in Focused if f.value == answer), Focused.NO)
-
-
 @dataclass(slots=True)
 class DomTarget:
     """A target found in the page's DOM snapshot (a selector's first match, a link's best

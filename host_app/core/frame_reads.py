@@ -12,8 +12,8 @@ from bridge_protocol import ErrorId, SvcError
 from ..logic import aio
 from ..logic import frames as fl
 from ..logic.observed import Observed
-from ..logic.page_answers import RefCheck, SlotRead, decode
-from . import observe_js, operations
+from ..logic.page_answers import RefCheck
+from . import js, observe_js, operations
 from .kept import Kept
 from .page_driver import FrameDriver, ObsDriver
 
@@ -96,9 +96,7 @@ async def read(page: FrameDriver, tree: fl.HostFrame, root: fl.FrameRead, mode: 
                 vis=[cclip.x - coff[0], cclip.y - coff[1], cclip.w, cclip.h],
             )
             count += 1
-            answer = decode(
-                await page.run_js_in(child.handle, observe_js.observe(mode, budget)), Observed
-            )
+            answer = await page.run(observe_js.observe(mode, budget), child.handle)
             if answer is None:
                 fr.notes[s.n] = f"frame {child.url} (not readable)"
                 continue
@@ -149,7 +147,7 @@ async def resolve(
         f for p, f in tree.walk() if p and f is not first
     ]
     for hf in candidates:
-        v = decode(await page.run_js_in(hf.handle, observe_js.check(numbers)), RefCheck)
+        v = await page.run(observe_js.check(numbers), hf.handle)
         if v is None or v.id != doc.id:
             continue
         key = v.key
@@ -166,7 +164,7 @@ async def resolve(
         parent: object = tree.handle
     else:
         parent, _ = await resolve(page, tree, kept, obs_id, doc.parent, numbers=[], ref=ref)
-    if decode(await page.run_js_in(parent, observe_js.slot(doc.slot)), SlotRead) is None:
+    if await page.run(observe_js.slot(doc.slot), parent) is None:
         raise _stale("element_removed", kept, d, obs_id, ref=ref, message="left the document")
     raise _stale("navigated", kept, d, obs_id, ref=ref, message="navigated since the observation")
 
@@ -183,9 +181,7 @@ async def settle(page: ObsDriver, docs: list[fl.FrameDoc], deadline: float) -> N
         for doc in docs:
             hf = tree.at(doc.path)
             if hf is not None:
-                states.append(
-                    await page.run_js_in(hf.handle, "JSON.stringify(document.readyState)")
-                )
+                states.append(await page.run(js.READY_STATE, hf.handle))
         if all(s in ("interactive", "complete", None) for s in states):
             return
         await aio.sleep(page.loop, operations.PROBE_INTERVAL)

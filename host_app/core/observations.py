@@ -44,13 +44,13 @@ from ..logic import aio
 from ..logic import frames as fl
 from ..logic import page_answers as answers
 from ..logic.observed import Element, Entry, Observed
-from ..logic.page_answers import Loads, RefCheck, decode
+from ..logic.page_answers import Loads, RefCheck
 from ..logic.page_events import PageEvent
 from ..logic.person import needs_person
 from . import frame_reads, js, observe_js, operations
 from .actions import act
 from .kept import Kept, Key
-from .page_driver import ObsDriver
+from .page_driver import Call, ObsDriver
 from .progress import (
     LoadMark,
     navigation_started,
@@ -235,13 +235,13 @@ async def observe(
     """Read the page now; keep the locators; add the viewport PNG for hybrid and visual."""
     captured_at = _now()
     tree = page.frame_tree()
-    answer = decode(await page.run_js(observe_js.observe(mode)), Observed)
+    answer = await page.run(observe_js.observe(mode))
     if answer is None:
         # the document was being replaced (a popup leaving about:blank, a late commit): read
         # the one that replaced it once more before failing
         await aio.sleep(page.loop, RETRY_READ)
         tree = page.frame_tree()
-        answer = decode(await page.run_js(observe_js.observe(mode)), Observed)
+        answer = await page.run(observe_js.observe(mode))
     if answer is None:
         raise SvcError.of(
             ErrorId.SEMANTIC_EXTRACTION_FAILED,
@@ -305,11 +305,11 @@ async def revalidate(page: ObsDriver, kept: Kept, obs_id: str, numbers: list[int
     """OBSERVATION_STALE unless the page (the session's root page or a popup) holds the
     observation's document, each frame holding a target holds the document it had, and every
     target still has its signature."""
-    code = _check_script(page, kept, obs_id, numbers)
-    await _verify(page, kept, obs_id, numbers, await page.run_js(code))
+    call = _check(page, kept, obs_id, numbers)
+    await _verify(page, kept, obs_id, numbers, await page.run(call))
 
 
-def _check_script(page: ObsDriver, kept: Kept, obs_id: str, numbers: list[int]) -> str:
+def _check(page: ObsDriver, kept: Kept, obs_id: str, numbers: list[int]) -> Call[RefCheck | None]:
     """The main document's check of `revalidate`, once the page is known to be the
     observation's."""
     first = f"e{numbers[0]}" if numbers else None
@@ -325,15 +325,14 @@ def _check_script(page: ObsDriver, kept: Kept, obs_id: str, numbers: list[int]) 
 
 
 async def _verify(
-    page: ObsDriver, kept: Kept, obs_id: str, numbers: list[int], raw: object
+    page: ObsDriver, kept: Kept, obs_id: str, numbers: list[int], v: RefCheck | None
 ) -> None:
-    """`revalidate` on the main document's check answer `raw`, then each frame's."""
+    """`revalidate` on the main document's check answer `v`, then each frame's."""
     by_doc: dict[int, list[int]] = {}
     for n in numbers:
         by_doc.setdefault(kept.locate(n)[0], []).append(n)
     main = by_doc.pop(0, [])
     first = f"e{numbers[0]}" if numbers else None
-    v = decode(raw, RefCheck)
     if v is None:
         raise _stale("navigated", obs_id, first, "the page holds no readable document now")
     key = v.key
@@ -389,8 +388,7 @@ async def run_ref_actions(
             )
         numbers.append(n)
     # whole batch first: document sequence and every target before any input
-    code = _check_script(page, kept, obs_id, numbers)
-    (checked,), before, loads = await LoadMark.with_loads(page, code)
+    checked, before, loads = await LoadMark.with_loads(page, _check(page, kept, obs_id, numbers))
     await _verify(page, kept, obs_id, numbers, checked)
     mark = page.downloads.mark()
     page.pointer = None
@@ -400,16 +398,15 @@ async def run_ref_actions(
                 await aio.sleep(page.loop, seconds)
             case RefScroll(delta_x=dx, delta_y=dy):
                 await revalidate(page, kept, obs_id, [])
-                dims = await page.run_js("JSON.stringify([innerWidth,innerHeight])")
-                vw, vh = dims if isinstance(dims, list) else (800, 600)
+                vw, vh = await page.run(js.VIEWPORT)
                 # after a click or hover of this batch the wheel goes where the mouse is (a
                 # frame or scroll box under it scrolls, as for a person); else at the viewport's
                 # center
                 x, y = page.pointer if page.pointer is not None else (vw / 2, vh / 2)
                 offsets = js.scroll_offsets(x, y)
-                unscrolled = await page.run_js(offsets)
+                unscrolled = await page.run(offsets)
                 page.wheel(x, y, dx, dy)
-                await scroll_done(page, partial(page.run_js, offsets), unscrolled)
+                await scroll_done(page, partial(page.run, offsets), unscrolled)
             case RefClick() | RefHover() | RefType() | RefClear() | RefPress() | RefSelect():
                 if index > 0 or page.load_starts != before.starts:
                     # an earlier action may have changed the page: check this target again

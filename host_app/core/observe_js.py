@@ -20,7 +20,17 @@ from __future__ import annotations
 import json
 
 from .. import scripts
+from ..logic.observed import Observed
+from ..logic.page_answers import (
+    ConformanceReading,
+    ElementInfo,
+    RefCheck,
+    SlotRead,
+    read_as,
+    read_or,
+)
 from ..logic.person import DETECT_JS
+from .page_driver import Call, Focused, Script
 
 # What they share: the registry, roles, names, states, signatures, the hit test.
 _COMMON = scripts.load("observe_common.js")
@@ -52,35 +62,42 @@ CARET_END = scripts.load("caret_end.js")
 _FOCUS = scripts.load("focus.js", COMMON=_COMMON, CARET_END=CARET_END)
 
 
-def observe(mode: str, frame: dict[str, object] | None = None) -> str:
+def observe(mode: str, frame: dict[str, object] | None = None) -> Call[Observed | None]:
     """The observation script; `frame` (for a frame's document) carries the bounds left and the
-    iframe's context parts, label and visual rect (docs/observations.md "Frames")."""
-    return f"{_OBSERVE}({json.dumps(mode)},{json.dumps(frame)})"
+    iframe's context parts, label and visual rect (docs/observations.md "Frames"). A key-less
+    answer is no document's."""
+    code = f"{_OBSERVE}({json.dumps(mode)},{json.dumps(frame)})"
+    return Call(Script.OBSERVE, code, read_as(Observed), (mode, frame))
 
 
-def probe(selector: str) -> str:
+def probe(selector: str) -> Call[list[ConformanceReading]]:
     """What the last observation gave for each node matching `selector` (`_PROBE`)."""
-    return f"{_PROBE}({json.dumps(selector)})"
+    code = f"{_PROBE}({json.dumps(selector)})"
+    return Call(Script.CONFORMANCE, code, read_or(list[ConformanceReading], []), (selector,))
 
 
-def check(numbers: list[int]) -> str:
-    return f"{_CHECK}({json.dumps(numbers)})"
+def check(numbers: list[int]) -> Call[RefCheck | None]:
+    code = f"{_CHECK}({json.dumps(numbers)})"
+    return Call(Script.CHECK, code, read_as(RefCheck), (numbers,))
 
 
-def element(number: int) -> str:
-    return f"{_ELEMENT}({number})"
+def element(number: int) -> Call[ElementInfo | None]:
+    return Call(Script.ELEMENT, f"{_ELEMENT}({number})", read_as(ElementInfo), (number,))
 
 
-def element_at(index: int, tag: str) -> str:
-    return f"{_ELEMENT_AT}({index},{json.dumps(tag)})"
+def element_at(index: int, tag: str) -> Call[ElementInfo | None]:
+    code = f"{_ELEMENT_AT}({index},{json.dumps(tag)})"
+    return Call(Script.ELEMENT_AT, code, read_as(ElementInfo), (index, tag))
 
 
-def slot(number: int, point: tuple[float, float] | None = None) -> str:
+def slot(number: int, point: tuple[float, float] | None = None) -> Call[SlotRead | None]:
     """The content box of iframe `number` in this document's viewport; with `point`, whether this
     document's hit test there lands on that iframe (the frame is not covered at that point)."""
-    return f"{_SLOT}({number},{json.dumps(point)})"
+    code = f"{_SLOT}({number},{json.dumps(point)})"
+    return Call(Script.SLOT, code, read_as(SlotRead), (number, point))
 
 
-def focus(number: int, in_frame: bool = False, end: bool = False) -> str:
+def focus(number: int, in_frame: bool = False, end: bool = False) -> Call[Focused]:
     """Answers "no", "yes" or "end" (`CARET_END`)."""
-    return f"{_FOCUS}({number},{json.dumps(in_frame)},{json.dumps(end)})"
+    code = f"{_FOCUS}({number},{json.dumps(in_frame)},{json.dumps(end)})"
+    return Call(Script.FOCUS, code, Focused.of, (number, in_frame, end))

@@ -433,8 +433,7 @@ async def rendered_html(page: PageDriver, deadline: float) -> str:
         if reads > 1:
             await aio.sleep(page.loop, HTML_REREAD)
         if reads % 2:
-            read = await page.run_js(js.OUTER_HTML)
-            html = read if isinstance(read, str) else None
+            html = await page.run(js.OUTER_HTML)
         else:
             html = await aio.within(page.loop, page.to_html(), TO_HTML_PATIENCE, None)
     if reads:

@@ -1,6 +1,8 @@
 """What the Qt-free drivers of `core/` need of a page, in one place: the protocols that
 `host_app.engine.session_browser.SessionBrowser` implements with QtWebEngine (and
-tests/host/fakepage.py without it), with the plain values they speak (`Snapshot`, `Focused`).
+tests/host/fakepage.py without it), with the plain values they speak (`Snapshot`, `Focused`),
+and what a page is sent: a `Call`, a script named by `Script` with its arguments, whose answer
+the page's one method `run` reads once into the call's type.
 
 From the smallest to the whole: `Renderer` (scripts in the page, for the progress waits of
 `progress`) and `Loading` (its load counters); `Pointer` (the input an action sends), `Target`
@@ -14,8 +16,9 @@ no other module of `core/` declares a page protocol).
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from bridge_protocol.selectors import DomNode
 
@@ -28,6 +31,50 @@ from ..logic.page_events import PageEvent
 from ..logic.readiness import Probe
 from ..logic.traffic import Counters
 
+T = TypeVar("T")
+
+# --- a script sent to a page ---------------------------------------------------------------------
+
+
+class Script(enum.Enum):
+    """Which script a `Call` sends: its file in host_app/scripts/, or what the one-line reads
+    that `js` writes out read. A fake page answers a call by this, never by its text."""
+
+    ANIMATIONS_LEFT = "animations_left.js"
+    CHECK = "ref_check.js"
+    CONFORMANCE = "conformance_reader.js"
+    DOC_SIZE = "doc_size.js"
+    ELEMENT = "element.js"
+    ELEMENT_AT = "element_at.js"
+    FOCUS = "focus.js"
+    FOCUS_AT = "focus_at.js"
+    INNER_HEIGHT = "innerHeight"
+    OBSERVE = "observe.js"
+    OUTER_HTML = "outer_html.js"
+    PENDING_LOADS = "pending_loads.js"
+    PROBE = "load_probe.js"
+    READY_STATE = "document.readyState"
+    SCROLL_OFFSETS = "scroll_offsets.js"
+    SLOT = "slot.js"
+    SNAPSHOT = "snapshot.js"
+    TICK = "tick.js"
+    TOGETHER = "together"  # several calls in one round trip (js.together), its args the calls
+    VIEWPORT = "[innerWidth,innerHeight]"
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Generic[T]):
+    """One script for a page's isolated world (built by `js` and `observe_js`): which it is and
+    with what arguments (as its builder got them), its text as the page gets it, and how its
+    answer is read: `read` takes the JSON the script returned, parsed (None: no answer, the
+    document gone), and gives the typed answer, once, where it enters Python (`Renderer.run`)."""
+
+    script: Script
+    code: str
+    read: Callable[[object], T]
+    args: tuple[Any, ...] = ()
+
+
 # --- the renderer and its loads (progress) -------------------------------------------------------
 
 
@@ -36,7 +83,10 @@ class Renderer(Protocol):
 
     @property
     def loop(self) -> aio.Loop: ...
-    def run_js(self, code: str) -> aio.Future[Any]: ...
+    def run(self, call: Call[T], frame: object = None) -> aio.Future[T]:
+        """`call` in the isolated world of the current page's main document, or of `frame` (a
+        `HostFrame.handle`), its answer read by `call.read`."""
+        ...
 
 
 class Loading(Renderer, Protocol):
@@ -69,6 +119,11 @@ class Focused(enum.Enum):
     NO = "no"  # it cannot take focus
     YES = "yes"
     AT_END = "end"  # focused, and its caret put after its text (asked with `end`)
+
+    @classmethod
+    def of(cls, answer: object) -> Focused:
+        """The focus scripts' answer; anything else (a document gone meanwhile) is NO."""
+        return next((f for f in cls if f.value == answer), cls.NO)
 
 
 @dataclass(slots=True)
@@ -184,7 +239,7 @@ class FrameDriver(Protocol):
     """What reading and finding frames needs of the engine (SessionBrowser)."""
 
     def frame_tree(self) -> fl.HostFrame: ...
-    def run_js_in(self, frame: object, code: str) -> aio.Future[Any]: ...
+    def run(self, call: Call[T], frame: object = None) -> aio.Future[T]: ...
 
 
 class ObsDriver(Protocol):
@@ -207,9 +262,8 @@ class ObsDriver(Protocol):
 
     pointer: tuple[float, float] | None  # where the last click or hover put the mouse
 
-    def run_js(self, code: str) -> aio.Future[Any]: ...
+    def run(self, call: Call[T], frame: object = None) -> aio.Future[T]: ...
     def frame_tree(self) -> fl.HostFrame: ...
-    def run_js_in(self, frame: object, code: str) -> aio.Future[Any]: ...
     def probe(self) -> aio.Future[Probe]: ...
     def mouse_click(self, x: float, y: float, move: bool, ctrl: bool = False) -> None: ...
     def mouse_move(self, x: float, y: float) -> None: ...

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..logic import aio
 from ..logic.page_answers import Loads, Tick
 from . import js
-from .page_driver import Loading, Renderer
+from .page_driver import Call, Loading, Renderer
+
+T = TypeVar("T")
 
 FRAME_WAIT = 0.1  # a page that renders no frames (hidden) is not waited for longer than this
 TICK_POLL = 0.002
@@ -35,7 +38,7 @@ ANIMATIONS_MAX = 1.0
 
 
 async def tick(page: Renderer) -> Tick:
-    return Tick.of(await page.run_js(js.TICK))
+    return await page.run(js.TICK)
 
 
 DOWNLOAD_CLICK_READ = 0.5
@@ -45,8 +48,8 @@ async def download_clicked(page: Renderer) -> bool:
     """Whether the batch clicked an `<a download>` the page did not cancel. Bounded: after a
     click that opened a popup this reads a page that may be replacing its first document, and
     the engine may never answer a script sent to a frame that went away."""
-    read = aio.within(page.loop, page.run_js(js.TICK), DOWNLOAD_CLICK_READ, None)
-    return Tick.of(await read).download_click
+    read = await aio.within(page.loop, page.run(js.TICK), DOWNLOAD_CLICK_READ, None)
+    return read is not None and read.download_click
 
 
 async def next_turn(page: Renderer, first: Tick) -> Tick:
@@ -176,16 +179,12 @@ class LoadMark:
         return cls(starts, loading, t.document, t.navigates)
 
     @classmethod
-    async def with_loads(cls, page: Loading, *first: str) -> tuple[list[object], LoadMark, Loads]:
-        """`read` and `pending_loads` in one round trip, after the reads `first` (scripts whose
-        raw answers come first)."""
+    async def with_loads(cls, page: Loading, first: Call[T]) -> tuple[T, LoadMark, Loads]:
+        """`read` and `pending_loads` in one round trip, after the call `first` (whose answer
+        comes first)."""
         starts, loading = page.load_starts, page.loading
-        answer = await page.run_js(js.together(*first, js.TICK, js.PENDING_LOADS))
-        raw = answer if isinstance(answer, list) and len(answer) == len(first) + 2 else []
-        if not raw:
-            raw = [None] * (len(first) + 2)
-        mark = cls.after(starts, loading, Tick.of(raw[-2]))
-        return raw[:-2], mark, Loads.of(raw[-1])
+        answer, t, loads = await page.run(js.together(first, js.TICK, js.PENDING_LOADS))
+        return answer, cls.after(starts, loading, t), loads
 
     def moved(self, page: Loading) -> bool:
         """A load started since the mark: a new start, or loading that was not there."""
@@ -230,7 +229,7 @@ async def navigation_started(page: Loading, mark: LoadMark) -> bool:
 
 async def pending_loads(page: Renderer) -> Loads:
     """The main document's external scripts still to run and stylesheets still to load."""
-    return Loads.of(await page.run_js(js.PENDING_LOADS))
+    return await page.run(js.PENDING_LOADS)
 
 
 async def loads_done(page: Renderer, before: frozenset[str], end: float) -> None:
@@ -256,15 +255,15 @@ async def tree_quiet(page: Renderer, end: float) -> None:
         await aio.sleep(page.loop, SCRIPTS_POLL)
 
 
-async def animations_done(page: Renderer, end: float, first: object = None) -> None:
+async def animations_done(page: Renderer, end: float, first: float | None = None) -> None:
     """Until the main document's finite CSS transitions and animations have ended, at the latest
     at `end`; then one frame. An animation that started in the meantime is waited for too.
     `first`: ANIMATIONS_LEFT's answer just read, if it was (None: read it)."""
     waited = False
     while (now := page.loop.time()) < end:
-        left = first if first is not None else await page.run_js(js.ANIMATIONS_LEFT)
+        left = first if first is not None else await page.run(js.ANIMATIONS_LEFT)
         first = None
-        if not isinstance(left, int | float) or left <= 0:
+        if left is None or left <= 0:
             break
         waited = True
         await aio.sleep(page.loop, min(left / 1000 + TICK_POLL, end - now))
@@ -284,13 +283,13 @@ async def what_input_set_going(page: Renderer, before: Loads, deadline: float) -
     counters read with the loads, before the waits (`download_clicked` need not read them
     again)."""
     end = deadline - 0.5
-    answer = await page.run_js(js.together(js.PENDING_LOADS, js.ANIMATIONS_LEFT, js.TICK))
-    ok = isinstance(answer, list) and len(answer) == 3
-    loads, left, counters = answer if ok else (None, None, None)
-    if Loads.of(loads).inserted != before.inserted:
+    loads, left, counters = await page.run(
+        js.together(js.PENDING_LOADS, js.ANIMATIONS_LEFT, js.TICK)
+    )
+    if loads.inserted != before.inserted:
         t = page.loop.time()
         await loads_done(page, before.pending, min(t + INSERTED_SCRIPTS_WAIT, end))
         await tree_quiet(page, min(page.loop.time() + TREE_QUIET_MAX, end))
         left = None  # read again: what the loads built may animate
     await animations_done(page, min(page.loop.time() + ANIMATIONS_MAX, end), left)
-    return Tick.of(counters)
+    return counters

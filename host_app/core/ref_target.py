@@ -21,9 +21,8 @@ from msgspec.structs import replace
 from bridge_protocol import ErrorId, SvcError
 
 from ..logic import frames as fl
-from ..logic.page_answers import ElementInfo, SlotRead, decode
+from ..logic.page_answers import ElementInfo
 from . import frame_reads, observe_js
-from .actions import focused
 from .kept import Kept
 from .page_driver import Focused, ObsDriver
 from .progress import scroll_done
@@ -73,14 +72,12 @@ class RefTarget:
         levels: list[fl.Level] = []
         rendered = True
         for (_, handle), (doc, _) in itertools.pairwise(chain):
-            s = decode(await self.page.run_js_in(handle, observe_js.slot(doc.slot)), SlotRead)
+            s = await self.page.run(observe_js.slot(doc.slot), handle)
             if s is None:
                 return None  # the iframe left its document
             rendered = rendered and s.visible
             levels.append(fl.Level(s.vw, s.vh, fl.Box(s.x, s.y, s.w, s.h)))
-        info = decode(
-            await self.page.run_js_in(chain[-1][1], observe_js.element(local)), ElementInfo
-        )
+        info = await self.page.run(observe_js.element(local), chain[-1][1])
         if info is None:
             return None
         levels.append(fl.Level(info.vw, info.vh))
@@ -90,7 +87,7 @@ class RefTarget:
     async def element(self) -> ElementInfo | None:
         d, local = self.kept.locate(self.number)
         if d == 0:
-            return decode(await self.page.run_js(observe_js.element(local)), ElementInfo)
+            return await self.page.run(observe_js.element(local))
         chain = await self._chain(d)
         geo = await self._geometry(chain, local)
         stuck = 0
@@ -132,8 +129,8 @@ class RefTarget:
             if not hit:
                 break
             point = (gx - offs[i][0], gy - offs[i][1])
-            code = observe_js.slot(chain[i + 1][0].slot, point)
-            s = decode(await self.page.run_js_in(chain[i][1], code), SlotRead)
+            call = observe_js.slot(chain[i + 1][0].slot, point)
+            s = await self.page.run(call, chain[i][1])
             hit = s is not None and s.hit is True
             if not hit and s is not None:
                 # what covers the frame there, in the document that holds it
@@ -154,22 +151,17 @@ class RefTarget:
     async def tag(self) -> str:
         """The element's tag, read in its own frame."""
         d, local = self.kept.locate(self.number)
-        if d == 0:
-            v = await self.page.run_js(observe_js.element(local))
-        else:
-            v = await self.page.run_js_in((await self._chain(d))[-1][1], observe_js.element(local))
-        info = decode(v, ElementInfo)
+        frame = None if d == 0 else (await self._chain(d))[-1][1]
+        info = await self.page.run(observe_js.element(local), frame)
         return info.tag if info is not None else ""
 
     async def focus(self, *, end: bool = False) -> Focused:
         self.page.focus_view()
         d, local = self.kept.locate(self.number)
         if d == 0:
-            v = await self.page.run_js(observe_js.focus(local, end=end))
-        else:
-            chain = await self._chain(d)
-            v = await self.page.run_js_in(chain[-1][1], observe_js.focus(local, True, end))
-        return focused(v)
+            return await self.page.run(observe_js.focus(local, end=end))
+        chain = await self._chain(d)
+        return await self.page.run(observe_js.focus(local, True, end), chain[-1][1])
 
     def wheel(self, x: float, y: float, dx: int, dy: int) -> None:
         outer = self._outer

@@ -13,7 +13,7 @@ import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 from cryptography.hazmat.primitives import serialization
@@ -29,7 +29,7 @@ from bridge_protocol.browser_data import StagedCookie
 from bridge_protocol.identity import FingerprintProfile
 from bridge_protocol.selectors import DomNode, build_tree
 
-from ..core import actions, js, operations, page_driver
+from ..core import js, operations, page_driver
 from ..logic import aio, cookie_files, trust
 from ..logic import assets as assets_logic
 from ..logic.actionability import Box
@@ -46,7 +46,7 @@ from ..logic.frames import MAX_DEPTH, HostFrame
 from ..logic.identity import hint_headers
 from ..logic.images import QT_FORMAT, qt_quality
 from ..logic.memory import RendererMemory
-from ..logic.page_answers import ElementInfo, SnapshotAnswer, decode
+from ..logic.page_answers import ElementInfo
 from ..logic.page_events import PageEvent, PageEvents
 from ..logic.page_stack import PageStack
 from ..logic.policy import IMAGE_SIZE, NetworkPolicy, Request, Route, Verdict, route_of
@@ -100,6 +100,8 @@ from .worker_cdp import SessionWorkers
 if TYPE_CHECKING:
     from .runtime import Engine
 
+
+T = TypeVar("T")
 
 MAX_FRAME_TREE = 200  # frames listed per page (the observation reads at most 64 of them)
 FRAME_JS_TIMEOUT = 5.0
@@ -830,6 +832,14 @@ class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
         self.pages.run_js(code).add_done_callback(done)
         return fut
 
+    def run(self, call: page_driver.Call[T], frame: object = None) -> aio.Future[T]:
+        """`call` in the current page's main document (`run_js`), or in `frame`'s (a
+        `HostFrame.handle`: `run_js_in`), its answer read once, where it enters Python."""
+        raw = self.run_js(call.code) if frame is None else self.run_js_in(frame, call.code)
+        fut: aio.Future[T] = aio.Future()
+        raw.add_done_callback(lambda got: fut.set_result(call.read(got.result())))
+        return fut
+
     def frame_tree(self) -> HostFrame:
         """The page's frames as plain data (html name, URL, size), their QWebEngineFrame kept as
         opaque handles: valid while the page lives, so used within one operation only."""
@@ -878,7 +888,7 @@ class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
         return fut
 
     async def _probe(self) -> Probe:
-        probe = decode(await self.run_js(js.PROBE), Probe)
+        probe = await self.run(js.PROBE)
         if probe is None:
             url = self._page().url().toString()
             return Probe(url, "loading", 0, 0, -1.0)
@@ -926,7 +936,7 @@ class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
             self.page.triggerAction(QWebEnginePage.WebAction.Stop)
 
     async def _snapshot(self) -> page_driver.Snapshot:
-        v = decode(await self.run_js(js.SNAPSHOT), SnapshotAnswer)
+        v = await self.run(js.SNAPSHOT)
         if v is None:
             return page_driver.Snapshot([], [])
         nodes = [DomNode(i, n.tag, n.attrs, n.parent) for i, n in enumerate(v.nodes)]
@@ -937,14 +947,14 @@ class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
         return _spawn(self._snapshot())
 
     async def _element(self, node: DomNode) -> ElementInfo | None:
-        return decode(await self.run_js(js.element(node.index, node.tag)), ElementInfo)
+        return await self.run(js.element(node.index, node.tag))
 
     def element(self, node: DomNode) -> aio.Future[ElementInfo | None]:
         return _spawn(self._element(node))
 
     async def _focus(self, node: DomNode, end: bool) -> page_driver.Focused:
         self._focus_view()
-        return actions.focused(await self.run_js(js.focus(node.index, node.tag, end)))
+        return await self.run(js.focus(node.index, node.tag, end))
 
     def focus(self, node: DomNode, end: bool = False) -> aio.Future[page_driver.Focused]:
         return _spawn(self._focus(node, end))
@@ -1080,10 +1090,7 @@ class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
         return _spawn(self._count_traffic(on))
 
     async def _document_size(self) -> tuple[int, int, int, int]:
-        v = await self.run_js(js.DOC_SIZE)
-        if not isinstance(v, list) or len(v) != 4:
-            return (0, 0, 0, 0)
-        return (int(v[0]), int(v[1]), int(v[2]), int(v[3]))
+        return await self.run(js.DOC_SIZE)
 
     def document_size(self) -> aio.Future[tuple[int, int, int, int]]:
         return _spawn(self._document_size())
@@ -1098,8 +1105,8 @@ class SessionBrowser:  # noqa: PLR0904  the god object issue 39 point 2 splits
         view.resize(old.width(), height)
         try:
             for _ in range(100):
-                inner = await self.run_js(js.INNER_HEIGHT)
-                if isinstance(inner, int) and inner >= height:
+                inner = await self.run(js.INNER_HEIGHT)
+                if inner is not None and inner >= height:
                     break
                 await aio.sleep(self.loop, 0.03)
             await aio.sleep(self.loop, 0.15)

@@ -33,8 +33,9 @@ class Entry(msgspec.Struct, frozen=True, omit_defaults=True):
 
     @classmethod
     def of(cls, event: PageEvent) -> Entry:
-        """A page event (a dialog, a popup, a download) as the content entry it is reported as."""
-        return cls(event.kind, event.text, details=dict(event.details))
+        """A page event (a dialog, a popup, a download) as the content entry it is reported as
+        (`PageEvent.entry`)."""
+        return msgspec.convert(event.entry(), cls)
 
 
 class Element(msgspec.Struct, frozen=True, omit_defaults=True):

@@ -1,17 +1,20 @@
 """The small answers of the isolated-world scripts (host_app/core/js.py,
-host_app/core/observe_js.py) as typed values, decoded once where a driver receives them
-(`decode`). No Qt here.
+host_app/core/observe_js.py) as typed values, decoded once where a driver receives them: each
+script is sent as a `core.page_driver.Call` whose `read` is `read_as`, `read_or` or a struct's
+`of`. No Qt here. (The observation's answer is host_app/logic/observed.py's.)
 
 The scripts keep their short keys on the wire; each field names the key it is read from
-(`name=`), and an answer that is a list is an `array_like` struct. Decoding is lax as the reads
-it replaced were: a script's 0 or 1 reads as a bool, an integral number as a float. The fakes
-answer with these structs (`wire`), so fake and product share one definition of each answer's
-shape. The page-load probe's answer is `logic.readiness.Probe`, an element's cover
-`logic.actionability.Cover`: the rules that read them keep them.
+(`name=`), and an answer that is a list is an `array_like` struct or a typed tuple. Decoding is
+lax as the reads it replaced were: a script's 0 or 1 reads as a bool, an integral number as a
+float. The fakes answer with these structs, read back from their wire form (`wire`) by the
+call's own read, so fake and product share one definition of each answer's shape. The page-load
+probe's answer is `logic.readiness.Probe`, an element's cover `logic.actionability.Cover`: the
+rules that read them keep them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import msgspec
@@ -29,6 +32,22 @@ def decode(raw: object, kind: type[T]) -> T | None:
         return msgspec.convert(raw, kind, strict=False)
     except msgspec.ValidationError:
         return None
+
+
+def read_as(kind: type[T]) -> Callable[[object], T | None]:
+    """How a script's answer is read (`core.page_driver.Call.read`) when it is a `kind` (a
+    struct, or a keyless answer's typed value: `tuple[int, int]`, `str`), None when it is not."""
+    return lambda raw: decode(raw, kind)
+
+
+def read_or(kind: type[T], default: T) -> Callable[[object], T]:
+    """As `read_as`, with `default` for no answer (or a malformed one)."""
+
+    def read(raw: object) -> T:
+        value = decode(raw, kind)
+        return default if value is None else value
+
+    return read
 
 
 def wire(answer: object) -> Any:
@@ -229,3 +248,13 @@ class SnapshotAnswer(msgspec.Struct, frozen=True):
 
     nodes: list[SnapshotNode] = field(default_factory=list, name="n")
     links: list[tuple[int, str]] = field(default_factory=list, name="k")
+
+
+class ConformanceReading(msgspec.Struct, frozen=True):
+    """What the last observation gave for one node the conformance reader matched
+    (observe_js.probe, tests of names and roles): its `data-` attributes, and its places in the
+    observation, most specific first: ("el", index in elements), ("ct", index in content) or
+    ("cx", a context part)."""
+
+    attributes: dict[str, str] = field(name="at")
+    places: list[tuple[str, int | str]] = field(name="rep")

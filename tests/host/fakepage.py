@@ -1,7 +1,8 @@
 """A fake page for the Qt-free host layers (operations, actions, observations, dispatch): a
 virtual clock, a small document of elements, and the renderer's counters moved by the input it
 receives. It implements `page_driver.PageDriver` and `page_driver.ObsDriver` (so
-`page_driver.Session`), answering the isolated-world scripts by their kind. No Qt, no process."""
+`page_driver.Session`), answering the isolated-world scripts by the script a call names
+(`page_driver.Script`) with the structs of host_app.logic.page_answers. No Qt, no process."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from bridge_protocol.selectors import DomNode, build_tree
-from host_app.core import js, observe_js
-from host_app.core.page_driver import Focused, Snapshot
+from host_app.core.page_driver import Call, Focused, Script, Snapshot
 from host_app.logic import aio
 from host_app.logic.downloads import Mark
 from host_app.logic.frames import HostFrame
+from host_app.logic.observed import Observed
 from host_app.logic.page_answers import ElementInfo, Loads, RefCheck, Tick, wire
 from host_app.logic.page_events import PageEvent
 from host_app.logic.readiness import Probe
@@ -153,38 +154,45 @@ class FakePage:  # noqa: PLR0904  fakes PageDriver: a method per member
     def downloads(self) -> FakeDownloads:
         return self._downloads
 
-    def run_js(self, code: str) -> aio.Future[Any]:  # noqa: PLR0911  one answer per page script
-        if (inner := js.parts(code)) is not None:  # js.together: each part's answer
-            return done([self.run_js(part).result() for part in inner])
-        if code == js.TICK:
-            self.counters["f"] += 1  # a frame passes between two reads
-            c = self.counters
-            tick = Tick(
-                self.doc_key[0], c["f"], c["m"], c["u"], c["k"], False, False, 0, False, c["f"]
-            )
-            return done(wire(tick))
-        if code.startswith(observe_js._CHECK):
-            sigs: dict[str, str | None] = {str(i): e.sig for i, e in self._live()}
-            return done(wire(RefCheck(self.doc_key, signatures=sigs)))
-        if code.startswith(observe_js._ELEMENT):
-            n = int(code[len(observe_js._ELEMENT) + 1 : -1])
-            return done(wire(self.elements[n].info()) if n < len(self.elements) else None)
-        if code.startswith(observe_js._FOCUS):
-            number, _, end = code[len(observe_js._FOCUS) + 1 : -1].split(",")
-            return done(self._focus(int(number), end == "true").value)
-        if code.startswith(observe_js._OBSERVE):
-            return done({"key": list(self.doc_key), "u": self.url, "vp": [0, 0, 800, 600]})
-        if code.startswith(js.SCROLL_OFFSETS):
-            return done([0, 0])
-        if code == "JSON.stringify([innerWidth,innerHeight])":
-            return done([800, 600])
-        if code == js.PROBE:
-            return done(wire(Probe(self.url, "complete", 100, 200, 1.0)))
-        if code == js.ANIMATIONS_LEFT:
-            return done(0)
-        if code == js.PENDING_LOADS:
-            return done(wire(Loads(quiet_ms=1000)))
-        raise AssertionError(f"the fake page does not know this script: {code[:60]!r}")
+    def run(self, call: Call[T], frame: object = None) -> aio.Future[T]:
+        """The answer of the script `call` names, a struct, read back by the call's own read
+        from its wire form (as the page would send it)."""
+        return done(call.read(wire(self.answer(call))))
+
+    def answer(self, call: Call[Any]) -> object:  # noqa: PLR0911  one answer per page script
+        """What the page's script answers `call`, by its script (no document: None)."""
+        match call.script:
+            case Script.TOGETHER:  # js.together: each call's answer, in order
+                return [wire(self.answer(part)) for part in call.args]
+            case Script.TICK:
+                self.counters["f"] += 1  # a frame passes between two reads
+                c = self.counters
+                return Tick(
+                    self.doc_key[0], c["f"], c["m"], c["u"], c["k"], False, False, 0, False, c["f"]
+                )
+            case Script.CHECK:
+                sigs: dict[str, str | None] = {str(i): e.sig for i, e in self._live()}
+                return RefCheck(self.doc_key, signatures=sigs)
+            case Script.ELEMENT:
+                (n,) = call.args
+                return self.elements[n].info() if n < len(self.elements) else None
+            case Script.FOCUS:
+                number, _, end = call.args
+                return self._focus(number, end)
+            case Script.OBSERVE:
+                return Observed(self.doc_key, url=self.url, viewport=(0, 0, 800, 600))
+            case Script.SCROLL_OFFSETS:
+                return [0, 0]
+            case Script.VIEWPORT:
+                return [800, 600]
+            case Script.PROBE:
+                return Probe(self.url, "complete", 100, 200, 1.0)
+            case Script.ANIMATIONS_LEFT:
+                return 0
+            case Script.PENDING_LOADS:
+                return Loads(quiet_ms=1000)
+            case _:
+                raise AssertionError(f"the fake page does not answer {call.script}")
 
     def _live(self) -> list[tuple[int, El]]:
         return list(enumerate(self.elements))
@@ -298,9 +306,6 @@ class FakePage:  # noqa: PLR0904  fakes PageDriver: a method per member
 
     def frame_tree(self) -> HostFrame:
         return HostFrame("", self.url, 800, 600, [], "main")
-
-    def run_js_in(self, frame: object, code: str) -> aio.Future[Any]:
-        return self.run_js(code)
 
     def focus_view(self) -> None:
         pass

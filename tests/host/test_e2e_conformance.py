@@ -251,14 +251,14 @@ def run(data_dir: Path, base: str, paths: list[str]) -> dict[str, Any]:
             assert await load(engine, b, url), url
             obs = await observations.observe(b, engine.observations, sid, "semantic")
             decoded = wire.decode(msgspec.to_builtins(obs), url)
-            probed = await b.run_js(observe_js.probe(EXPECTED))
+            probed = await b.run(observe_js.probe(EXPECTED))
             content = decoded.get("content", [])
             elements = decoded.get("elements", [])
             # the page events (none on these loads) come before the document's entries
             offset = sum(1 for e in content if e["k"] in ("popup", "dialog", "download"))
             for r in probed:
-                role, name = svc_reading(r["rep"], content, offset, elements)
-                at = r["at"]
+                role, name = svc_reading([list(p) for p in r.places], content, offset, elements)
+                at = r.attributes
                 out["readings"].append(
                     {
                         "page": path,

@@ -1,24 +1,27 @@
 """Finding a frame's document again and reading frames (host_app/core/frame_reads.py) over a fake
-driver: no Qt, no processes. The fake answers the isolated-world scripts by their kind."""
+driver: no Qt, no processes. The fake answers the isolated-world scripts by the script a call
+names, with structs."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from bridge_protocol import ErrorId, SvcError
-from host_app.core import frame_reads, observe_js
+from host_app.core import frame_reads
 from host_app.core.kept import Kept
+from host_app.core.page_driver import Call, Script
 from host_app.logic import aio
 from host_app.logic import frames as frames_logic
 from host_app.logic.frames import FrameDoc, FrameRead, HostFrame
-from host_app.logic.observed import Observed
-from host_app.logic.page_answers import RefCheck, SlotRead, decode, wire
+from host_app.logic.observed import Entry, Observed, Slot
+from host_app.logic.page_answers import RefCheck, SlotRead, wire
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -27,7 +30,7 @@ class Doc:
 
     id: str
     key: tuple[float, int] = (1.0, 1)
-    slots: list[dict[str, Any]] = field(default_factory=list)
+    slots: list[Slot] = field(default_factory=list)
     iframes: set[int] = field(default_factory=set)  # registry numbers of iframes still there
 
 
@@ -47,31 +50,23 @@ class FakeDriver:
     def frame_tree(self) -> HostFrame:
         return self.tree
 
-    def run_js_in(self, frame: object, code: str) -> aio.Future[Any]:
+    def run(self, call: Call[T], frame: object = None) -> aio.Future[T]:
+        return done(call.read(wire(self.answer(call, frame))))
+
+    def answer(self, call: Call[Any], frame: object) -> object:
         doc = self.docs.get(str(frame))
-        kind = next(
-            k
-            for k, prefix in (
-                ("check", observe_js._CHECK),
-                ("slot", observe_js._SLOT),
-                ("observe", observe_js._OBSERVE),
-            )
-            if code.startswith(prefix)
-        )
+        kind = {Script.CHECK: "check", Script.SLOT: "slot", Script.OBSERVE: "observe"}[call.script]
         self.calls.append((kind, str(frame)))
         if doc is None:
-            return done(None)
-        if kind == "check":
-            return done(wire(RefCheck(doc.key, doc.id)))
-        if kind == "slot":
-            n = int(code[len(observe_js._SLOT) + 1 :].split(",", maxsplit=1)[0])
-            box = SlotRead(0, 0, 10, 10, 10, 10, visible=True)
-            return done(wire(box) if n in doc.iframes else None)
-        budget = json.loads(code[code.index(",", len(observe_js._OBSERVE)) + 1 : -1])
+            return None
+        if call.script is Script.CHECK:
+            return RefCheck(doc.key, doc.id)
+        if call.script is Script.SLOT:
+            n, _ = call.args
+            return SlotRead(0, 0, 10, 10, 10, 10, visible=True) if n in doc.iframes else None
+        _, budget = call.args
         self.budgets.append(budget)
-        return done(
-            {"key": list(doc.key), "fid": doc.id, "fr": doc.slots, "vs": 10, "ct": [], "el": []}
-        )
+        return Observed(doc.key, frame_id=doc.id, slots=doc.slots, visited=10)
 
 
 def run(coro: Coroutine[Any, None, Any]) -> Any:
@@ -148,8 +143,8 @@ def test_resolve_of_a_nested_frame_whose_parent_is_gone_names_the_parent() -> No
     assert "Payment" in info.value.error.message
 
 
-def slot(n: int, src: str) -> dict[str, Any]:
-    return {"n": n, "nm": "", "src": src, "x": 5, "y": 6, "w": 1, "h": 1, "lab": "", "p": ["main"]}
+def slot(n: int, src: str) -> Slot:
+    return Slot(n, "", src, 5, 6, 1, 1, "", ("main",))
 
 
 def test_read_passes_what_the_bounds_leave_and_notes_frames_not_read(
@@ -159,17 +154,14 @@ def test_read_passes_what_the_bounds_leave_and_notes_frames_not_read(
     a = HostFrame("", "a", 1, 1, [HostFrame("", "b", 1, 1, [], "b")], "a")
     top = HostFrame("", "top", -1, -1, [a, HostFrame("", "c", 1, 1, [], "c")], "main")
     d = FakeDriver(top, docs)
-    root_raw = {
-        "key": [1.0, 1],
-        "fid": "main",
-        "vp": [0, 0, 800, 600],
-        "vs": 100,
-        "ct": [{"k": "frame", "f": 2}],
-        "el": [],
-        "fr": [slot(2, "a"), slot(3, "c"), slot(4, "gone")],
-    }
-    answer = decode(root_raw, Observed)
-    assert answer is not None
+    answer = Observed(
+        (1.0, 1),
+        frame_id="main",
+        viewport=(0, 0, 800, 600),
+        visited=100,
+        content=[Entry("frame", frame=2)],
+        slots=[slot(2, "a"), slot(3, "c"), slot(4, "gone")],
+    )
     root = FrameRead(answer, FrameDoc("main", (1.0, 1)))
     monkeypatch.setattr(frames_logic, "MAX_FRAMES", 3)
     run(frame_reads.read(d, top, root, "semantic"))

@@ -1,18 +1,25 @@
-"""host_app.logic.page_answers: the isolated-world scripts' answers decoded once into structs
-with readable names (the scripts' short keys on the wire); a missing or malformed answer gives
-what the hand-written reads gave."""
+"""host_app.logic.page_answers and host_app.logic.observed: the isolated-world scripts' answers
+decoded once into structs with readable names (the scripts' short keys on the wire); a missing or
+malformed answer gives what the hand-written reads gave. Every struct's wire names (or, for an
+answer that is a list, its length) are checked against the script that sends it, and every call
+the drivers send (`page_driver.Call`) names its script and reads no answer without failing."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import msgspec
 
+from host_app import scripts
 from host_app.core import js, observe_js
+from host_app.core.page_driver import Call, Focused, Script
 from host_app.logic.actionability import Cover
 from host_app.logic.observed import Element, Entry, Observed, Slot
 from host_app.logic.page_answers import (
+    TICK_LENGTH,
     AriaOption,
+    ConformanceReading,
     ElementInfo,
     Loads,
     OptionRow,
@@ -124,10 +131,49 @@ def _names(kind: type[msgspec.Struct]) -> set[str]:
 def test_the_structs_name_every_key_the_scripts_send() -> None:
     assert _names(ElementInfo) == _keys(observe_js._ELEMENT_INFO)
     assert _names(SlotRead) == _keys(observe_js._SLOT)
-    assert _names(Probe) == _keys(js.PROBE)
-    assert _names(Loads) == _keys(js.PENDING_LOADS)
+    assert _names(Probe) == _keys(js.PROBE.code)
+    assert _names(Loads) == _keys(js.PENDING_LOADS.code)
     assert _names(RefCheck) == _keys(observe_js._CHECK)
-    assert _names(SnapshotAnswer) == _keys(js.SNAPSHOT)
+    assert _names(SnapshotAnswer) == _keys(js.SNAPSHOT.code)
+    assert _names(ConformanceReading) == _literal(observe_js._PROBE, "out.push({")
+
+
+def _arity(script: str, start: str) -> int:
+    """How many items the array literal of a script that begins with `start` (`op.push([`)
+    holds: its commas outside brackets and parentheses, plus one."""
+    at = script.index(start) + len(start)
+    depth, items = 0, 1
+    for ch in script[at:]:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                return items
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items += 1
+    raise AssertionError(f"{start!r} is not closed")
+
+
+def _length(kind: type[msgspec.Struct]) -> int:
+    return len(msgspec.structs.fields(kind))
+
+
+def test_the_answers_that_are_lists_have_the_scripts_length() -> None:
+    info = observe_js._ELEMENT_INFO
+    assert _length(OptionRow) == _arity(info, "op.push([")
+    assert _length(AriaOption) == _arity(info, "ao.push([")
+    assert _length(Cover) == _arity(observe_js._COVER, "return [")
+    assert _length(Tick) == TICK_LENGTH == _arity(js.TICK.code, "JSON.stringify([")
+    assert _length(SnapshotNode) == _arity(js.SNAPSHOT.code, "out.push([")
+    assert _arity(js.SNAPSHOT.code, "links.push([") == 2  # SnapshotAnswer.links: (index, href)
+    assert _arity(observe_js._OBSERVE, "sigs.push([") == 2  # Observed.signatures: (number, sig)
+    # ConformanceReading.places: (kind, where)
+    assert _arity(observe_js._PROBE, "return [") == 2
+    assert _arity(js.DOC_SIZE.code, "JSON.stringify([") == 4  # DOC_SIZE's tuple
+    assert _arity(js.VIEWPORT.code, "JSON.stringify([") == 2
+    assert js.DOC_SIZE.read([1, 2, 3, 4]) == (1, 2, 3, 4)
+    assert js.VIEWPORT.read([1024, 700]) == (1024.0, 700.0)
 
 
 def test_a_tick_is_read_from_its_ten_counters() -> None:
@@ -295,3 +341,68 @@ def test_an_observation_decodes_to_readable_fields_and_back() -> None:
     assert msgspec.json.decode(msgspec.json.encode(frame)) == {"key": [1.0, 1]}
     assert decode({"u": "http://a/"}, Observed) is None
     assert decode(None, Observed) is None
+
+
+# --- the calls (host_app/core/page_driver.Call) --------------------------------------------------
+
+CALLS: list[Call[Any]] = [
+    js.PROBE,
+    js.PENDING_LOADS,
+    js.ANIMATIONS_LEFT,
+    js.SNAPSHOT,
+    js.DOC_SIZE,
+    js.INNER_HEIGHT,
+    js.VIEWPORT,
+    js.READY_STATE,
+    js.TICK,
+    js.OUTER_HTML,
+    js.scroll_offsets(1, 2),
+    js.element(3, "a"),
+    js.focus(4, "input", True),
+    observe_js.observe("semantic"),
+    observe_js.probe("[data-x]"),
+    observe_js.check([1, 2]),
+    observe_js.element(5),
+    observe_js.element_at(6, "b"),
+    observe_js.slot(7, (1.0, 2.0)),
+    observe_js.focus(8, True, True),
+    js.together(js.TICK, js.PENDING_LOADS),
+]
+
+
+def test_every_script_is_sent_by_a_call_that_names_it() -> None:
+    assert {c.script for c in CALLS} == set(Script)
+    for c in CALLS:
+        name = c.script.value
+        if c.script is Script.TOGETHER:
+            assert c.code == js.joined(*(part.code for part in c.args))
+            continue
+        # a file's text up to its first placeholder, or the one-line read itself
+        head = scripts.template(name).split("$", 1)[0] if name.endswith(".js") else name
+        assert head in c.code, name
+    # what a fake reads of a call: the arguments its builder got
+    assert observe_js.slot(7, (1.0, 2.0)).args == (7, (1.0, 2.0))
+    assert observe_js.focus(8, True, True).args == (8, True, True)
+    assert observe_js.observe("visual", {"v": 1}).args == ("visual", {"v": 1})
+
+
+def test_no_answer_reads_as_what_the_drivers_took_it_for() -> None:
+    got = {c.script: c.read(None) for c in CALLS}
+    fallbacks = {
+        Script.TICK: Tick(-1.0, 0, 0, 0, 0, False),
+        Script.PENDING_LOADS: Loads(),
+        Script.DOC_SIZE: (0, 0, 0, 0),
+        Script.VIEWPORT: (800.0, 600.0),
+        Script.FOCUS: Focused.NO,
+        Script.FOCUS_AT: Focused.NO,
+        Script.CONFORMANCE: [],
+        Script.TOGETHER: (Tick(-1.0, 0, 0, 0, 0, False), Loads()),
+    }
+    assert got == {s: fallbacks.get(s) for s in Script}
+    assert js.focus(4, "input", True).read("end") is Focused.AT_END
+    assert js.INNER_HEIGHT.read(600) == 600
+    assert js.scroll_offsets(1, 2).read([0, 10, 0, 0]) == [0.0, 10.0, 0.0, 0.0]
+    readings = observe_js.probe("x").read(
+        [{"at": {"data-x": "1"}, "rep": [["el", 2], ["cx", "a"]]}]
+    )
+    assert readings == [ConformanceReading({"data-x": "1"}, [("el", 2), ("cx", "a")])]

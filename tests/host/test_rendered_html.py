@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from bridge_protocol.errors import ErrorId, SvcError
-from host_app.core import js
 from host_app.core.operations import TO_HTML_PATIENCE, rendered_html
+from host_app.core.page_driver import Call, Script
 from host_app.logic import aio
 from host_app.logic.readiness import Probe
 
@@ -38,10 +38,10 @@ class Unread(FakePage):
     def probe(self) -> aio.Future[Probe]:
         return done(Probe(self.url, "complete", len(DOCUMENT), 200, 1.0, "t"))
 
-    def run_js(self, code: str) -> aio.Future[Any]:
-        if code == js.OUTER_HTML:
-            return done(self.outer if self.outer is not None else SKELETON)
-        return super().run_js(code)
+    def answer(self, call: Call[Any]) -> object:
+        if call.script is Script.OUTER_HTML:
+            return self.outer if self.outer is not None else SKELETON
+        return super().answer(call)
 
 
 def capture(page: FakePage, deadline: float = 10.0) -> str:

@@ -20,8 +20,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "host_app" / "scripts"
 
-# The scripts the host sends (a constant, or a builder's output for a few arguments): each must
-# parse as the page gets it. (The move into files was checked against the sha256 of each, taken
+# The scripts the host sends (a constant, or a builder's output for a few arguments; of a
+# `page_driver.Call`, its text): each must parse as the page gets it. (The move into files was checked against the sha256 of each, taken
 # from the Python strings before it: 4d58a57; a script changed on purpose needs no golden.)
 SENT = (
     "js.ANIMATIONS_LEFT",
@@ -30,9 +30,10 @@ SENT = (
     "js.OUTER_HTML",
     "js.PENDING_LOADS",
     "js.PROBE",
-    "js.SCROLL_OFFSETS",
+    "js.READY_STATE",
     "js.SNAPSHOT",
     "js.TICK",
+    "js.VIEWPORT",
     "js._FOCUS",
     "observe_js.CARET_END",
     "observe_js._CHECK",
@@ -77,7 +78,8 @@ def sent() -> Mapping[str, str]:
         "import json, sys\n"
         "from host_app.engine import memory, worker_cdp\n"
         "from host_app.core import js, observe_js\n"
-        "json.dump({e: eval(e) for e in json.loads(sys.argv[1])}, sys.stdout)\n"
+        "sent = {e: eval(e) for e in json.loads(sys.argv[1])}\n"
+        "json.dump({e: getattr(v, 'code', v) for e, v in sent.items()}, sys.stdout)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, json.dumps(list(SENT))],
@@ -138,9 +140,7 @@ def test_every_script_file_parses() -> None:
 
 
 def test_every_script_sent_parses(sent: Mapping[str, str]) -> None:
-    # js.SCROLL_OFFSETS is only the start of every scroll_offsets script
-    whole = [(e, text, False) for e, text in sent.items() if e != "js.SCROLL_OFFSETS"]
-    assert _unparsed(whole) == {}
+    assert _unparsed([(e, text, False) for e, text in sent.items()]) == {}
 
 
 def test_a_script_that_does_not_parse_is_told() -> None:
@@ -175,12 +175,20 @@ def test_placeholders_are_filled_strictly() -> None:
 def test_reads_sent_together_answer_each_its_own() -> None:
     """`js.together`: one round trip, each part's answer in order; a part that throws or
     answers no string answers null, and the others are unharmed."""
-    from host_app.core import js
+    from host_app.core import js, observe_js
+    from host_app.logic.page_answers import Tick
 
     parts = ["JSON.stringify({a:1})", "(function(){throw new Error('x')})()", "5", "'[2,3]'"]
-    code = js.together(*parts)
-    assert js.parts(code) == parts
-    assert js.parts(js.TICK) is None
+    code = js.joined(*parts)
+    # a together call's parts are its calls (its args, which the fakes answer one by one), and
+    # each reads its own answer
+    check, tick = observe_js.check([1]), js.TICK
+    call = js.together(check, tick)
+    assert call.args == (check, tick)
+    assert call.code == js.joined(check.code, tick.code)
+    counters = [1.5, 3, 4, 5, 6, 1, 0, 7, 1, 8]
+    assert call.read([None, counters]) == (None, Tick.of(counters))
+    assert call.read(None) == call.read([{"key": [1, 1]}]) == (None, Tick.of(None))
     node = shutil.which("node")
     assert node is not None
     done = subprocess.run(
