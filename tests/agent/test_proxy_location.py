@@ -288,24 +288,48 @@ def test_https_lookup_tunnels_and_trusts_the_proxy_certificates(
         service.stop()
 
 
-@pytest.mark.parametrize(
-    ("name", "value"),
-    [
-        ("SVC_GEOLOCATION_URL", "ftp://geo.example/json"),
-        ("SVC_GEOLOCATION_URL", "https://user:pw@geo.example/json"),
-        ("SVC_GEOLOCATION_TIMEOUT", "0"),
-        ("SVC_GEOLOCATION_TIMEOUT", "soon"),
-    ],
-)
+BAD_LOOKUP_SETTINGS = [
+    ("SVC_GEOLOCATION_URL", "ftp://geo.example/json"),
+    ("SVC_GEOLOCATION_URL", "https://user:pw@geo.example/json"),
+    ("SVC_GEOLOCATION_TIMEOUT", "0"),
+    ("SVC_GEOLOCATION_TIMEOUT", "soon"),
+]
+
+
+@pytest.fixture(scope="module")
+def bad_start_ups(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Any]:
+    """`svc-app --agent` with each bad lookup setting: (its exit code, its stderr). The four
+    start at once: each is a process's start-up (seconds under load), and they wait for nothing
+    of each other."""
+    procs: dict[tuple[str, str], subprocess.Popen[bytes]] = {}
+    try:
+        for name, value in BAD_LOOKUP_SETTINGS:
+            agent = AgentProcess(tmp_path_factory.mktemp("bad_lookup"), env={name: value})
+            procs[(name, value)] = subprocess.Popen(
+                [SVC_APP, "--agent"],
+                env=agent.env(),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        ends = {}
+        for key, p in procs.items():
+            _, stderr = p.communicate(timeout=30)
+            ends[key] = (p.returncode, stderr)
+        return ends
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+
+
+@pytest.mark.parametrize(("name", "value"), BAD_LOOKUP_SETTINGS)
 def test_bad_lookup_settings_stop_start_up_with_one_line(
-    tmp_path: Path, name: str, value: str
+    bad_start_ups: dict[tuple[str, str], Any], name: str, value: str
 ) -> None:
-    agent = AgentProcess(tmp_path, env={name: value})
-    result = subprocess.run(
-        [SVC_APP, "--agent"], env=agent.env(), capture_output=True, timeout=30, check=False
-    )
-    assert result.returncode != 0
-    lines = result.stderr.decode().strip().splitlines()
+    returncode, stderr = bad_start_ups[(name, value)]
+    assert returncode != 0
+    lines = stderr.decode().strip().splitlines()
     assert len(lines) == 1, lines
     assert name in lines[0]
     assert "configuration error" in lines[0]
