@@ -26,7 +26,7 @@ T = TypeVar("T")
 
 
 def decode(raw: object, kind: type[T]) -> T | None:
-    """A script's answer (as `run_js` parsed its JSON) as `kind`; None when it is not one (no
+    """A script's answer (its JSON, parsed) as `kind`; None when it is not one (no
     answer, the document gone, a malformed answer)."""
     try:
         return msgspec.convert(raw, kind, strict=False)
@@ -52,7 +52,7 @@ def read_or(kind: type[T], default: T) -> Callable[[object], T]:
 
 def wire(answer: object) -> Any:
     """An answer (or a list of its parts) as the script sends it (short keys, lists), as
-    `run_js` hands it on."""
+    a page hands it on before its call reads it."""
     return msgspec.to_builtins(answer)
 
 
