@@ -204,7 +204,8 @@ async def navigation_started(page: Loading, mark: LoadMark) -> bool:
     step that typed or selected (8 ms on average, 16 at most, against Playwright's 20 ms for
     the action and its snapshot)."""
     if mark.navigates >= 0:
-        now = await next_turn(page, await tick(page))
+        first = await tick(page)
+        now = first if first.settled else await next_turn(page, first)
         if mark.moved(page):
             return True
         if (

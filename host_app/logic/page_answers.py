@@ -178,7 +178,7 @@ class SlotRead(msgspec.Struct, frozen=True):
     cover: Cover | None = field(default=None, name="cov")
 
 
-TICK_LENGTH = 10
+TICK_LENGTH = 11
 
 
 class Tick(msgspec.Struct, frozen=True, array_like=True):
@@ -196,6 +196,9 @@ class Tick(msgspec.Struct, frozen=True, array_like=True):
     navigates: int = -1  # the main document's `navigate` events (-1: not counted)
     frame_focus: bool = False  # the main document's focus is in a frame
     turns: int = 0  # zero-delay timers run (each read sets the next)
+    # one of them, set after the last input these counters count, has run: the timers the
+    # input's handlers set have run too (they run in order)
+    settled: bool = False
 
     @classmethod
     def of(cls, raw: object) -> Tick:

@@ -114,7 +114,7 @@ def test_the_wire_form_is_the_scripts() -> None:
     out = wire(info)
     assert set(out) == set(ELEMENT)
     assert decode(out, ElementInfo) == info
-    assert wire(Tick(2.0, 1, 0, 0, 0, False)) == [2.0, 1, 0, 0, 0, False, False, -1, False, 0]
+    assert wire(Tick(2.0, 1, 0, 0, 0, False)) == [2.0, 1, 0, 0, 0, False, False, -1, False, 0, False]
     assert wire(Loads(frozenset({"u"}), 5.0, 1)) == {"p": ["u"], "q": 5.0, "n": 1}
 
 
@@ -176,18 +176,20 @@ def test_the_answers_that_are_lists_have_the_scripts_length() -> None:
     assert js.VIEWPORT.read([1024, 700]) == (1024.0, 700.0)
 
 
-def test_a_tick_is_read_from_its_ten_counters() -> None:
-    t = Tick.of([1.5, 3, 4, 5, 6, 1, 0, 7, 1, 8])
-    assert t == Tick(1.5, 3, 4, 5, 6, True, False, 7, True, 8)
+def test_a_tick_is_read_from_its_eleven_counters() -> None:
+    t = Tick.of([1.5, 3, 4, 5, 6, 1, 0, 7, 1, 8, 1])
+    assert t == Tick(1.5, 3, 4, 5, 6, True, False, 7, True, 8, True)
     assert (t.document, t.frames, t.moves, t.ups, t.keys, t.turns) == (1.5, 3, 4, 5, 6, 8)
     assert (t.submitting, t.download_click, t.frame_focus, t.navigates) == (True, False, True, 7)
+    assert t.settled
 
 
-def test_anything_but_ten_counters_is_a_tick_of_no_document() -> None:
+def test_anything_but_eleven_counters_is_a_tick_of_no_document() -> None:
     none = Tick(-1.0, 0, 0, 0, 0, False)
     assert Tick.of(None) == none
     assert Tick.of([1.5, 3, 4, 5, 6, 1]) == none
-    assert Tick.of([1.5, 3, 4, 5, 6, 1, 0, 7, 1, 8, 9]) == none
+    assert Tick.of([1.5, 3, 4, 5, 6, 1, 0, 7, 1, 8]) == none
+    assert Tick.of([1.5, 3, 4, 5, 6, 1, 0, 7, 1, 8, 1, 9]) == none
     assert Tick.of({"f": 1}) == none
     assert Tick.of(["x", 3, 4, 5, 6, 1, 0, 7, 1, 8]) == none
 
