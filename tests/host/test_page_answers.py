@@ -114,7 +114,19 @@ def test_the_wire_form_is_the_scripts() -> None:
     out = wire(info)
     assert set(out) == set(ELEMENT)
     assert decode(out, ElementInfo) == info
-    assert wire(Tick(2.0, 1, 0, 0, 0, False)) == [2.0, 1, 0, 0, 0, False, False, -1, False, 0, False]
+    assert wire(Tick(2.0, 1, 0, 0, 0, False)) == [
+        2.0,
+        1,
+        0,
+        0,
+        0,
+        False,
+        False,
+        -1,
+        False,
+        0,
+        False,
+    ]
     assert wire(Loads(frozenset({"u"}), 5.0, 1)) == {"p": ["u"], "q": 5.0, "n": 1}
 
 
