@@ -41,6 +41,7 @@ from bridge_protocol import (
 )
 from proxy import Diagnostics, authority_of_url
 
+from . import responses
 from .api import (
     CaptureBody,
     FindBody,
@@ -609,14 +610,16 @@ class Browser:
 
     # --- session commands ----------------------------------------------------------------------
 
-    async def set_network_paused(self, session: SessionRecord, paused: bool) -> dict[str, Any]:
+    async def set_network_paused(
+        self, session: SessionRecord, paused: bool
+    ) -> responses.NetworkState:
         """Pause and play answer at once, never queued behind the session's browser work."""
         session_id = session.session_id
         await self._engine.set_network_paused(session, paused)
         self._sessions.set_paused(session_id, paused)
         self._engine.network_paused_applied(session_id, paused)
         self._sessions.touch(session_id)
-        return {"session_id": session_id, "network_paused": paused}
+        return responses.NetworkState(session_id=session_id, network_paused=paused)
 
     async def session_closed(self, session_id: str) -> None:
         """Drop the session's pages, current page and observations; tell the host to close its

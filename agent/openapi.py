@@ -12,6 +12,7 @@ in place and tests/agent/test_openapi.py fails while the file differs from the s
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -20,14 +21,28 @@ from bridge_protocol import Action, RefAction
 
 from . import api, responses
 
-REF = "#/components/schemas/{name}"
+PREFIX = "#/components/schemas/"
+REF = PREFIX + "{name}"
 UNIONS: dict[str, Any] = {
     "Action": Action,
     "RefAction": RefAction,
     "Lifetime": responses.LifetimeShown,
 }
-# the answers' objects built from structs (agent/responses.py); the others are written in the file
-RESPONSES: tuple[type[msgspec.Struct], ...] = (responses.Session, responses.Profile)
+# The `data` of the answers, each named as the routes refer to it; what they hold is found from
+# them. The others are still written in the file.
+RESPONSES: tuple[type[msgspec.Struct], ...] = (
+    responses.SessionList,
+    responses.SessionResult,
+    responses.SessionsClosed,
+    responses.SessionDeleted,
+    responses.SessionPing,
+    responses.NetworkState,
+    responses.ProfileList,
+    responses.ProfileResult,
+    responses.ProfileDeleted,
+    responses.ProfileImported,
+    responses.TransferArchive,
+)
 
 
 def request_bodies(doc: dict[str, Any]) -> list[type[msgspec.Struct]]:
@@ -68,8 +83,36 @@ def components(bodies: list[type[msgspec.Struct]]) -> dict[str, Any]:
     return generated
 
 
+def _refs(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str) and value.startswith(PREFIX):
+                yield value.removeprefix(PREFIX)
+            else:
+                yield from _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value)
+
+
+def referenced(doc: dict[str, Any]) -> set[str]:
+    """The schemas the routes use, directly or through other schemas."""
+    schemas = doc["components"]["schemas"]
+    seen: set[str] = set()
+    todo = [*_refs(doc["paths"]), *_refs(doc["components"].get("responses", {}))]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(_refs(schemas.get(name, {})))
+    return seen
+
+
 def regenerated(doc: dict[str, Any]) -> dict[str, Any]:
+    """`doc` with its generated schemas rewritten, and those no route uses any more (a written
+    one the generated part replaced) dropped."""
     schemas = doc["components"]["schemas"]
     schemas.update(components(request_bodies(doc)))
-    doc["components"]["schemas"] = dict(sorted(schemas.items()))
+    used = referenced(doc)
+    doc["components"]["schemas"] = {k: v for k, v in sorted(schemas.items()) if k in used}
     return doc

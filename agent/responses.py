@@ -75,3 +75,64 @@ class Profile(_Shown, frozen=True):
     fingerprint_profile: FingerprintProfile | None
     is_builtin: bool
     created_at: int
+
+
+# --- the answers' data: what each route of sessions and profiles sends as `data` -------------
+
+
+class SessionList(_Shown, frozen=True):
+    sessions: list[Session]
+
+
+class SessionResult(_Shown, frozen=True):
+    session: Session
+
+
+class SessionsClosed(_Shown, frozen=True):
+    group: str
+    deleted_ids: list[str]
+
+
+class SessionDeleted(_Shown, frozen=True):
+    deleted_id: str
+
+
+class SessionPing(_Shown, frozen=True):
+    session_id: str
+    lifetime: LifetimeShown
+
+
+class NetworkState(_Shown, frozen=True):
+    session_id: str
+    network_paused: bool
+
+
+class ProfileList(_Shown, frozen=True):
+    profiles: list[Profile]
+
+
+class ProfileResult(_Shown, frozen=True):
+    profile: Profile
+
+
+class ProfileDeleted(_Shown, frozen=True):
+    deleted_id: Annotated[str, msgspec.Meta(extra_json_schema={"format": "uuid"})]
+
+
+class ProfileImported(_Shown, frozen=True):
+    profile: Profile
+    proxy_created: bool
+
+
+class TransferArchive(_Shown, frozen=True):
+    """An exported proxy or profile archive."""
+
+    filename: str
+    contents_base64: Annotated[
+        str,
+        msgspec.Meta(
+            description="The versioned SQLite transfer container.",
+            extra_json_schema={"contentEncoding": "base64"},
+        ),
+    ]
+    credentials_included: bool

@@ -41,8 +41,17 @@ def json_response(payload: Any, status: int = 200) -> Response:
     return Response(_encoder.encode(payload), status=status, content_type="application/json")
 
 
-def ok(data: dict[str, Any]) -> Response:
-    return json_response(success(g.request_id, data))
+class _Success(msgspec.Struct, tag_field="status", tag="ok"):
+    """bridge_protocol's SuccessEnvelope as the agent writes it: `data` is an answer struct."""
+
+    request_id: str
+    data: msgspec.Struct
+
+
+def ok(data: msgspec.Struct | dict[str, Any]) -> Response:
+    if isinstance(data, dict):
+        return json_response(success(g.request_id, data))
+    return json_response(_Success(request_id=g.request_id, data=data))
 
 
 def error_response(error: ApiError) -> Response:
