@@ -19,7 +19,7 @@ import msgspec
 
 from bridge_protocol import Action, RefAction
 
-from . import api, responses
+from . import api, proxy_responses, responses
 
 PREFIX = "#/components/schemas/"
 REF = PREFIX + "{name}"
@@ -42,6 +42,10 @@ RESPONSES: tuple[type[msgspec.Struct], ...] = (
     responses.ProfileDeleted,
     responses.ProfileImported,
     responses.TransferArchive,
+    proxy_responses.ProxyList,
+    proxy_responses.ProxyResult,
+    proxy_responses.ProxyDeleted,
+    proxy_responses.ProxyLocation,
 )
 
 
@@ -57,7 +61,11 @@ def request_bodies(doc: dict[str, Any]) -> list[type[msgspec.Struct]]:
 
 
 def _untitled(schema: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in schema.items() if k != "title"}
+    """The schema without msgspec's title, its description (a docstring) on one line."""
+    out = {k: v for k, v in schema.items() if k != "title"}
+    if isinstance(out.get("description"), str):
+        out["description"] = " ".join(out["description"].split())
+    return out
 
 
 def _named(node: Any, unions: dict[str, Any]) -> Any:

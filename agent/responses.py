@@ -15,17 +15,17 @@ from bridge_protocol.settings import ImageBlocking, ImageLimit
 from .api import NoPasswords
 
 
-class _Shown(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+class Shown(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """An answer's object: exactly its fields (additionalProperties false in the schema)."""
 
 
-class InactivityLifetimeShown(_Shown, frozen=True, tag_field="type", tag="inactivity"):
+class InactivityLifetimeShown(Shown, frozen=True, tag_field="type", tag="inactivity"):
     """Ends after timeout_seconds without a request for the session."""
 
     timeout_seconds: int
 
 
-class IndefiniteLifetimeShown(_Shown, frozen=True, tag_field="type", tag="indefinite"):
+class IndefiniteLifetimeShown(Shown, frozen=True, tag_field="type", tag="indefinite"):
     """Lives until deleted."""
 
 
@@ -34,7 +34,7 @@ LifetimeShown = InactivityLifetimeShown | IndefiniteLifetimeShown
 
 # The browsing settings are bridge_protocol.settings' (tests/agent/test_settings_home.py checks
 # that each is here); they are written out to keep the spec's order of the object's fields.
-class Session(_Shown, frozen=True):
+class Session(Shown, frozen=True):
     """A persistent session (spec 1 §2 Session)."""
 
     id: Annotated[str, msgspec.Meta(pattern=SESSION_ID_PATTERN)]
@@ -54,7 +54,7 @@ class Session(_Shown, frozen=True):
     network_paused: bool
 
 
-class Profile(_Shown, frozen=True):
+class Profile(Shown, frozen=True):
     """A saved profile: a template of new sessions (spec 1 §2 Profile)."""
 
     id: Annotated[str, msgspec.Meta(extra_json_schema={"format": "uuid"})]
@@ -80,51 +80,51 @@ class Profile(_Shown, frozen=True):
 # --- the answers' data: what each route of sessions and profiles sends as `data` -------------
 
 
-class SessionList(_Shown, frozen=True):
+class SessionList(Shown, frozen=True):
     sessions: list[Session]
 
 
-class SessionResult(_Shown, frozen=True):
+class SessionResult(Shown, frozen=True):
     session: Session
 
 
-class SessionsClosed(_Shown, frozen=True):
+class SessionsClosed(Shown, frozen=True):
     group: str
     deleted_ids: list[str]
 
 
-class SessionDeleted(_Shown, frozen=True):
+class SessionDeleted(Shown, frozen=True):
     deleted_id: str
 
 
-class SessionPing(_Shown, frozen=True):
+class SessionPing(Shown, frozen=True):
     session_id: str
     lifetime: LifetimeShown
 
 
-class NetworkState(_Shown, frozen=True):
+class NetworkState(Shown, frozen=True):
     session_id: str
     network_paused: bool
 
 
-class ProfileList(_Shown, frozen=True):
+class ProfileList(Shown, frozen=True):
     profiles: list[Profile]
 
 
-class ProfileResult(_Shown, frozen=True):
+class ProfileResult(Shown, frozen=True):
     profile: Profile
 
 
-class ProfileDeleted(_Shown, frozen=True):
+class ProfileDeleted(Shown, frozen=True):
     deleted_id: Annotated[str, msgspec.Meta(extra_json_schema={"format": "uuid"})]
 
 
-class ProfileImported(_Shown, frozen=True):
+class ProfileImported(Shown, frozen=True):
     profile: Profile
     proxy_created: bool
 
 
-class TransferArchive(_Shown, frozen=True):
+class TransferArchive(Shown, frozen=True):
     """An exported proxy or profile archive."""
 
     filename: str

@@ -164,7 +164,7 @@ async def test_deleting_a_proxy_detaches_sessions_and_profiles(repos: Repos) -> 
     first = repos.sessions.create(SessionCreate(proxy_alias="Exit"))
     repos.sessions.create(SessionCreate())
     third = repos.sessions.create(SessionCreate(profile="via exit"))
-    answer = repos.proxies.delete("exit", repos.sessions, repos.profiles)
+    answer = msgspec.to_builtins(repos.proxies.delete("exit", repos.sessions, repos.profiles))
     assert answer == {
         "deleted_alias": "Exit",
         "detached_session_ids": [first.session_id, third.session_id],
