@@ -19,7 +19,7 @@ import msgspec
 
 from bridge_protocol import Action, RefAction
 
-from . import api, proxy_responses, responses
+from . import api, health_responses, proxy_responses, responses
 
 PREFIX = "#/components/schemas/"
 REF = PREFIX + "{name}"
@@ -46,6 +46,8 @@ RESPONSES: tuple[type[msgspec.Struct], ...] = (
     proxy_responses.ProxyResult,
     proxy_responses.ProxyDeleted,
     proxy_responses.ProxyLocation,
+    health_responses.Health,
+    health_responses.Status,
 )
 
 
