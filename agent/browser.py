@@ -41,6 +41,7 @@ from bridge_protocol import (
 )
 from proxy import Diagnostics, authority_of_url
 
+from . import page_responses as shown
 from . import responses
 from .api import (
     CaptureBody,
@@ -317,19 +318,17 @@ class Browser:
 
     def _capture_data(
         self, page: Page, path: str, answer: AttachAnswer | CaptureAnswer
-    ) -> dict[str, Any]:
-        return {
-            "page": page.ref(),
-            "capture": {
-                "output_path": path,
-                "bytesize": _written(answer),
-                "target_http_status": answer.target_http_status,
-            },
-        }
+    ) -> shown.PageOperation:
+        capture = shown.Capture(
+            output_path=path,
+            bytesize=_written(answer),
+            target_http_status=answer.target_http_status,
+        )
+        return shown.PageOperation(page=page.ref(), capture=capture)
 
     # --- shorthand page operations -------------------------------------------------------------
 
-    async def navigate(self, body: NavigateBody, request_id: str) -> dict[str, Any]:
+    async def navigate(self, body: NavigateBody, request_id: str) -> shown.PageOperation:
         url = normalize_url(body.url)
         path = await self.output_for(body.output, "Captures", f"{request_id}.html")
         session_id = await self._navigation_session(body.session_id, body.profile, body.proxy)
@@ -369,7 +368,7 @@ class Browser:
         actions: list[Action],
         time_limit: float,
         wait: float,
-    ) -> dict[str, Any]:
+    ) -> shown.PageOperation:
         async def work(deadline: float) -> CaptureAnswer:
             params = CaptureParams(
                 session_id=page.session_id,
@@ -385,7 +384,7 @@ class Browser:
         answer = await self.run(page.session_id, operation, time_limit, work, page=page)
         return self._capture_data(page, path, answer)
 
-    async def perform(self, body: PerformBody, request_id: str) -> dict[str, Any]:
+    async def perform(self, body: PerformBody, request_id: str) -> shown.PageOperation:
         path = await self.output_for(body.output, "Captures", f"{request_id}.html")
         page = self._select(body.session_id)
         return await self._capture_on(
@@ -397,7 +396,7 @@ class Browser:
             wait=body.wait,
         )
 
-    async def capture(self, body: CaptureBody, request_id: str) -> dict[str, Any]:
+    async def capture(self, body: CaptureBody, request_id: str) -> shown.PageOperation:
         path = await self.output_for(body.output, "Captures", f"{request_id}.html")
         page = self._select(body.session_id)
         return await self._capture_on(
@@ -409,7 +408,7 @@ class Browser:
         body: ScreenshotBody | PageScreenshotBody,
         request_id: str,
         page_id: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> shown.ScreenshotResult:
         path = await self.output_for(body.output, "Screenshots", f"{request_id}.{body.format}")
         if page_id is not None:
             page = self._pages.attached(page_id)
@@ -433,17 +432,15 @@ class Browser:
             return answer
 
         answer = await self.run(page.session_id, "screenshot", body.timeout, work, page=page)
-        return {
-            "page": page.ref(),
-            "screenshot": {
-                "output_path": path,
-                "bytesize": answer.bytesize,
-                "format": body.format,
-                "mime_type": f"image/{body.format}",
-                "width": answer.width,
-                "height": answer.height,
-            },
-        }
+        screenshot = shown.Screenshot(
+            output_path=path,
+            bytesize=answer.bytesize,
+            format=body.format,
+            mime_type=shown.MIME_TYPES[body.format],
+            width=answer.width,
+            height=answer.height,
+        )
+        return shown.ScreenshotResult(page=page.ref(), screenshot=screenshot)
 
     # --- observations --------------------------------------------------------------------------
 
@@ -557,7 +554,7 @@ class Browser:
 
     # --- attached pages ------------------------------------------------------------------------
 
-    async def attach(self, body: PagesBody, request_id: str) -> dict[str, Any]:
+    async def attach(self, body: PagesBody, request_id: str) -> shown.PageOperation:
         url = normalize_url(body.url)
         path = await self.output_for(body.output, "Captures", f"{request_id}.html")
         target, navigate = await self.open_session(
@@ -596,7 +593,7 @@ class Browser:
 
     async def page_action(
         self, page_id: str, body: PageActionBody, request_id: str
-    ) -> dict[str, Any]:
+    ) -> shown.PageOperation:
         path = await self.output_for(body.output, "Captures", f"{request_id}.html")
         page = self._pages.attached(page_id)
         return await self._capture_on(

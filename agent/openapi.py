@@ -19,7 +19,8 @@ import msgspec
 
 from bridge_protocol import Action, RefAction
 
-from . import api, health_responses, proxy_responses, responses
+from . import api, health_responses, page_responses, proxy_responses, responses
+from .notification_log import Notifications
 
 PREFIX = "#/components/schemas/"
 REF = PREFIX + "{name}"
@@ -48,6 +49,9 @@ RESPONSES: tuple[type[msgspec.Struct], ...] = (
     proxy_responses.ProxyLocation,
     health_responses.Health,
     health_responses.Status,
+    page_responses.PageOperation,
+    page_responses.ScreenshotResult,
+    Notifications,
 )
 
 
