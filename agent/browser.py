@@ -19,9 +19,8 @@ GET /v1/notifications (agent/notification_log.py) needs nothing of this.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
-import msgspec
 import trio
 
 from bridge_protocol import (
@@ -64,6 +63,7 @@ from .api import (
 from .config import AgentConfig
 from .engine_client import EngineClient, remaining
 from .logs import LogWriter
+from .observation_responses import FindResult, ObservationResult
 from .observations import ObservationStore, Retained, find_in
 from .pages import Page, PageRegistry
 from .records import SessionRecord, name_key
@@ -444,10 +444,9 @@ class Browser:
 
     # --- observations --------------------------------------------------------------------------
 
-    def _retain(self, page: Page, observation: Observation) -> dict[str, Any]:
+    def _retain(self, page: Page, observation: Observation) -> ObservationResult:
         self._pages.saw_url(page.session_id, observation.url, page)
-        kept = msgspec.to_builtins(observation)
-        return self._observations.retain(observation.id, page, kept).answer()
+        return self._observations.retain(observation.id, page, observation).answer()
 
     def _observe_command(self, page: Page, mode: Mode, deadline: float, wait: float) -> Observe:
         return Observe(
@@ -460,14 +459,14 @@ class Browser:
 
     async def observe(
         self, body: ObserveBody | PageObserveBody, page_id: str | None = None
-    ) -> dict[str, Any]:
+    ) -> ObservationResult:
         if page_id is not None:
             page = self._pages.attached(page_id)
         else:
             assert isinstance(body, ObserveBody)
             page = self._select(body.session_id)
 
-        async def work(deadline: float) -> dict[str, Any]:
+        async def work(deadline: float) -> ObservationResult:
             answer = await self._engine.call(
                 self._observe_command(page, body.mode, deadline, body.wait)
             )
@@ -475,7 +474,7 @@ class Browser:
 
         return await self.run(page.session_id, "observe", body.timeout, work, page=page)
 
-    async def navigate_observe(self, body: NavigateObserveBody) -> dict[str, Any]:
+    async def navigate_observe(self, body: NavigateObserveBody) -> ObservationResult:
         url: str | None = None
         if body.navigation == "url":
             if body.url is None:
@@ -493,7 +492,7 @@ class Browser:
             page = self._select(body.session_id)
             session_id = page.session_id
 
-        async def work(deadline: float) -> dict[str, Any]:
+        async def work(deadline: float) -> ObservationResult:
             if url is not None:
                 self._pages.loading(session_id, url)
             command = Navigate(
@@ -519,17 +518,17 @@ class Browser:
     def _retained(self, observation_id: str) -> Retained:
         return self._observations.get(observation_id)
 
-    def observation(self, observation_id: str) -> dict[str, Any]:
+    def observation(self, observation_id: str) -> ObservationResult:
         return self._retained(observation_id).answer()
 
     async def observation_actions(
         self, observation_id: str, body: ObservationActionsBody
-    ) -> dict[str, Any]:
+    ) -> ObservationResult:
         stored = self._retained(observation_id)
         page = stored.page
         waits = sum(getattr(a, "seconds", 0.0) for a in body.actions)
 
-        async def work(deadline: float) -> dict[str, Any]:
+        async def work(deadline: float) -> ObservationResult:
             command = ObservationAction(
                 session_id=page.session_id,
                 observation_id=observation_id,
@@ -543,14 +542,21 @@ class Browser:
         timeout = OBSERVATION_ACTIONS_TIMEOUT + waits
         return await self.run(page.session_id, "observation_actions", timeout, work)
 
-    async def find(self, observation_id: str, body: FindBody) -> dict[str, Any]:
+    async def find(self, observation_id: str, body: FindBody) -> FindResult:
         """Search the retained copy (docs/observations.md "Find"); no engine work, so it also
         reads observations whose refs went stale."""
         if body.query is None and body.role is None:
             raise validation_error("find needs a query or a role (or both)", "query")
         stored = self._retained(observation_id)
         found = find_in(stored.decoded(), body.query, body.role, body.limit)
-        return {"page": stored.page.ref(), "observation_id": observation_id, **found}
+        return FindResult(
+            page=stored.page.ref(),
+            observation_id=observation_id,
+            content=found.content,
+            elements=found.elements,
+            total_matches=found.total_matches,
+            truncated=found.truncated,
+        )
 
     # --- attached pages ------------------------------------------------------------------------
 

@@ -17,9 +17,16 @@ from typing import Any
 
 import msgspec
 
-from bridge_protocol import Action, RefAction
+from bridge_protocol import Action, Observation, RefAction
 
-from . import api, health_responses, page_responses, proxy_responses, responses
+from . import (
+    api,
+    health_responses,
+    observation_responses,
+    page_responses,
+    proxy_responses,
+    responses,
+)
 from .notification_log import Notifications
 
 PREFIX = "#/components/schemas/"
@@ -52,7 +59,14 @@ RESPONSES: tuple[type[msgspec.Struct], ...] = (
     page_responses.PageOperation,
     page_responses.ScreenshotResult,
     Notifications,
+    observation_responses.ObservationResult,
+    observation_responses.FindResult,
 )
+
+# Structs whose schema is written in the file, not generated: the observation's compact wire form
+# says more than its items' types (int | str | list[Any]) can. tests/agent/test_openapi.py keeps
+# its fields and its required fields the struct's.
+WRITTEN: dict[str, type[msgspec.Struct]] = {"Observation": Observation}
 
 
 def request_bodies(doc: dict[str, Any]) -> list[type[msgspec.Struct]]:
@@ -94,7 +108,15 @@ def components(bodies: list[type[msgspec.Struct]]) -> dict[str, Any]:
     unions = dict(zip(UNIONS, out[len(bodies) + len(RESPONSES) :], strict=True))
     generated = {name: _named(_untitled(schema), unions) for name, schema in found.items()}
     generated.update(unions)
-    return generated
+    # what the roots reach without going through a written schema (its own parts stay written)
+    reached: set[str] = set()
+    todo = [*_refs(out), *unions]
+    while todo:
+        name = todo.pop()
+        if name not in reached and name not in WRITTEN:
+            reached.add(name)
+            todo.extend(_refs(generated[name]))
+    return {name: schema for name, schema in generated.items() if name in reached}
 
 
 def _refs(node: Any) -> Iterator[str]:
@@ -104,7 +126,7 @@ def _refs(node: Any) -> Iterator[str]:
                 yield value.removeprefix(PREFIX)
             else:
                 yield from _refs(value)
-    elif isinstance(node, list):
+    elif isinstance(node, list | tuple):
         for value in node:
             yield from _refs(value)
 

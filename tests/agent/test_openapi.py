@@ -184,6 +184,16 @@ def test_every_schema_is_used_by_a_route(doc: dict[str, Any]) -> None:
     assert sorted(set(doc["components"]["schemas"]) - openapi.referenced(doc)) == []
 
 
+def test_the_written_schemas_have_their_structs_fields(doc: dict[str, Any]) -> None:
+    """A schema written in the file instead of generated (agent/openapi.py WRITTEN) names its
+    struct's fields, and requires those without a default."""
+    for name, struct in openapi.WRITTEN.items():
+        schema = doc["components"]["schemas"][name]
+        fields = msgspec.structs.fields(struct)
+        assert set(schema["properties"]) == {f.encode_name for f in fields}, name
+        assert set(schema["required"]) == {f.encode_name for f in fields if f.required}, name
+
+
 def test_each_action_union_is_written_once(doc: dict[str, Any]) -> None:
     """A body refers to the named union (Action, RefAction); no copy of its members elsewhere."""
     text = json.dumps(doc)
