@@ -17,10 +17,11 @@ from typing import Any
 
 import msgspec
 
-from bridge_protocol import Action, Observation, RefAction
+from bridge_protocol import Action, ApiError, Observation, RefAction
 
 from . import (
     api,
+    capture_events,
     health_responses,
     observation_responses,
     page_responses,
@@ -63,10 +64,11 @@ RESPONSES: tuple[type[msgspec.Struct], ...] = (
     observation_responses.FindResult,
 )
 
-# Structs whose schema is written in the file, not generated: the observation's compact wire form
-# says more than its items' types (int | str | list[Any]) can. tests/agent/test_openapi.py keeps
-# its fields and its required fields the struct's.
-WRITTEN: dict[str, type[msgspec.Struct]] = {"Observation": Observation}
+# Structs whose schema is written in the file (under the name given here), not generated: the
+# observation's compact wire form says more than its items' types (int | str | list[Any]) can, and
+# the error object lists the error table's ids and codes. tests/agent/test_openapi.py keeps their
+# fields and required fields the structs'.
+WRITTEN: dict[str, type[msgspec.Struct]] = {"Observation": Observation, "ErrorObject": ApiError}
 
 
 def request_bodies(doc: dict[str, Any]) -> list[type[msgspec.Struct]]:
@@ -100,17 +102,67 @@ def _named(node: Any, unions: dict[str, Any]) -> Any:
     return node
 
 
+def _capture_line(status: str, event: str, data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "status": {"enum": [status]},
+            "request_id": {"type": "string"},
+            "event": {"enum": [event]},
+            "data": data,
+        },
+        "required": ["status", "request_id", "event", "data"],
+        "additionalProperties": False,
+    }
+
+
+def capture_stream_line(data: list[dict[str, Any]]) -> dict[str, Any]:
+    """One line of the capture stream: each event of agent/capture_events.py with its data
+    (`data`: their schemas, in EVENTS' order), and capture.failed with the error object."""
+    lines = [
+        _capture_line("ok", event.EVENT, schema)
+        for event, schema in zip(capture_events.EVENTS, data, strict=True)
+    ]
+    failed = _capture_line("error", capture_events.FAILED, {"$ref": REF.format(name="ErrorObject")})
+    lines.insert(-1, failed)  # before capture.finished, the last line
+    return {
+        "description": "One line of the application/x-ndjson capture stream (spec 1 §6): an "
+        "event and its data.",
+        "anyOf": lines,
+    }
+
+
+def _renamed(node: Any, names: dict[str, str]) -> Any:
+    """`node` with its references to the schemas `names` maps made to their new names."""
+    if isinstance(node, dict):
+        return {
+            k: REF.format(name=names[v.removeprefix(PREFIX)])
+            if k == "$ref" and v.removeprefix(PREFIX) in names
+            else _renamed(v, names)
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_renamed(v, names) for v in node]
+    return node
+
+
 def components(bodies: list[type[msgspec.Struct]]) -> dict[str, Any]:
     """The generated `components.schemas` entries: the bodies, the answers' objects, what they
-    refer to, the unions."""
-    types: list[Any] = [*bodies, *RESPONSES, *UNIONS.values()]
+    refer to, the unions, the capture stream's line."""
+    roots: list[Any] = [*bodies, *RESPONSES, *UNIONS.values()]
+    types = [*roots, *capture_events.EVENTS]
     out, found = msgspec.json.schema_components(types, ref_template=REF)
-    unions = dict(zip(UNIONS, out[len(bodies) + len(RESPONSES) :], strict=True))
-    generated = {name: _named(_untitled(schema), unions) for name, schema in found.items()}
+    written = {struct.__name__: name for name, struct in WRITTEN.items()}
+    out = _renamed(list(out), written)
+    unions = dict(zip(UNIONS, out[len(bodies) + len(RESPONSES) : len(roots)], strict=True))
+    generated = {
+        name: _named(_untitled(_renamed(schema, written)), unions) for name, schema in found.items()
+    }
     generated.update(unions)
+    generated["CaptureStreamLine"] = capture_stream_line(out[len(roots) :])
     # what the roots reach without going through a written schema (its own parts stay written)
     reached: set[str] = set()
-    todo = [*_refs(out), *unions]
+    todo = [*_refs(out), *unions, "CaptureStreamLine"]
     while todo:
         name = todo.pop()
         if name not in reached and name not in WRITTEN:

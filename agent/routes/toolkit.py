@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import msgspec
 from quart import Quart, Response, g, request
 
-from bridge_protocol import ApiError, ErrorId, SvcError, failure, success
+from bridge_protocol import ApiError, ErrorId, SvcError, failure
 
 from ..api import decode_body
 
@@ -48,9 +48,9 @@ class _Success(msgspec.Struct, tag_field="status", tag="ok"):
     data: msgspec.Struct
 
 
-def ok(data: msgspec.Struct | dict[str, Any]) -> Response:
-    if isinstance(data, dict):
-        return json_response(success(g.request_id, data))
+def ok(data: msgspec.Struct) -> Response:
+    """The success envelope of `data`, one of the answer structs (agent/responses.py and the
+    modules beside it)."""
     return json_response(_Success(request_id=g.request_id, data=data))
 
 
