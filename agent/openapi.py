@@ -1,13 +1,17 @@
-"""docs/openapi.yaml's request schemas and the answers' objects that are structs, generated
-from those structs (issue 39 point 3).
+"""docs/openapi.yaml's schemas of the requests and of the answers, generated from their structs
+(issue 39 point 3).
 
 The request bodies (agent/api.py) and what they hold (the actions, the lifetimes, a proxy's
-settings, a fingerprint) are described by `msgspec.json.schema_components`; each action union
-becomes one named component (`Action`, `RefAction`) that every body refers to instead of a copy
-of its members. The answers' objects built from structs (agent/responses.py) are generated
-likewise. The routes and the other answers stay written in the file;
-`make openapi` (scripts/openapi.py, which reads and writes the YAML) rewrites the generated part
-in place and tests/agent/test_openapi.py fails while the file differs from the structs.
+settings, a fingerprint) and the `data` of every answer (agent/responses.py and the modules
+beside it: proxy_responses, health_responses, page_responses, observation_responses) are
+described by `msgspec.json.schema_components`; each union becomes one named component
+(`Action`, `RefAction`, `Lifetime`) that every schema refers to instead of a copy of its members.
+The capture stream's line is made from the events of agent/capture_events.py. Written in the
+file stay the routes (paths, summaries, the success envelope around each answer, the error
+responses), the error envelope and two schemas whose wire form says more than their struct's
+types (WRITTEN). `make openapi` (scripts/openapi.py, which reads and writes the YAML) rewrites the
+generated part in place and drops the schemas no route uses any more;
+tests/agent/test_openapi.py fails while the file differs from the structs.
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
-"""Objects of the API's answers as structs (issue 39 point 3): a repository builds one, the route
-sends its builtins, and docs/openapi.yaml's schema of it is generated from it (agent/openapi.py).
-Every field is always sent: none has a default."""
+"""The answers of the session and profile routes as structs (issue 39 point 3), and `Shown`, the
+base of every answer struct (here and in the modules beside it: proxy_responses,
+health_responses, page_responses, observation_responses, capture_events). A repository or the
+browser builds one, the route sends it (routes/toolkit.ok), and docs/openapi.yaml's schema of it
+is generated from it (agent/openapi.py). A field that some answers leave out is UNSET there
+(never sent); every other field is always sent."""
 
 from __future__ import annotations
 

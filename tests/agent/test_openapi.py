@@ -1,6 +1,6 @@
 """docs/openapi.yaml stays true: its routes are the agent's and the spec's, nothing else exists,
-its request schemas are generated from agent/api.py (agent/openapi.py) and mirror it, and its
-error object holds the one error table."""
+its request and answer schemas are generated from their structs (agent/openapi.py) and mirror
+them, and its error object holds the one error table."""
 
 from __future__ import annotations
 
@@ -177,6 +177,18 @@ def test_the_request_schemas_are_the_structs_own(doc: dict[str, Any]) -> None:
     schemas = doc["components"]["schemas"]
     stale = sorted(name for name, schema in generated.items() if schemas.get(name) != schema)
     assert not stale, f"docs/openapi.yaml is stale for {stale}: run make openapi"
+
+
+def test_every_answer_is_a_generated_schema(doc: dict[str, Any]) -> None:
+    """Each route's success data, and the capture stream's line, is generated from a struct."""
+    generated = openapi.components(openapi.request_bodies(doc))
+    for method, path, operation in operations(doc):
+        content = operation["responses"]["200"]["content"]
+        if "application/x-ndjson" in content:
+            ref = content["application/x-ndjson"]["schema"]["$ref"]
+        else:
+            ref = content["application/json"]["schema"]["properties"]["data"]["$ref"]
+        assert ref.rsplit("/", 1)[1] in generated, (method, path)
 
 
 def test_every_schema_is_used_by_a_route(doc: dict[str, Any]) -> None:
