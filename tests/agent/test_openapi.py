@@ -255,6 +255,7 @@ def conforms(schema: dict[str, Any], value: Any, doc: dict[str, Any]) -> bool:  
         "boolean": bool,
         "array": list,
         "object": dict,
+        "null": type(None),
     }
     kind = schema.get("type")
     if kind is not None and (
