@@ -43,11 +43,6 @@ def _worker(ctx: Health) -> tuple[WorkerShown, str | None]:
     return state.snapshot(ctx.scheduler.active_count), state.problem(trio.current_time())
 
 
-def _build(ctx: Health) -> shown.Build | None:
-    build = ctx.process.build
-    return None if build is None else msgspec.convert(build, shown.Build)
-
-
 def health_data(ctx: Health) -> shown.Health:
     snapshot, problem = _worker(ctx)
     if problem is not None:
@@ -57,7 +52,7 @@ def health_data(ctx: Health) -> shown.Health:
         version=ctx.process.version,
         pid=ctx.process.pid,
         browser_proxy_port=ctx.listeners.base_port,
-        build=_build(ctx),
+        build=ctx.process.build,
         worker=snapshot,
         database_recovery=None
         if recovery is None
@@ -114,7 +109,7 @@ def status_data(ctx: Health) -> shown.Status:
         overall_status="ok" if healthy else "degraded",
         running_count=running,
         total_count=len(checks),
-        build=_build(ctx),
+        build=ctx.process.build,
         checks=checks,
     )
 
