@@ -41,8 +41,8 @@ UNIONS: dict[str, Any] = {
     "RefAction": RefAction,
     "Lifetime": responses.LifetimeShown,
 }
-# The `data` of the answers, each named as the routes refer to it; what they hold is found from
-# them. The others are still written in the file.
+# The `data` of every route's answer, each named as the routes refer to it
+# (test_every_answer_is_a_generated_schema); what they hold is found from them.
 RESPONSES: tuple[type[msgspec.Struct], ...] = (
     responses.SessionList,
     responses.SessionResult,
