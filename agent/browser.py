@@ -19,9 +19,8 @@ GET /v1/notifications (agent/notification_log.py) needs nothing of this.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
-import msgspec
 import trio
 
 from bridge_protocol import (
@@ -41,6 +40,8 @@ from bridge_protocol import (
 )
 from proxy import Diagnostics, authority_of_url
 
+from . import page_responses as shown
+from . import responses
 from .api import (
     CaptureBody,
     FindBody,
@@ -62,6 +63,7 @@ from .api import (
 from .config import AgentConfig
 from .engine_client import EngineClient, remaining
 from .logs import LogWriter
+from .observation_responses import FindResult, ObservationResult
 from .observations import ObservationStore, Retained, find_in
 from .pages import Page, PageRegistry
 from .records import SessionRecord, name_key
@@ -316,19 +318,17 @@ class Browser:
 
     def _capture_data(
         self, page: Page, path: str, answer: AttachAnswer | CaptureAnswer
-    ) -> dict[str, Any]:
-        return {
-            "page": page.ref(),
-            "capture": {
-                "output_path": path,
-                "bytesize": _written(answer),
-                "target_http_status": answer.target_http_status,
-            },
-        }
+    ) -> shown.PageOperation:
+        capture = shown.Capture(
+            output_path=path,
+            bytesize=_written(answer),
+            target_http_status=answer.target_http_status,
+        )
+        return shown.PageOperation(page=page.ref(), capture=capture)
 
     # --- shorthand page operations -------------------------------------------------------------
 
-    async def navigate(self, body: NavigateBody, request_id: str) -> dict[str, Any]:
+    async def navigate(self, body: NavigateBody, request_id: str) -> shown.PageOperation:
         url = normalize_url(body.url)
         path = await self.output_for(body.output, "Captures", f"{request_id}.html")
         session_id = await self._navigation_session(body.session_id, body.profile, body.proxy)
@@ -368,7 +368,7 @@ class Browser:
         actions: list[Action],
         time_limit: float,
         wait: float,
-    ) -> dict[str, Any]:
+    ) -> shown.PageOperation:
         async def work(deadline: float) -> CaptureAnswer:
             params = CaptureParams(
                 session_id=page.session_id,
@@ -384,7 +384,7 @@ class Browser:
         answer = await self.run(page.session_id, operation, time_limit, work, page=page)
         return self._capture_data(page, path, answer)
 
-    async def perform(self, body: PerformBody, request_id: str) -> dict[str, Any]:
+    async def perform(self, body: PerformBody, request_id: str) -> shown.PageOperation:
         path = await self.output_for(body.output, "Captures", f"{request_id}.html")
         page = self._select(body.session_id)
         return await self._capture_on(
@@ -396,7 +396,7 @@ class Browser:
             wait=body.wait,
         )
 
-    async def capture(self, body: CaptureBody, request_id: str) -> dict[str, Any]:
+    async def capture(self, body: CaptureBody, request_id: str) -> shown.PageOperation:
         path = await self.output_for(body.output, "Captures", f"{request_id}.html")
         page = self._select(body.session_id)
         return await self._capture_on(
@@ -408,7 +408,7 @@ class Browser:
         body: ScreenshotBody | PageScreenshotBody,
         request_id: str,
         page_id: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> shown.ScreenshotResult:
         path = await self.output_for(body.output, "Screenshots", f"{request_id}.{body.format}")
         if page_id is not None:
             page = self._pages.attached(page_id)
@@ -432,24 +432,21 @@ class Browser:
             return answer
 
         answer = await self.run(page.session_id, "screenshot", body.timeout, work, page=page)
-        return {
-            "page": page.ref(),
-            "screenshot": {
-                "output_path": path,
-                "bytesize": answer.bytesize,
-                "format": body.format,
-                "mime_type": f"image/{body.format}",
-                "width": answer.width,
-                "height": answer.height,
-            },
-        }
+        screenshot = shown.Screenshot(
+            output_path=path,
+            bytesize=answer.bytesize,
+            format=body.format,
+            mime_type=shown.MIME_TYPES[body.format],
+            width=answer.width,
+            height=answer.height,
+        )
+        return shown.ScreenshotResult(page=page.ref(), screenshot=screenshot)
 
     # --- observations --------------------------------------------------------------------------
 
-    def _retain(self, page: Page, observation: Observation) -> dict[str, Any]:
+    def _retain(self, page: Page, observation: Observation) -> ObservationResult:
         self._pages.saw_url(page.session_id, observation.url, page)
-        kept = msgspec.to_builtins(observation)
-        return self._observations.retain(observation.id, page, kept).answer()
+        return self._observations.retain(observation.id, page, observation).answer()
 
     def _observe_command(self, page: Page, mode: Mode, deadline: float, wait: float) -> Observe:
         return Observe(
@@ -462,14 +459,14 @@ class Browser:
 
     async def observe(
         self, body: ObserveBody | PageObserveBody, page_id: str | None = None
-    ) -> dict[str, Any]:
+    ) -> ObservationResult:
         if page_id is not None:
             page = self._pages.attached(page_id)
         else:
             assert isinstance(body, ObserveBody)
             page = self._select(body.session_id)
 
-        async def work(deadline: float) -> dict[str, Any]:
+        async def work(deadline: float) -> ObservationResult:
             answer = await self._engine.call(
                 self._observe_command(page, body.mode, deadline, body.wait)
             )
@@ -477,7 +474,7 @@ class Browser:
 
         return await self.run(page.session_id, "observe", body.timeout, work, page=page)
 
-    async def navigate_observe(self, body: NavigateObserveBody) -> dict[str, Any]:
+    async def navigate_observe(self, body: NavigateObserveBody) -> ObservationResult:
         url: str | None = None
         if body.navigation == "url":
             if body.url is None:
@@ -495,7 +492,7 @@ class Browser:
             page = self._select(body.session_id)
             session_id = page.session_id
 
-        async def work(deadline: float) -> dict[str, Any]:
+        async def work(deadline: float) -> ObservationResult:
             if url is not None:
                 self._pages.loading(session_id, url)
             command = Navigate(
@@ -521,17 +518,17 @@ class Browser:
     def _retained(self, observation_id: str) -> Retained:
         return self._observations.get(observation_id)
 
-    def observation(self, observation_id: str) -> dict[str, Any]:
+    def observation(self, observation_id: str) -> ObservationResult:
         return self._retained(observation_id).answer()
 
     async def observation_actions(
         self, observation_id: str, body: ObservationActionsBody
-    ) -> dict[str, Any]:
+    ) -> ObservationResult:
         stored = self._retained(observation_id)
         page = stored.page
         waits = sum(getattr(a, "seconds", 0.0) for a in body.actions)
 
-        async def work(deadline: float) -> dict[str, Any]:
+        async def work(deadline: float) -> ObservationResult:
             command = ObservationAction(
                 session_id=page.session_id,
                 observation_id=observation_id,
@@ -545,18 +542,25 @@ class Browser:
         timeout = OBSERVATION_ACTIONS_TIMEOUT + waits
         return await self.run(page.session_id, "observation_actions", timeout, work)
 
-    async def find(self, observation_id: str, body: FindBody) -> dict[str, Any]:
+    async def find(self, observation_id: str, body: FindBody) -> FindResult:
         """Search the retained copy (docs/observations.md "Find"); no engine work, so it also
         reads observations whose refs went stale."""
         if body.query is None and body.role is None:
             raise validation_error("find needs a query or a role (or both)", "query")
         stored = self._retained(observation_id)
         found = find_in(stored.decoded(), body.query, body.role, body.limit)
-        return {"page": stored.page.ref(), "observation_id": observation_id, **found}
+        return FindResult(
+            page=stored.page.ref(),
+            observation_id=observation_id,
+            content=found.content,
+            elements=found.elements,
+            total_matches=found.total_matches,
+            truncated=found.truncated,
+        )
 
     # --- attached pages ------------------------------------------------------------------------
 
-    async def attach(self, body: PagesBody, request_id: str) -> dict[str, Any]:
+    async def attach(self, body: PagesBody, request_id: str) -> shown.PageOperation:
         url = normalize_url(body.url)
         path = await self.output_for(body.output, "Captures", f"{request_id}.html")
         target, navigate = await self.open_session(
@@ -595,7 +599,7 @@ class Browser:
 
     async def page_action(
         self, page_id: str, body: PageActionBody, request_id: str
-    ) -> dict[str, Any]:
+    ) -> shown.PageOperation:
         path = await self.output_for(body.output, "Captures", f"{request_id}.html")
         page = self._pages.attached(page_id)
         return await self._capture_on(
@@ -609,14 +613,16 @@ class Browser:
 
     # --- session commands ----------------------------------------------------------------------
 
-    async def set_network_paused(self, session: SessionRecord, paused: bool) -> dict[str, Any]:
+    async def set_network_paused(
+        self, session: SessionRecord, paused: bool
+    ) -> responses.NetworkState:
         """Pause and play answer at once, never queued behind the session's browser work."""
         session_id = session.session_id
         await self._engine.set_network_paused(session, paused)
         self._sessions.set_paused(session_id, paused)
         self._engine.network_paused_applied(session_id, paused)
         self._sessions.touch(session_id)
-        return {"session_id": session_id, "network_paused": paused}
+        return responses.NetworkState(session_id=session_id, network_paused=paused)
 
     async def session_closed(self, session_id: str) -> None:
         """Drop the session's pages, current page and observations; tell the host to close its

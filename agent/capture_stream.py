@@ -20,13 +20,13 @@ import math
 from collections.abc import AsyncIterator, Callable
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import Any
 
 import msgspec
 import trio
 
 from bridge_protocol import ApiError, CaptureAnswer, CaptureParams, SvcError
 
+from . import capture_events as ev
 from .api import CapturesBody
 from .browser import Browser
 from .config import AgentConfig
@@ -42,8 +42,17 @@ from .urls import normalize_url
 # unsuccessful capture is 1; the outcome tells the two apart).
 EXIT_OK, EXIT_TARGET_ERROR, EXIT_FAILED = 0, 1, 1
 
-# An event of the stream: its name and its `data` (the JSON the client reads).
-Emit = Callable[[str, dict[str, Any]], None]
+# An event of the stream: its data, which names it (agent/capture_events.py).
+Emit = Callable[[ev.CaptureEvent], None]
+
+
+class _Line(msgspec.Struct):
+    """One line of the stream: the event's data under its name (spec 1 §4 POST /v1/captures)."""
+
+    status: str
+    request_id: str
+    event: str
+    data: msgspec.Struct
 
 
 @dataclass
@@ -126,36 +135,39 @@ class CaptureJob:
         rid, session_id = plan.request_id, plan.session_id
         encoder = msgspec.json.Encoder()
 
-        def emit(event: str, data: dict[str, Any], status: str = "ok") -> None:
-            line = {"status": status, "request_id": rid, "event": event, "data": data}
-            store.record_event(rid, event, data)
+        def send(status: str, event: str, data: msgspec.Struct) -> None:
+            line = _Line(status=status, request_id=rid, event=event, data=data)
+            store.record_event(rid, event, msgspec.to_builtins(data))
             # A closed channel means the client is gone and this work is being cancelled.
             with suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                 channel.send_nowait(encoder.encode(line) + b"\n")
 
+        def emit(data: ev.CaptureEvent) -> None:
+            send("ok", data.EVENT, data)
+
         store.record_request(rid, "capture", session_id, plan.url)
         finished = False
         try:
-            emit("capture.started", {"url": plan.url, "session_id": session_id})
+            emit(ev.CaptureStarted(url=plan.url, session_id=session_id))
             result, error, traffic = await self._attempts(plan, emit)
-            proxy_traffic = {"proxy_alias": plan.proxy_alias, "bytes": traffic}
-            emit("capture.traffic", {"session_id": session_id, "proxy_traffic": proxy_traffic})
+            proxy_traffic = ev.ProxyTraffic(proxy_alias=plan.proxy_alias, bytes=traffic)
+            emit(ev.CaptureTraffic(session_id=session_id, proxy_traffic=proxy_traffic))
             if result is not None:
                 status = result.target_http_status
                 target_error = status is not None and status >= 400
-                outcome = "target_error" if target_error else "success"
+                outcome: ev.Outcome = "target_error" if target_error else "success"
                 exit_code = EXIT_TARGET_ERROR if target_error else EXIT_OK
-                completed = {
-                    "output_path": plan.output_path,
-                    "bytesize": result.bytesize,
-                    "url": result.url or plan.url,
-                    "target_http_status": status,
-                    "session_id": session_id,
-                    "capture_id": rid,
-                    "proxy_traffic": proxy_traffic,
-                    "outcome": outcome,
-                }
-                emit("capture.completed", completed)
+                completed = ev.CaptureCompleted(
+                    output_path=plan.output_path,
+                    bytesize=result.bytesize,
+                    url=result.url or plan.url,
+                    target_http_status=status,
+                    session_id=session_id,
+                    capture_id=rid,
+                    proxy_traffic=proxy_traffic,
+                    outcome=outcome,
+                )
+                emit(completed)
                 store.finish_request(
                     rid,
                     outcome=outcome,
@@ -163,17 +175,20 @@ class CaptureJob:
                     output_path=plan.output_path,
                     target_http_status=status,
                     traffic_bytes=traffic,
-                    result=completed,
+                    result=msgspec.to_builtins(completed),
                 )
             else:
                 assert error is not None
                 exit_code = EXIT_FAILED
-                failed = msgspec.to_builtins(error)
-                emit("capture.failed", failed, status="error")
+                send("error", ev.FAILED, error)
                 store.finish_request(
-                    rid, outcome="failed", exit_code=exit_code, traffic_bytes=traffic, result=failed
+                    rid,
+                    outcome="failed",
+                    exit_code=exit_code,
+                    traffic_bytes=traffic,
+                    result=msgspec.to_builtins(error),
                 )
-            emit("capture.finished", {"exit_code": exit_code})
+            emit(ev.CaptureFinished(exit_code=exit_code))
             finished = True
         finally:
             if not finished:
@@ -200,7 +215,7 @@ class CaptureJob:
         for attempt in itertools.count(1):
 
             async def work(deadline: float, attempt: int = attempt) -> CaptureAnswer:
-                emit("capture.browser_requested", {"session_id": session_id, "attempt": attempt})
+                emit(ev.CaptureBrowserRequested(session_id=session_id, attempt=attempt))
                 params = CaptureParams(
                     session_id=session_id,
                     url=plan.url,
@@ -221,29 +236,22 @@ class CaptureJob:
                 if not exc.error.retryable or attempt > body.retry or session_gone or engine_gone:
                     return None, exc.error, 0
                 emit(
-                    "capture.retrying",
-                    {
-                        "attempt": attempt,
-                        "retry_delay": body.retry_delay,
-                        "error": msgspec.to_builtins(exc.error),
-                    },
+                    ev.CaptureRetrying(
+                        attempt=attempt, retry_delay=body.retry_delay, error=exc.error
+                    )
                 )
                 await trio.sleep(body.retry_delay)
                 continue
             timings = result.timings
             self._pages.saw_url(session_id, result.url)
             emit(
-                "capture.page_ready",
-                {
-                    "url": result.url,
-                    "target_http_status": result.target_http_status,
-                    "elapsed_ms": timings.page_ready_ms,
-                },
+                ev.CapturePageReady(
+                    url=result.url,
+                    target_http_status=result.target_http_status,
+                    elapsed_ms=timings.page_ready_ms,
+                )
             )
-            emit("capture.rendered", {"elapsed_ms": timings.rendered_ms})
-            emit(
-                "capture.writing",
-                {"output_path": plan.output_path, "elapsed_ms": timings.written_ms},
-            )
+            emit(ev.CaptureRendered(elapsed_ms=timings.rendered_ms))
+            emit(ev.CaptureWriting(output_path=plan.output_path, elapsed_ms=timings.written_ms))
             return result, None, result.traffic_bytes
         raise AssertionError("unreachable")

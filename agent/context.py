@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 import trio
+
+from .health_responses import Build
 
 VERSION = "0.1.0"
 
@@ -19,6 +20,6 @@ class AgentProcess:
     version: str = VERSION
     pid: int = field(default_factory=os.getpid)
     started_at: float = field(default_factory=time.time)
-    build: dict[str, Any] | None = None
+    build: Build | None = None  # the bundle's (agent/build_info.py); None from source
     # set when the agent begins to stop (a signal, or the app closed the bridge)
     stopping: trio.Event = field(default_factory=trio.Event)

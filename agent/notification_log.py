@@ -12,18 +12,20 @@ import itertools
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
 from bridge_protocol import ErrorId, Notification, SvcError
+
+from .responses import Shown
 
 NOTIFICATIONS_RETAINED = 256
 Trust = Literal["untrusted_website_content"]
 TRUST: Trust = "untrusted_website_content"
 
 
-class LoggedNotification(msgspec.Struct, frozen=True, kw_only=True):
+class LoggedNotification(Shown, frozen=True):
     """A notification as GET /v1/notifications shows it: the host's fields between the agent's
     `sequence` and `trust`."""
 
@@ -34,13 +36,17 @@ class LoggedNotification(msgspec.Struct, frozen=True, kw_only=True):
     body: str
     notification_id: str
     persistent: bool
-    displayed_at: str
-    trust: Trust = TRUST
+    displayed_at: Annotated[str, msgspec.Meta(extra_json_schema={"format": "date-time"})]
+    trust: Trust  # no default: always sent, and required in the schema
 
 
-class NotificationsView(msgspec.Struct, frozen=True, kw_only=True):
-    notifications: list[LoggedNotification]
-    trust: Trust = TRUST
+class Notifications(Shown, frozen=True):
+    """GET /v1/notifications' data (spec 1 §4): the entries, oldest first."""
+
+    notifications: Annotated[
+        list[LoggedNotification], msgspec.Meta(max_length=NOTIFICATIONS_RETAINED)
+    ]
+    trust: Trust
 
 
 def _shown_at(note: Notification) -> float:
@@ -71,7 +77,7 @@ class NotificationLog:
         self._entries: OrderedDict[tuple[str, str, str], LoggedNotification] = OrderedDict()
         self._sequence = itertools.count(1)
 
-    async def read(self) -> NotificationsView:
+    async def read(self) -> Notifications:
         self.add(await self._fetch())
         return self.view()
 
@@ -85,9 +91,11 @@ class NotificationLog:
             if _shown_at(note) < self._since:
                 continue
             fields = msgspec.structs.asdict(note)
-            self._entries[key] = LoggedNotification(sequence=next(self._sequence), **fields)
+            self._entries[key] = LoggedNotification(
+                sequence=next(self._sequence), **fields, trust=TRUST
+            )
             while len(self._entries) > self._limit:
                 self._entries.popitem(last=False)
 
-    def view(self) -> NotificationsView:
-        return NotificationsView(notifications=list(self._entries.values()))
+    def view(self) -> Notifications:
+        return Notifications(notifications=list(self._entries.values()), trust=TRUST)

@@ -7,9 +7,12 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from bridge_protocol import ErrorId, SvcError
+import msgspec
+
+from bridge_protocol import ErrorId, Observation, SvcError
 from bridge_protocol import observation as wire
 
+from .observation_responses import FoundContent, FoundElement, Matches, ObservationResult
 from .pages import Page
 
 OBSERVATIONS_RETAINED = 32
@@ -18,18 +21,21 @@ OBSERVATIONS_RETAINED = 32
 @dataclass
 class Retained:
     page: Page
-    data: dict[str, Any]
+    observation: Observation
     _decoded: dict[str, Any] | None = None
 
-    def answer(self) -> dict[str, Any]:
+    def answer(self) -> ObservationResult:
         """`{page, observation}` as a response shows it: the observation's `url` only when the
-        page has moved on since (docs/observations.md "Top level")."""
-        return {"page": self.page.ref(), "observation": wire.for_page(self.data, self.page.url)}
+        page has moved on since (docs/observations.md "Top level"; a null url is not sent)."""
+        shown = self.observation
+        if not shown.url or shown.url == self.page.url:
+            shown = msgspec.structs.replace(shown, url=None)
+        return ObservationResult(page=self.page.ref(), observation=shown)
 
     def decoded(self) -> dict[str, Any]:
         """The observation with its entries as objects (bridge_protocol.observation), for find."""
         if self._decoded is None:
-            self._decoded = wire.decode(self.data)
+            self._decoded = wire.decode(msgspec.to_builtins(self.observation))
         return self._decoded
 
 
@@ -38,7 +44,7 @@ class ObservationStore:
         self._limit = limit
         self._items: OrderedDict[str, Retained] = OrderedDict()
 
-    def retain(self, observation_id: str, page: Page, observation: dict[str, Any]) -> Retained:
+    def retain(self, observation_id: str, page: Page, observation: Observation) -> Retained:
         kept = self._items[observation_id] = Retained(page, observation)
         self._items.move_to_end(observation_id)
         while len(self._items) > self._limit:
@@ -64,7 +70,7 @@ class ObservationStore:
 
 def find_in(
     observation: dict[str, Any], query: str | None, role: str | None, limit: int
-) -> dict[str, Any]:
+) -> Matches:
     """Matches of a decoded observation (bridge_protocol.observation.decode): `query` a
     case-insensitive substring of content text or of element role, name, value, destination
     (absolute); `role` an exact case-insensitive element role.
@@ -80,15 +86,15 @@ def find_in(
             out["ctx"] = contexts[c]
         return out
 
-    content: list[dict[str, Any]] = []
+    content: list[FoundContent] = []
     total = 0
     if wanted is None and needle is not None:
         for i, entry in enumerate(observation.get("content") or []):
             if needle in str(entry.get("t", "")).casefold():
                 total += 1
                 if len(content) < limit:
-                    content.append({"i": i, **with_ctx(entry)})
-    elements: list[dict[str, Any]] = []
+                    content.append(msgspec.convert({"i": i, **with_ctx(entry)}, FoundContent))
+    elements: list[FoundElement] = []
     for element in observation.get("elements") or []:
         if wanted is not None and str(element.get("role", "")).casefold() != wanted:
             continue
@@ -99,10 +105,10 @@ def find_in(
             continue
         total += 1
         if len(elements) < limit:
-            elements.append(with_ctx(element))
-    return {
-        "content": content,
-        "elements": elements,
-        "total_matches": total,
-        "truncated": total > len(content) + len(elements),
-    }
+            elements.append(msgspec.convert(with_ctx(element), FoundElement))
+    return Matches(
+        content=content,
+        elements=elements,
+        total_matches=total,
+        truncated=total > len(content) + len(elements),
+    )

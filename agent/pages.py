@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
 
 from bridge_protocol import ErrorId, SvcError
 
+from .page_responses import PageRef
 from .records import name_key
 from .urls import same_url
 
@@ -33,8 +33,8 @@ class Page:
     attached: bool = False
     proxy_alias: str | None = None
 
-    def ref(self) -> dict[str, Any]:
-        return {"id": self.id, "session_id": self.session_id, "url": self.url}
+    def ref(self) -> PageRef:
+        return PageRef(id=self.id, session_id=self.session_id, url=self.url)
 
 
 class PageRegistry:

@@ -173,10 +173,10 @@ class Profiles:
     # --- reading -------------------------------------------------------------------------------
 
     @staticmethod
-    def render(record: ProfileRecord) -> dict[str, Any]:
-        """The API's profile object: agent/responses.py's, as builtins."""
+    def render(record: ProfileRecord) -> responses.Profile:
+        """The API's profile object (spec 1 §2 Profile)."""
         fp = record.fingerprint_profile
-        profile = responses.Profile(
+        return responses.Profile(
             id=record.id,
             name=record.name,
             proxy_alias=record.proxy_alias,
@@ -189,7 +189,6 @@ class Profiles:
             is_builtin=False,
             created_at=record.created_at,
         )
-        return dict(msgspec.to_builtins(profile))
 
     def list_all(self) -> list[ProfileRecord]:
         rows = self._store.query("SELECT * FROM saved_profiles ORDER BY name_key, name, id")
@@ -448,7 +447,7 @@ class Profiles:
 
     # --- transfers -----------------------------------------------------------------------------
 
-    def export(self, body: ProfileExport, proxies: Proxies) -> dict[str, Any]:
+    def export(self, body: ProfileExport, proxies: Proxies) -> responses.TransferArchive:
         record = self._by_name(body.name)
         if record is None:
             if name_key(body.name.strip()) == name_key(BUILTIN_PROFILE):
@@ -470,13 +469,13 @@ class Profiles:
             proxy = proxies.transfer_record(record.proxy_alias)
             if proxy is not None:
                 archive.proxies.append(proxy)
-        return {
-            "filename": transfers.filename(record.name, "svcprofile"),
-            "contents_base64": transfers.encode(archive),
-            "credentials_included": False,
-        }
+        return responses.TransferArchive(
+            filename=transfers.filename(record.name, "svcprofile"),
+            contents_base64=transfers.encode(archive),
+            credentials_included=False,
+        )
 
-    def import_(self, body: ProfileImport, proxies: Proxies) -> dict[str, Any]:
+    def import_(self, body: ProfileImport, proxies: Proxies) -> responses.ProfileImported:
         archive = transfers.decode(body.contents_base64, "profile")
         if len(archive.profiles) != 1 or len(archive.proxies) > 1:
             raise transfers.invalid("a profile archive holds one profile and at most one proxy")
@@ -508,7 +507,7 @@ class Profiles:
                 "fingerprint_profile": _imported_fingerprint(chosen.fingerprint_profile),
             }
         )
-        return {"profile": self.render(profile), "proxy_created": proxy_created}
+        return responses.ProfileImported(profile=self.render(profile), proxy_created=proxy_created)
 
 
 def _imported_fingerprint(fp: FingerprintProfile | msgspec.UnsetType | None) -> str | None:

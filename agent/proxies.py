@@ -38,7 +38,8 @@ from cryptography.hazmat.primitives.serialization import Encoding
 from bridge_protocol import ErrorId, ProxyTrust, SvcError
 from proxy import Upstream, geolocation, managed_username
 
-from . import transfers
+from . import proxy_responses as shown
+from . import responses, transfers
 from .api import ProviderY, ProxyCreate, ProxyExport, ProxyImport, ProxyPatch, Tls
 from .config import AgentConfig
 from .records import ProxyExit, ProxyRecord, SessionRecord, from_row, name_key
@@ -349,27 +350,30 @@ class Proxies:
             country=country, locale=settings.locale, detect_exit_locale=settings.detect_exit_locale
         )
 
-    def render(self, record: ProxyRecord) -> dict[str, Any]:
+    def render(self, record: ProxyRecord) -> shown.Proxy:
         """The API's proxy object (credentials never leave: only whether a password is set)."""
         settings = self.settings(record)
-        out: dict[str, Any] = {
-            "alias": record.alias,
-            "upstream_host": record.upstream_host,
-            "upstream_port": record.upstream_port,
-            "username": record.username,
-            "password_set": record.password is not None,
-        }
-        if settings.get("providerx") is not None:
-            out["providerx"] = dict(settings["providerx"])
-        out["providery"] = dict(settings["providery"])
+        px = settings.get("providerx")
         tls = settings["tls"]
-        out["tls"] = {"mode": tls.get("mode")}
-        if "certificates" in tls:
-            out["tls"]["certificates"] = tls["certificates"]
-            out["tls"]["certificate_count"] = tls["certificates"].count("-----BEGIN ")
-        out["locale"] = settings.get("locale")
-        out["detect_exit_locale"] = bool(settings.get("detect_exit_locale"))
-        return out
+        certificates = tls.get("certificates")
+        return shown.Proxy(
+            alias=record.alias,
+            upstream_host=record.upstream_host,
+            upstream_port=record.upstream_port,
+            username=record.username,
+            password_set=record.password is not None,
+            providerx=msgspec.UNSET if px is None else msgspec.convert(px, shown.ProviderXShown),
+            providery=msgspec.convert(settings["providery"], shown.ProviderYShown),
+            tls=shown.TlsShown(mode=tls.get("mode"))
+            if certificates is None
+            else shown.TlsShown(
+                mode=tls.get("mode"),
+                certificates=certificates,
+                certificate_count=certificates.count("-----BEGIN "),
+            ),
+            locale=settings.get("locale"),
+            detect_exit_locale=bool(settings.get("detect_exit_locale")),
+        )
 
     def list_all(self) -> list[ProxyRecord]:
         rows = self._store.query("SELECT * FROM proxies ORDER BY id")
@@ -507,14 +511,14 @@ class Proxies:
         )
         return self.get(record.alias)
 
-    def delete(self, alias: str, sessions: Sessions, profiles: ProfileLinks) -> dict[str, Any]:
+    def delete(self, alias: str, sessions: Sessions, profiles: ProfileLinks) -> shown.ProxyDeleted:
         """Delete the proxy and detach it from every session and saved profile, atomically."""
         record = self.get(alias)
         with self._store.transaction() as db:
             detached = sessions.detach_proxy(record.alias)
             profiles.detach_proxy(record.alias)
             db.execute("DELETE FROM proxies WHERE id=?", (record.id,))
-        return {"deleted_alias": record.alias, "detached_session_ids": detached}
+        return shown.ProxyDeleted(deleted_alias=record.alias, detached_session_ids=detached)
 
     # --- managed-provider sticky ids -----------------------------------------------------------
 
@@ -587,10 +591,11 @@ class Proxies:
 
     # --- proxy-location ------------------------------------------------------------------------
 
-    async def location(self, session: SessionRecord) -> dict[str, str]:
+    async def location(self, session: SessionRecord) -> shown.ProxyLocation:
         """The exit country and time zone of the session's proxy, looked up through it (cached
         30 minutes per session and upstream route)."""
-        return (await self.exit_location(session)).as_dict()
+        found = await self.exit_location(session)
+        return shown.ProxyLocation(country=found.country, timezone=found.timezone)
 
     def route_of(self, session: SessionRecord) -> geolocation.RouteKey | None:
         """What decides the session's exit right now (the cache key of its exit location);
@@ -702,7 +707,9 @@ class Proxies:
             "credentials": None,
         }
 
-    async def export(self, body: ProxyExport, authorization: str | None) -> dict[str, Any]:
+    async def export(
+        self, body: ProxyExport, authorization: str | None
+    ) -> responses.TransferArchive:
         record = self.get(body.alias)
         if body.include_credentials:
             if authorization is None or not hmac.compare_digest(
@@ -736,11 +743,11 @@ class Proxies:
             credentials_included=body.include_credentials,
             proxies=[archived],
         )
-        return {
-            "filename": transfers.filename(record.alias, "svcproxy"),
-            "contents_base64": transfers.encode(archive),
-            "credentials_included": body.include_credentials,
-        }
+        return responses.TransferArchive(
+            filename=transfers.filename(record.alias, "svcproxy"),
+            contents_base64=transfers.encode(archive),
+            credentials_included=body.include_credentials,
+        )
 
     def _archived_state(self, record: dict[str, Any], version: int) -> dict[str, Any]:
         """An archived proxy checked by the rules of a create; VALIDATION_FAILED on contents."""

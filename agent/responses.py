@@ -1,6 +1,9 @@
-"""Objects of the API's answers as structs (issue 39 point 3): a repository builds one, the route
-sends its builtins, and docs/openapi.yaml's schema of it is generated from it (agent/openapi.py).
-Every field is always sent: none has a default."""
+"""The answers of the session and profile routes as structs (issue 39 point 3), and `Shown`, the
+base of every answer struct (here and in the modules beside it: proxy_responses,
+health_responses, page_responses, observation_responses, capture_events). A repository or the
+browser builds one, the route sends it (routes/toolkit.ok), and docs/openapi.yaml's schema of it
+is generated from it (agent/openapi.py). A field that some answers leave out is UNSET there
+(never sent); every other field is always sent."""
 
 from __future__ import annotations
 
@@ -15,17 +18,17 @@ from bridge_protocol.settings import ImageBlocking, ImageLimit
 from .api import NoPasswords
 
 
-class _Shown(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+class Shown(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """An answer's object: exactly its fields (additionalProperties false in the schema)."""
 
 
-class InactivityLifetimeShown(_Shown, frozen=True, tag_field="type", tag="inactivity"):
+class InactivityLifetimeShown(Shown, frozen=True, tag_field="type", tag="inactivity"):
     """Ends after timeout_seconds without a request for the session."""
 
     timeout_seconds: int
 
 
-class IndefiniteLifetimeShown(_Shown, frozen=True, tag_field="type", tag="indefinite"):
+class IndefiniteLifetimeShown(Shown, frozen=True, tag_field="type", tag="indefinite"):
     """Lives until deleted."""
 
 
@@ -34,7 +37,7 @@ LifetimeShown = InactivityLifetimeShown | IndefiniteLifetimeShown
 
 # The browsing settings are bridge_protocol.settings' (tests/agent/test_settings_home.py checks
 # that each is here); they are written out to keep the spec's order of the object's fields.
-class Session(_Shown, frozen=True):
+class Session(Shown, frozen=True):
     """A persistent session (spec 1 §2 Session)."""
 
     id: Annotated[str, msgspec.Meta(pattern=SESSION_ID_PATTERN)]
@@ -54,7 +57,7 @@ class Session(_Shown, frozen=True):
     network_paused: bool
 
 
-class Profile(_Shown, frozen=True):
+class Profile(Shown, frozen=True):
     """A saved profile: a template of new sessions (spec 1 §2 Profile)."""
 
     id: Annotated[str, msgspec.Meta(extra_json_schema={"format": "uuid"})]
@@ -75,3 +78,64 @@ class Profile(_Shown, frozen=True):
     fingerprint_profile: FingerprintProfile | None
     is_builtin: bool
     created_at: int
+
+
+# --- the answers' data: what each route of sessions and profiles sends as `data` -------------
+
+
+class SessionList(Shown, frozen=True):
+    sessions: list[Session]
+
+
+class SessionResult(Shown, frozen=True):
+    session: Session
+
+
+class SessionsClosed(Shown, frozen=True):
+    group: str
+    deleted_ids: list[str]
+
+
+class SessionDeleted(Shown, frozen=True):
+    deleted_id: str
+
+
+class SessionPing(Shown, frozen=True):
+    session_id: str
+    lifetime: LifetimeShown
+
+
+class NetworkState(Shown, frozen=True):
+    session_id: str
+    network_paused: bool
+
+
+class ProfileList(Shown, frozen=True):
+    profiles: list[Profile]
+
+
+class ProfileResult(Shown, frozen=True):
+    profile: Profile
+
+
+class ProfileDeleted(Shown, frozen=True):
+    deleted_id: Annotated[str, msgspec.Meta(extra_json_schema={"format": "uuid"})]
+
+
+class ProfileImported(Shown, frozen=True):
+    profile: Profile
+    proxy_created: bool
+
+
+class TransferArchive(Shown, frozen=True):
+    """An exported proxy or profile archive."""
+
+    filename: str
+    contents_base64: Annotated[
+        str,
+        msgspec.Meta(
+            description="The versioned SQLite transfer container.",
+            extra_json_schema={"contentEncoding": "base64"},
+        ),
+    ]
+    credentials_included: bool

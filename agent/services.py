@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from bridge_protocol.session_ids import session_number
 from proxy import Diagnostics, ProxyListeners
 
@@ -16,6 +18,7 @@ from .capture_stream import CaptureJob
 from .config import AgentConfig
 from .context import AgentProcess
 from .engine_client import EngineClient
+from .health_responses import Build
 from .identity import SessionIdentity
 from .logs import LogWriter
 from .notification_log import NotificationLog
@@ -55,7 +58,8 @@ def build_services(
     scheduler: Scheduler,
     bridge: BridgeClient | None,
 ) -> Services:
-    process = AgentProcess(build=build_info.load())
+    build = build_info.load()
+    process = AgentProcess(build=None if build is None else msgspec.convert(build, Build))
     worker = ControlWorker(
         WorkerState(deadline_seconds=config.worker_deadline, awaiting_engine=bridge is not None)
     )

@@ -169,11 +169,11 @@ class Sessions:
             return responses.InactivityLifetimeShown(timeout_seconds=record.lifetime_timeout)
         return responses.IndefiniteLifetimeShown()
 
-    def render(self, record: SessionRecord) -> dict[str, Any]:
-        """The API's session object (spec 1 §2 Session): agent/responses.py's, as builtins."""
+    def render(self, record: SessionRecord) -> responses.Session:
+        """The API's session object (spec 1 §2 Session)."""
         proxy = None if record.proxy_alias is None else self._proxies.exit_of(record.proxy_alias)
         shown = proxy or ProxyExit()
-        session = responses.Session(
+        return responses.Session(
             id=record.session_id,
             name=record.name,
             profile=record.profile,
@@ -188,7 +188,6 @@ class Sessions:
             lifetime=self._lifetime(record),
             network_paused=record.network_paused,
         )
-        return dict(msgspec.to_builtins(session))
 
     # --- writing -------------------------------------------------------------------------------
 
@@ -395,10 +394,10 @@ class Sessions:
         if number is not None:
             self._last_activity[number] = trio.current_time()
 
-    def ping(self, session_id: str) -> dict[str, Any]:
+    def ping(self, session_id: str) -> responses.SessionPing:
         record = self.get(session_id)
         self.touch(session_id)
-        return {"session_id": session_id, "lifetime": msgspec.to_builtins(self._lifetime(record))}
+        return responses.SessionPing(session_id=session_id, lifetime=self._lifetime(record))
 
     def expired(self, now: float) -> list[str]:
         rows = self._store.query(

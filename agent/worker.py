@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import apsw
+import msgspec
 import trio
+
+from .health_responses import WorkerShown, WorkerStateName
 
 T = TypeVar("T")
 
@@ -44,21 +47,19 @@ class WorkerState:
     # trio time since which a ping waits for the engine's answer (None: none waits)
     engine_waiting_since: float | None = None
 
-    def reported_state(self, active_count: int) -> str:
+    def reported_state(self, active_count: int) -> WorkerStateName:
         if self.failed:
             return "failed"
         if self.state == "starting" or self.awaiting_engine:
             return "starting"
         return "busy" if active_count or self.busy_since is not None else "idle"
 
-    def snapshot(self, active_count: int) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "state": self.reported_state(active_count),
-            "active_count": active_count,
-        }
-        if self.failed:
-            out["error"] = self.failed
-        return out
+    def snapshot(self, active_count: int) -> WorkerShown:
+        return WorkerShown(
+            state=self.reported_state(active_count),
+            active_count=active_count,
+            error=self.failed or msgspec.UNSET,
+        )
 
     def problem(self, now: float) -> str | None:
         """Why health answers AGENT_UNHEALTHY now, or None."""

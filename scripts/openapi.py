@@ -1,6 +1,7 @@
-"""Rewrite docs/openapi.yaml's request schemas from the request structs (agent/openapi.py);
-`make openapi` runs it. The rest of the file (routes, answers, response objects) is kept as
-written; the YAML is written out in one layout (PyYAML's, 100 columns)."""
+"""Rewrite docs/openapi.yaml's request and answer schemas from their structs (agent/openapi.py);
+`make openapi` runs it. The rest of the file (the routes, the error envelope, the schemas of
+agent/openapi.py's WRITTEN) is kept as written; the YAML is written out in one layout (PyYAML's,
+100 columns)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from agent.openapi import regenerated
 
 OPENAPI = Path(__file__).resolve().parents[1] / "docs" / "openapi.yaml"
 HEADER = """\
-# OpenAPI 3.1 description of the agent's HTTP API v1 (spec 1). The request schemas are generated
-# from agent/api.py's structs (`make openapi`: scripts/openapi.py, agent/openapi.py); the routes
-# and the answers are written here. tests/agent/test_openapi.py keeps the routes equal to the
-# agent's and the spec's, and fails while the generated part is stale.
+# OpenAPI 3.1 description of the agent's HTTP API v1 (spec 1). The schemas of the requests and of
+# the answers are generated from their structs (`make openapi`: scripts/openapi.py,
+# agent/openapi.py); the routes, the error envelope, Observation and ErrorObject are written here.
+# tests/agent/test_openapi.py keeps the routes equal to the agent's and the spec's, and fails
+# while the generated part is stale.
 """
 
 
@@ -26,7 +28,7 @@ def main() -> int:
     text = HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
     if text != before:
         OPENAPI.write_text(text, "utf-8")
-        print(f"{OPENAPI}: request schemas regenerated", file=sys.stderr)
+        print(f"{OPENAPI}: schemas regenerated", file=sys.stderr)
     return 0
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from typing import TypeVar, cast
 
-import msgspec
 from quart import Quart, Response, current_app, g
 from quart_trio import QuartTrio
 
@@ -72,7 +71,7 @@ def register(
         return ok(await browser.screenshot(body, request_id(), page_id))
 
     async def notifications() -> Response:
-        return ok(msgspec.structs.asdict(await notification_log.read()))
+        return ok(await notification_log.read())
 
     add_route(app, "GET", "/v1/notifications", notifications)
     add_route(app, "POST", "/v1/navigate", navigate)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from quart import Quart, Response
 
@@ -12,6 +12,13 @@ from ..engine_client import EngineClient
 from ..profiles import Profiles
 from ..proxies import Proxies
 from ..records import ProfileRecord
+from ..responses import (
+    ProfileDeleted,
+    ProfileImported,
+    ProfileList,
+    ProfileResult,
+    TransferArchive,
+)
 from ..sessions import Sessions
 from ..worker import ControlWorker
 from .toolkit import NoBody, add_route, ok, read_body
@@ -31,7 +38,7 @@ def register(
 ) -> None:
     async def list_profiles() -> Response:
         await read_body(NoBody)
-        return ok({"profiles": [profiles.render(p) for p in profiles.list_all()]})
+        return ok(ProfileList(profiles=[profiles.render(p) for p in profiles.list_all()]))
 
     async def create() -> Response:
         body = await read_body(ProfileCreate, required=True)
@@ -39,7 +46,7 @@ def register(
         async def job() -> ProfileRecord:
             return profiles.create(body, proxies)
 
-        return ok({"profile": profiles.render(await worker.run(job))})
+        return ok(ProfileResult(profile=profiles.render(await worker.run(job))))
 
     async def patch(id: str) -> Response:
         profiles.get(id, action="changed")
@@ -56,7 +63,7 @@ def register(
         # Its sessions take its fingerprint: a live one gets the edit now, not at some later
         # operation of its own.
         await engine.push_settings(sessions.made_from(patched.name))
-        return ok({"profile": profiles.render(patched)})
+        return ok(ProfileResult(profile=profiles.render(patched)))
 
     async def delete(id: str) -> Response:
         profiles.get(id, action="deleted")
@@ -65,12 +72,12 @@ def register(
         async def job() -> str:
             return profiles.delete(id)
 
-        return ok({"deleted_id": await worker.run(job)})
+        return ok(ProfileDeleted(deleted_id=await worker.run(job)))
 
     async def export() -> Response:
         body = await read_body(ProfileExport, required=True)
 
-        async def job() -> dict[str, Any]:
+        async def job() -> TransferArchive:
             return profiles.export(body, proxies)
 
         return ok(await worker.run(job))
@@ -78,7 +85,7 @@ def register(
     async def import_() -> Response:
         body = await read_body(ProfileImport, required=True)
 
-        async def job() -> dict[str, Any]:
+        async def job() -> ProfileImported:
             return profiles.import_(body, proxies)
 
         return ok(await worker.run(job))

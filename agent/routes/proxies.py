@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from quart import Quart, Response, request
 
 from bridge_protocol.session_ids import session_number
@@ -14,6 +12,7 @@ from ..engine_client import EngineClient
 from ..identity import SessionIdentity
 from ..profiles import Profiles
 from ..proxies import AUTH_HEADER, Proxies
+from ..proxy_responses import ProxyDeleted, ProxyList, ProxyResult
 from ..records import ProxyRecord
 from ..sessions import Sessions
 from ..worker import ControlWorker
@@ -44,7 +43,7 @@ def register(  # noqa: PLR0913  the services its routes use, keyword-only
 ) -> None:
     async def list_proxies() -> Response:
         await read_body(NoBody)
-        return ok({"proxies": [proxies.render(p) for p in proxies.list_all()]})
+        return ok(ProxyList(proxies=[proxies.render(p) for p in proxies.list_all()]))
 
     async def create() -> Response:
         proxies.require_pro()
@@ -53,11 +52,11 @@ def register(  # noqa: PLR0913  the services its routes use, keyword-only
         async def job() -> ProxyRecord:
             return proxies.create(body)
 
-        return ok({"proxy": proxies.render(await worker.run(job))})
+        return ok(ProxyResult(proxy=proxies.render(await worker.run(job))))
 
     async def get(alias: str) -> Response:
         await read_body(NoBody)
-        return ok({"proxy": proxies.render(proxies.get(alias))})
+        return ok(ProxyResult(proxy=proxies.render(proxies.get(alias))))
 
     async def patch(alias: str) -> Response:
         proxies.get(alias)
@@ -70,17 +69,17 @@ def register(  # noqa: PLR0913  the services its routes use, keyword-only
         patched = await worker.run(job)
         identity.forget_failures()  # fixed credentials or service: look the exit up again
         await _push(engine, listeners, sessions, patched.alias)
-        return ok({"proxy": proxies.render(patched)})
+        return ok(ProxyResult(proxy=proxies.render(patched)))
 
     async def delete(alias: str) -> Response:
         proxies.get(alias)
         await read_body(NoBody)
 
-        async def job() -> dict[str, Any]:
+        async def job() -> ProxyDeleted:
             return proxies.delete(alias, sessions, profiles)
 
         deleted = await worker.run(job)
-        detached = deleted["detached_session_ids"]
+        detached = deleted.detached_session_ids
         listeners.cut(n for sid in detached if (n := session_number(sid)) is not None)
         await engine.push_settings(detached)
         return ok(deleted)
@@ -97,7 +96,7 @@ def register(  # noqa: PLR0913  the services its routes use, keyword-only
         await _push(
             engine, listeners, sessions, rotated.alias
         )  # a new route: its exit is looked up again
-        return ok({"proxy": proxies.render(rotated)})
+        return ok(ProxyResult(proxy=proxies.render(rotated)))
 
     async def export() -> Response:
         body = await read_body(ProxyExport, required=True)
@@ -108,8 +107,8 @@ def register(  # noqa: PLR0913  the services its routes use, keyword-only
         proxies.require_pro()
         body = await read_body(ProxyImport, required=True)
 
-        async def job() -> dict[str, Any]:
-            return {"proxy": proxies.render(await proxies.import_(body))}
+        async def job() -> ProxyResult:
+            return ProxyResult(proxy=proxies.render(await proxies.import_(body)))
 
         return ok(await worker.run(job))
 

@@ -8,6 +8,7 @@ from ..api import SessionCreate, SessionPatch, SessionsClose
 from ..browser import Browser
 from ..engine_client import EngineClient
 from ..records import SessionRecord
+from ..responses import SessionDeleted, SessionList, SessionResult, SessionsClosed
 from ..sessions import Sessions
 from ..worker import ControlWorker
 from .toolkit import NoBody, add_route, ok, read_body
@@ -17,7 +18,7 @@ def register(
     app: Quart, sessions: Sessions, worker: ControlWorker, browser: Browser, engine: EngineClient
 ) -> None:
     async def list_sessions() -> Response:
-        return ok({"sessions": [sessions.render(s) for s in sessions.list_all()]})
+        return ok(SessionList(sessions=[sessions.render(s) for s in sessions.list_all()]))
 
     async def create() -> Response:
         body = await read_body(SessionCreate)
@@ -25,15 +26,15 @@ def register(
         async def job() -> SessionRecord:
             return sessions.create(body)
 
-        return ok({"session": sessions.render(await worker.run(job))})
+        return ok(SessionResult(session=sessions.render(await worker.run(job))))
 
     async def close_group() -> Response:
         body = await read_body(SessionsClose, required=True)
         group, ids = await worker.run(lambda: sessions.close_group(body.group))
-        return ok({"group": group, "deleted_ids": ids})
+        return ok(SessionsClosed(group=group, deleted_ids=ids))
 
     async def get(id: str) -> Response:
-        return ok({"session": sessions.render(sessions.get(id))})
+        return ok(SessionResult(session=sessions.render(sessions.get(id))))
 
     async def patch(id: str) -> Response:
         sessions.get(id)
@@ -45,13 +46,13 @@ def register(
         patched = await worker.run(job)
         # Answered only once the host holds the new route (spec 1 §4 PATCH; issue 14 point 3).
         await engine.push_settings([patched.session_id])
-        return ok({"session": sessions.render(sessions.find(patched.id) or patched)})
+        return ok(SessionResult(session=sessions.render(sessions.find(patched.id) or patched)))
 
     async def delete(id: str) -> Response:
         sessions.get(id)
         await read_body(NoBody)
         deleted = await worker.run(lambda: sessions.delete(id))
-        return ok({"deleted_id": deleted})
+        return ok(SessionDeleted(deleted_id=deleted))
 
     async def ping(id: str) -> Response:
         sessions.get(id)

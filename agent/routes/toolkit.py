@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import msgspec
 from quart import Quart, Response, g, request
 
-from bridge_protocol import ApiError, ErrorId, SvcError, failure, success
+from bridge_protocol import ApiError, ErrorId, SvcError, failure
 
 from ..api import decode_body
 
@@ -41,8 +41,17 @@ def json_response(payload: Any, status: int = 200) -> Response:
     return Response(_encoder.encode(payload), status=status, content_type="application/json")
 
 
-def ok(data: dict[str, Any]) -> Response:
-    return json_response(success(g.request_id, data))
+class _Success(msgspec.Struct, tag_field="status", tag="ok"):
+    """bridge_protocol's SuccessEnvelope as the agent writes it: `data` is an answer struct."""
+
+    request_id: str
+    data: msgspec.Struct
+
+
+def ok(data: msgspec.Struct) -> Response:
+    """The success envelope of `data`, one of the answer structs (agent/responses.py and the
+    modules beside it)."""
+    return json_response(_Success(request_id=g.request_id, data=data))
 
 
 def error_response(error: ApiError) -> Response:

@@ -7,9 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
-from agent.observations import find_in
+from agent import observations
 
 from .agentproc import AgentProcess
 from .fakebrowser import FakeBrowser, new_session
@@ -31,6 +32,11 @@ OBS: dict[str, Any] = {
         {"ref": "e4", "role": "Button", "name": "Sell"},
     ],
 }
+
+
+def find_in(observation: dict[str, Any], query: str | None, role: str | None, limit: int) -> Any:
+    """agent.observations.find_in's matches as the answer's JSON shows them."""
+    return msgspec.to_builtins(observations.find_in(observation, query, role, limit))
 
 
 def test_query_matches_content_text_and_element_fields_case_insensitively() -> None:

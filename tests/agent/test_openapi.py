@@ -1,6 +1,6 @@
 """docs/openapi.yaml stays true: its routes are the agent's and the spec's, nothing else exists,
-its request schemas are generated from agent/api.py (agent/openapi.py) and mirror it, and its
-error object holds the one error table."""
+its request and answer schemas are generated from their structs (agent/openapi.py) and mirror
+them, and its error object holds the one error table."""
 
 from __future__ import annotations
 
@@ -179,6 +179,33 @@ def test_the_request_schemas_are_the_structs_own(doc: dict[str, Any]) -> None:
     assert not stale, f"docs/openapi.yaml is stale for {stale}: run make openapi"
 
 
+def test_every_answer_is_a_generated_schema(doc: dict[str, Any]) -> None:
+    """Each route's success data, and the capture stream's line, is generated from a struct."""
+    generated = openapi.components(openapi.request_bodies(doc))
+    for method, path, operation in operations(doc):
+        content = operation["responses"]["200"]["content"]
+        if "application/x-ndjson" in content:
+            ref = content["application/x-ndjson"]["schema"]["$ref"]
+        else:
+            ref = content["application/json"]["schema"]["properties"]["data"]["$ref"]
+        assert ref.rsplit("/", 1)[1] in generated, (method, path)
+
+
+def test_every_schema_is_used_by_a_route(doc: dict[str, Any]) -> None:
+    """No written schema lingers once a generated one replaced it (make openapi drops it)."""
+    assert sorted(set(doc["components"]["schemas"]) - openapi.referenced(doc)) == []
+
+
+def test_the_written_schemas_have_their_structs_fields(doc: dict[str, Any]) -> None:
+    """A schema written in the file instead of generated (agent/openapi.py WRITTEN) names its
+    struct's fields, and requires those without a default."""
+    for name, struct in openapi.WRITTEN.items():
+        schema = doc["components"]["schemas"][name]
+        fields = msgspec.structs.fields(struct)
+        assert set(schema["properties"]) == {f.encode_name for f in fields}, name
+        assert set(schema["required"]) == {f.encode_name for f in fields if f.required}, name
+
+
 def test_each_action_union_is_written_once(doc: dict[str, Any]) -> None:
     """A body refers to the named union (Action, RefAction); no copy of its members elsewhere."""
     text = json.dumps(doc)
@@ -228,6 +255,7 @@ def conforms(schema: dict[str, Any], value: Any, doc: dict[str, Any]) -> bool:  
         "boolean": bool,
         "array": list,
         "object": dict,
+        "null": type(None),
     }
     kind = schema.get("type")
     if kind is not None and (

@@ -7,6 +7,7 @@ checks the same rules through HTTP and a scripted host.
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from agent.pages import PageRegistry
@@ -70,7 +71,11 @@ def test_attached_pages_are_found_by_id_and_unknown_ids_are_refused() -> None:
     assert page.attached
     assert page.id.startswith("page_")
     assert pages.attached(page.id) is page
-    assert page.ref() == {"id": page.id, "session_id": "Session3", "url": "https://a.test/"}
+    assert msgspec.to_builtins(page.ref()) == {
+        "id": page.id,
+        "session_id": "Session3",
+        "url": "https://a.test/",
+    }
     with pytest.raises(SvcError) as exc:
         pages.attached("page_nope")
     assert _error(exc) == (ErrorId.PAGE_NOT_FOUND, {"page_id": "page_nope"})

@@ -80,7 +80,7 @@ async def test_render_asks_the_proxies_repository_for_the_exit(repos: Repos) -> 
     repos.proxies.create(_managed_proxy())
     session = repos.sessions.create(SessionCreate(proxy_alias="exit"))
     assert session.proxy_alias == "Exit"
-    rendered = repos.sessions.render(session)
+    rendered = msgspec.to_builtins(repos.sessions.render(session))
     assert rendered["proxy_country"] == "de"
     assert rendered["proxy_locale"] == "de-DE"
     assert rendered["proxy_detect_exit_locale"] is True
@@ -120,7 +120,7 @@ async def test_sessions_need_only_the_proxy_catalog(tmp_path: Path) -> None:
         )
         session = sessions.create(SessionCreate(proxy_alias="anywhere"))
         assert session.proxy_alias == "ANYWHERE"
-        assert sessions.render(session)["proxy_country"] == "fr"
+        assert msgspec.to_builtins(sessions.render(session))["proxy_country"] == "fr"
     finally:
         store.close()
 
@@ -164,7 +164,7 @@ async def test_deleting_a_proxy_detaches_sessions_and_profiles(repos: Repos) -> 
     first = repos.sessions.create(SessionCreate(proxy_alias="Exit"))
     repos.sessions.create(SessionCreate())
     third = repos.sessions.create(SessionCreate(profile="via exit"))
-    answer = repos.proxies.delete("exit", repos.sessions, repos.profiles)
+    answer = msgspec.to_builtins(repos.proxies.delete("exit", repos.sessions, repos.profiles))
     assert answer == {
         "deleted_alias": "Exit",
         "detached_session_ids": [first.session_id, third.session_id],
@@ -182,7 +182,7 @@ async def test_a_profile_is_a_typed_record_and_a_template(repos: Repos) -> None:
     assert profile.adblock_enabled is False
     assert profile.includes_cookies is False
     assert repos.profiles.list_all() == [profile]
-    rendered = repos.profiles.render(profile)
+    rendered = msgspec.to_builtins(repos.profiles.render(profile))
     assert rendered["fingerprint_profile"]["schema_version"] == 1
     template = repos.profiles.resolve_template("quiet")
     assert (template.name, template.adblock_enabled, template.image_blocking_mode) == (
