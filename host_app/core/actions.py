@@ -81,23 +81,23 @@ class DomTarget:
     ids: dict[str, Any]
 
     async def element(self) -> ElementInfo | None:
-        return await self.page.element(self.node)
+        return await self.page.dom.element(self.node)
 
     async def relocate(self) -> bool:
-        found = self.locate(await self.page.snapshot())
+        found = self.locate(await self.page.dom.snapshot())
         if found is None:
             return False
         self.node = found
         return True
 
     async def focus(self, *, end: bool = False) -> Focused:
-        return await self.page.focus(self.node, end)
+        return await self.page.dom.focus(self.node, end)
 
     async def tag(self) -> str:
         return self.node.tag
 
     def wheel(self, x: float, y: float, dx: int, dy: int) -> None:
-        self.page.wheel(x, y, dx, dy)
+        self.page.input.wheel(x, y, dx, dy)
 
 
 def _err(eid: ErrorId, message: str, **details: Any) -> SvcError:
@@ -188,7 +188,7 @@ async def element_info(target: Target) -> ElementInfo:
     for _ in range(3):
         info = await target.element()
         if info is not None:
-            target.page.targeted(info.box)
+            target.page.input.targeted(info.box)
             return info
         if not await target.relocate():
             break
@@ -445,7 +445,7 @@ async def focused_editable(target: Target, *, end: bool = False) -> tuple[Elemen
 async def click(target: Target, *, mouse_move: bool, scroll: bool, deadline: float) -> None:
     info = await actionable(target, scroll=scroll, deadline=deadline, click=True)
     before = await tick(target.page)
-    target.page.mouse_click(info.cx, info.cy, mouse_move)
+    target.page.input.mouse_click(info.cx, info.cy, mouse_move)
     await input_done(target.page, before, ups=1)
 
 
@@ -454,23 +454,23 @@ async def hover(target: Target, *, scroll: bool, deadline: float) -> None:
     page = target.page
     # two moves, each dispatched before the next: Chromium coalesces moves within a frame
     before = await tick(page)
-    page.mouse_move(info.cx + 1, info.cy + 1)
+    page.input.mouse_move(info.cx + 1, info.cy + 1)
     await input_done(page, before, moves=1)
     before = await tick(page)
-    page.mouse_move(info.cx, info.cy)
+    page.input.mouse_move(info.cx, info.cy)
     await input_done(page, before, moves=1)
 
 
 async def _click_at(page: Pointer, x: float, y: float, ctrl: bool) -> None:
     before = await tick(page)
-    page.mouse_click(x, y, True, ctrl)
+    page.input.mouse_click(x, y, True, ctrl)
     await input_done(page, before, ups=1)
 
 
 async def press_keys(page: Pointer, keys: list[str], *, ctrl: bool = False) -> None:
     before = await tick(page)
     for k in keys:
-        page.key(k, ctrl=ctrl)
+        page.input.key(k, ctrl=ctrl)
     await input_done(page, before, keys=len(keys))
 
 
@@ -480,16 +480,16 @@ async def type_keys(page: Pointer, text: str, *, end_key: bool = False, ctrl: bo
     could not place (an email or a number input has no selection API)."""
     before = await tick(page)
     if end_key:
-        page.key("End", ctrl=ctrl)
-    page.type_text(text)
+        page.input.key("End", ctrl=ctrl)
+    page.input.type_text(text)
     keys = len(strokes(text)) + end_key
     await input_done(page, before, keys=keys)
 
 
 async def clear_keys(page: Pointer) -> None:
     before = await tick(page)
-    page.key("A", ctrl=True)
-    page.key("Delete")
+    page.input.key("A", ctrl=True)
+    page.input.key("Delete")
     await input_done(page, before, keys=2)
 
 

@@ -176,7 +176,7 @@ async def settle(page: ObsDriver, docs: list[fl.FrameDoc], deadline: float) -> N
     await aio.sleep(page.loop, NAV_SETTLE)
     end = min(deadline - 0.5, page.loop.time() + FRAME_SETTLE_MAX)
     while page.loop.time() < end:
-        tree = page.frame_tree()
+        tree = page.frames.frame_tree()
         states = []
         for doc in docs:
             hf = tree.at(doc.path)

@@ -234,13 +234,13 @@ async def observe(
 ) -> Observation:
     """Read the page now; keep the locators; add the viewport PNG for hybrid and visual."""
     captured_at = _now()
-    tree = page.frame_tree()
+    tree = page.frames.frame_tree()
     answer = await page.run(observe_js.observe(mode))
     if answer is None:
         # the document was being replaced (a popup leaving about:blank, a late commit): read
         # the one that replaced it once more before failing
         await aio.sleep(page.loop, RETRY_READ)
-        tree = page.frame_tree()
+        tree = page.frames.frame_tree()
         answer = await page.run(observe_js.observe(mode))
     if answer is None:
         raise SvcError.of(
@@ -250,10 +250,10 @@ async def observe(
     key: Key = answer.key
     seq = store.sequence(session_id, key)
     root = fl.FrameRead(answer, fl.FrameDoc(answer.frame_id, key))
-    await frame_reads.read(page, tree, root, mode)
+    await frame_reads.read(page.frames, tree, root, mode)
     merged = fl.merge(root, store.ref_table(session_id, seq))
     obs_id = new_id()
-    events, dropped = page.take_events()
+    events, dropped = page.events.take()
     obs, sigs = build(
         merged.answer,
         obs_id=obs_id,
@@ -267,9 +267,9 @@ async def observe(
     kept.locators = {n: merged.locators[n] for n in sigs if n in merged.locators}
     kept.labels = _labels(merged.answer.elements, sigs)
     if mode in ("hybrid", "visual"):
-        image = await page.grab(False, obs["vp"][3])
+        image = await page.captures.grab(False, obs["vp"][3])
         path = store.image_path(obs_id)
-        size = page.save_image(image, str(path), "png", None)
+        size = page.captures.save_image(image, str(path), "png", None)
         kept.image = path
         w, h = int(image.width()), int(image.height())
         vw, vh = obs["vp"][2] or 1, obs["vp"][3] or 1
@@ -350,11 +350,11 @@ async def _verify(
     _check_sigs(v, kept, obs_id, main)
     if not by_doc:
         return
-    tree = page.frame_tree()
+    tree = page.frames.frame_tree()
     for d, ns in sorted(by_doc.items()):
         locals_ = sorted({kept.locate(n)[1] for n in ns})
         _, fv = await frame_reads.resolve(
-            page, tree, kept, obs_id, d, numbers=locals_, ref=f"e{ns[0]}"
+            page.frames, tree, kept, obs_id, d, numbers=locals_, ref=f"e{ns[0]}"
         )
         _check_sigs(fv, kept, obs_id, ns)
 
@@ -391,7 +391,7 @@ async def run_ref_actions(
     checked, before, loads = await LoadMark.with_loads(page, _check(page, kept, obs_id, numbers))
     await _verify(page, kept, obs_id, numbers, checked)
     mark = page.downloads.mark()
-    page.pointer = None
+    page.input.pointer = None
     for index, action in enumerate(actions):
         match action:
             case RefWait(seconds=seconds):
@@ -402,10 +402,10 @@ async def run_ref_actions(
                 # after a click or hover of this batch the wheel goes where the mouse is (a
                 # frame or scroll box under it scrolls, as for a person); else at the viewport's
                 # center
-                x, y = page.pointer if page.pointer is not None else (vw / 2, vh / 2)
+                x, y = page.input.pointer if page.input.pointer is not None else (vw / 2, vh / 2)
                 offsets = js.scroll_offsets(x, y)
                 unscrolled = await page.run(offsets)
-                page.wheel(x, y, dx, dy)
+                page.input.wheel(x, y, dx, dy)
                 await scroll_done(page, partial(page.run, offsets), unscrolled)
             case RefClick() | RefHover() | RefType() | RefClear() | RefPress() | RefSelect():
                 if index > 0 or page.load_starts != before.starts:

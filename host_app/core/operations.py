@@ -241,7 +241,7 @@ def _selector(text: str) -> SelectorList:
 async def _find(page: PageDriver, text: str, what: str) -> DomTarget:
     """The selector's first match in the DOM snapshot, found again the same way later."""
     sel = _selector(text)
-    node = query_first((await page.snapshot()).nodes, sel)
+    node = query_first((await page.dom.snapshot()).nodes, sel)
     if node is None:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"no element matches {text!r}", selector=text)
     return DomTarget(
@@ -251,7 +251,7 @@ async def _find(page: PageDriver, text: str, what: str) -> DomTarget:
 
 async def _find_link(page: PageDriver, action: ClickLink) -> DomTarget:
     """The anchor whose href best matches the link, found again by that href."""
-    snap = await page.snapshot()
+    snap = await page.dom.snapshot()
     found = best_link(action.link, snap.hrefs, action.match.threshold)
     if found is None:
         raise _err(
@@ -274,7 +274,7 @@ async def _wait_for(page: PageDriver, action: WaitFor, deadline: float) -> None:
     sel = _selector(action.selector)
     own = None if action.timeout is None else page.loop.time() + action.timeout
     while True:
-        snap = await page.snapshot()
+        snap = await page.dom.snapshot()
         if query_first(snap.nodes, sel) is not None:
             return
         now = page.loop.time()
@@ -407,7 +407,7 @@ async def rendered_html(page: PageDriver, deadline: float) -> str:
     sessions, about one in fifty: `make bench BENCH=first_capture`): neither is ever written;
     the source is read from the isolated world, then again from both, until the deadline, then
     the capture fails (spec 1 §4 rule 6: a non-empty rendered source, or an error)."""
-    html: str | None = await aio.within(page.loop, page.to_html(), TO_HTML_PATIENCE, None)
+    html: str | None = await aio.within(page.loop, page.captures.to_html(), TO_HTML_PATIENCE, None)
     unanswered = html is None
     reads = 0
     rendered = 0
@@ -435,7 +435,7 @@ async def rendered_html(page: PageDriver, deadline: float) -> str:
         if reads % 2:
             html = await page.run(js.OUTER_HTML)
         else:
-            html = await aio.within(page.loop, page.to_html(), TO_HTML_PATIENCE, None)
+            html = await aio.within(page.loop, page.captures.to_html(), TO_HTML_PATIENCE, None)
     if reads:
         # logged so that how often it happens stays visible
         page.log(
@@ -474,9 +474,9 @@ async def capture(  # noqa: PLR0913  capture's options, keyword-only
 ) -> AttachAnswer:
     t0 = time.monotonic()
     # what the session downloads from here to the write (docs/decisions.md "Downloaded bytes")
-    await page.count_traffic(True)
+    await page.traffic.count(True)
     try:
-        downloaded = await page.traffic()
+        downloaded = await page.traffic.read()
         if url is not None and navigate_first:
             ready = await navigate(page, "url", url, strict=strict, opts=opts)
         else:
@@ -491,7 +491,7 @@ async def capture(  # noqa: PLR0913  capture's options, keyword-only
         html = await rendered_html(page, deadline)
         rendered_ms = int((time.monotonic() - t0) * 1000)
         p = await page.probe()
-        traffic = grown(downloaded, await page.traffic())
+        traffic = grown(downloaded, await page.traffic.read())
         bytesize = None
         if output_path is not None:
             bytesize = write_file(output_path, html.encode("utf-8"))
@@ -509,7 +509,7 @@ async def capture(  # noqa: PLR0913  capture's options, keyword-only
             ),
         )
     finally:
-        page.count_traffic(False)
+        page.traffic.count(False)
 
 
 async def capture_file(
@@ -556,12 +556,12 @@ async def screenshot(
 ) -> ScreenshotAnswer:
     ready = await current(page)
     await settle(page, ready, wait, strict=False, opts=opts)
-    vw, vh, dw, dh = await page.document_size()
+    vw, vh, dw, dh = await page.captures.document_size()
     # a full page is checked at the document's size, then rendered at the viewport width
     width, height = (max(vw, dw), max(vh, dh)) if full_page else (vw, vh)
     check_bounds(width, height, full_page=full_page)
-    image = await page.grab(full_page, max(vh, dh) if full_page else vh)
-    size = page.save_image(image, output_path, fmt, quality)
+    image = await page.captures.grab(full_page, max(vh, dh) if full_page else vh)
+    size = page.captures.save_image(image, output_path, fmt, quality)
     p = await page.probe()
     return ScreenshotAnswer(
         url=p.href,

@@ -56,12 +56,12 @@ class RefTarget:
         while x > 0:
             ids.append(x)
             x = self.kept.docs[x].parent
-        tree = self.page.frame_tree()
+        tree = self.page.frames.frame_tree()
         out: list[tuple[fl.FrameDoc, object]] = [(self.kept.docs[0], tree.handle)]
         for x in reversed(ids):
             if x not in self._handles:
                 self._handles[x], _ = await frame_reads.resolve(
-                    self.page, tree, self.kept, self.obs_id, x, numbers=[], ref=None
+                    self.page.frames, tree, self.kept, self.obs_id, x, numbers=[], ref=None
                 )
             out.append((self.kept.docs[x], self._handles[x]))
         return out
@@ -112,7 +112,7 @@ class RefTarget:
                     ref=self.ref,
                 )
             self._scrolls += 1
-            self.page.wheel(step.x, step.y, step.dx, step.dy)
+            self.page.input.wheel(step.x, step.y, step.dx, step.dy)
             await scroll_done(self.page, partial(self._geometry, chain, local), geo)
             geo = await self._geometry(chain, local)
             # a wheel that moved nothing (the wrong scroller took it) counts toward giving up
@@ -156,7 +156,7 @@ class RefTarget:
         return info.tag if info is not None else ""
 
     async def focus(self, *, end: bool = False) -> Focused:
-        self.page.focus_view()
+        self.page.input.focus_view()
         d, local = self.kept.locate(self.number)
         if d == 0:
             return await self.page.run(observe_js.focus(local, end=end))
@@ -169,4 +169,4 @@ class RefTarget:
             # scrolling the main frame for a target in a frame: not over that frame, which
             # would take the wheel itself
             x, y = fl.free_point(fl.Box(0.0, 0.0, outer.vw, outer.vh), outer.slot)
-        self.page.wheel(x, y, dx, dy)
+        self.page.input.wheel(x, y, dx, dy)

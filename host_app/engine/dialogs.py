@@ -12,10 +12,11 @@ the policy's answer, so no agent operation ever waits on a person.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from bridge_protocol.throttle import LogThrottle
 
+from ..logic import aio
 from ..logic.dialogs import (
     Answer,
     Dialog,
@@ -38,9 +39,8 @@ from ..qt import (
     QUrl,
     QWidget,
 )
-
-if TYPE_CHECKING:
-    from .session_browser import SessionBrowser
+from .browser_host import DialogsHost
+from .session_log import SessionLog
 
 _Button = QMessageBox.StandardButton
 
@@ -107,8 +107,24 @@ def agent_started() -> None:
         person.by_policy()
 
 
+class DialogsOwner(Protocol):
+    """What a session's dialogs need of the session: the view its current page is in, the
+    engine's say on who answers, and the session's log."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def loop(self) -> aio.Loop: ...
+    @property
+    def view(self) -> QWidget | None: ...
+    @property
+    def host(self) -> DialogsHost: ...
+    @property
+    def session_log(self) -> SessionLog: ...
+
+
 class DialogHost:
-    def __init__(self, browser: SessionBrowser) -> None:
+    def __init__(self, browser: DialogsOwner) -> None:
         self._browser = browser
         self._mine: _PersonDialog | None = None
         self._throttle = LogThrottle()
@@ -134,9 +150,9 @@ class DialogHost:
         dialog = Dialog(kind, message, origin.toString().removesuffix("/"), default)
         view = b.view
         who = responder(
-            headless=b.engine.headless,
-            agent_busy=any(s.lock.locked for s in b.engine.sessions.values()),
-            shown_in_window=b.engine.visible_session == b.session_id
+            headless=b.host.headless,
+            agent_busy=b.host.agent_busy(),
+            shown_in_window=b.host.visible_session == b.session_id
             and view is not None
             and view.isVisible(),
             other_dialog_open=bool(_waiting),
@@ -158,7 +174,8 @@ class DialogHost:
             message = log_message(dialog, answer)
             unlogged = self._throttle.take_suppressed()
             extra: dict[str, int] = {"unlogged_before": unlogged} if unlogged else {}
-            b.page_event(event, "page.dialog", message, **event.details, **extra)
+            b.session_log.page_event(event, "page.dialog", message, **event.details, **extra)
         else:
-            b.events.add(event)  # the observation still counts it (as dropped, past its bound)
+            # the observation still counts it (as dropped, past its bound)
+            b.session_log.events.add(event)
         return answer

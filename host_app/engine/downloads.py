@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..logic import aio
 from ..logic.downloads import (
@@ -24,9 +23,7 @@ from ..logic.downloads import (
     safe_name,
 )
 from ..qt import QWebEngineDownloadRequest, QWebEngineProfile
-
-if TYPE_CHECKING:
-    from .session_browser import SessionBrowser
+from .session_log import SessionLog
 
 _State = QWebEngineDownloadRequest.DownloadState
 POLL = 0.02
@@ -47,15 +44,13 @@ class _Item:
 
 
 class SessionDownloads:
-    def __init__(self, browser: SessionBrowser) -> None:
-        self._browser = browser
+    def __init__(self, folder: Path, loop: aio.Loop, log: SessionLog) -> None:
+        self.folder = folder  # {data_dir}/Downloads/<session id>
+        self._loop = loop
+        self._log = log
         self._active: dict[int, _Item] = {}
         self.requested = 0
         self.fetches = 0  # main-frame requests of the download manager (the interceptor counts)
-
-    @property
-    def folder(self) -> Path:
-        return self._browser.engine.data_dir / "Downloads" / self._browser.session_id
 
     def attach(self, profile: QWebEngineProfile) -> None:
         profile.downloadRequested.connect(self._requested)
@@ -134,14 +129,14 @@ class SessionDownloads:
             reason=failure,
         )
         event = report(download)
-        self._browser.page_event(event, "page.download", log_message(download), **event.details)
+        self._log.page_event(event, "page.download", log_message(download), **event.details)
 
     async def settle(self, mark: Mark, deadline: float, *, clicked: bool = False) -> None:
         """Wait for the downloads the operation started to complete or fail; what is still
         running near the deadline is cancelled and reported failed. `clicked`: the page saw a
         click on an `<a download>` that it did not cancel, so a download is coming even if its
         request has not reached the interceptor yet (a busy machine)."""
-        loop = self._browser.loop
+        loop = self._loop
         until = deadline - DEADLINE_MARGIN
         start = loop.time()
         announce = min(until, start + ANNOUNCE_WAIT)
@@ -158,7 +153,7 @@ class SessionDownloads:
             # the one wait that can cost a step its whole bound, so that one taken for nothing
             # (a form post answered by a redirect did, issue 36) shows in the log
             came = self.requested > mark.requested
-            self._browser.log(
+            self._log.log(
                 "page.download_wait",
                 f"waited {loop.time() - start:.2f} s for a download to be announced "
                 f"({'it came' if came else 'none came'})",

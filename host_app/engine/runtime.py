@@ -45,7 +45,8 @@ from ..logic.policy import Filters, route_of
 from ..logic.settings import AppSettings
 from ..qt import QApplication, QCoreApplication, QObject, QPointingDevice, Qt, QTimer, QWidget
 from . import asset_scheme, dialogs, memory
-from .session_browser import SessionBrowser, removed
+from .session_browser import SessionBrowser
+from .session_storage import remove_later, removed
 from .shared_assets import SharedAssets
 from .worker_cdp import DevtoolsHost
 
@@ -255,13 +256,16 @@ class Engine:
         view.resize(w, h)
         view.show()
 
-    def forget_view(self, browser: SessionBrowser) -> None:
-        if self.visible_session == browser.session_id:
+    def forget_view(self, session_id: str) -> None:
+        if self.visible_session == session_id:
             self.visible_session = None
 
-    def session_changed(self, browser: SessionBrowser) -> None:
-        for cb in self.on_session_changed:
-            cb(browser.session_id)
+    def targeted(self, session_id: str, box: Box) -> None:
+        for listener in self.on_target:
+            listener(session_id, box)
+
+    def agent_busy(self) -> bool:
+        return any(s.lock.locked for s in self.sessions.values())
 
     def write_log(self, category: str, message: str, **data: Any) -> None:
         if self.log is not None:
@@ -271,20 +275,20 @@ class Engine:
         if self.log is not None:
             self.log.write(category, message, data=data, profile_id=profile_id)
 
-    def operation_selected(self, browser: SessionBrowser) -> None:
+    def operation_selected(self, session_id: str) -> None:
         app_active = QApplication.applicationState() == Qt.ApplicationState.ApplicationActive
         if selects_for_view(
             follow_browser_commands=self.settings.follow_browser_commands, app_active=app_active
         ):
-            if self.selected_for_view != browser.session_id:
+            if self.selected_for_view != session_id:
                 self.write_log(
                     "ui.session_selected",
-                    f"{browser.session_id} selected for the next view by a browser operation",
-                    session_id=browser.session_id,
+                    f"{session_id} selected for the next view by a browser operation",
+                    session_id=session_id,
                 )
-            self.selected_for_view = browser.session_id
+            self.selected_for_view = session_id
             for cb in self.on_operation:
-                cb(browser.session_id)
+                cb(session_id)
 
     def apply_app_settings(self, settings: AppSettings) -> None:
         resized = settings.background_size != self.settings.background_size
@@ -322,7 +326,7 @@ class Engine:
                 raise SvcError.of(
                     ErrorId.BROWSER_CREATION_FAILED, f"cannot create {session_id}'s browser: {exc}"
                 ) from None
-            self.session_changed(b)
+            self.session_changed_id(session_id)
         return b
 
     def apply_session_settings(self, session_id: str, settings: SessionSettings) -> Done:
@@ -333,11 +337,11 @@ class Engine:
         if b is not None and b.active:
             # the hold first: a play in the same settings must not reload by the old route
             if b.route != route_of(settings):
-                b.hold_route()
+                b.hold.hold()
                 self._cancel_for_route(b)
                 self._renew_when_idle(b)
             else:
-                b.release_route()
+                b.hold.release()
             b.apply_settings(settings, old)
         self.session_changed_id(session_id)
         return Done()
@@ -420,9 +424,9 @@ class Engine:
         route change gets its new browser context first. The URL the history move `how` would
         have reached in the old context when it was rebuilt (that history is gone), else None."""
         b = self.sessions.get(session_id)
-        if b is None or not b.route_held:
+        if b is None or not b.hold.held:
             return None
-        target = b.history_target(how) if how != "url" else None
+        target = b.hold.history_target(how) if how != "url" else None
         return target if await self.rebuild(session_id) else None
 
     def reload_and_apply(self, session_id: str) -> None:
@@ -479,7 +483,7 @@ class Engine:
         if b is None or settings is None or not b.active:
             return False
         if b.route == route_of(settings):
-            b.release_route()
+            b.hold.release()
             return False
         b.rebuilding = True
         try:
@@ -509,7 +513,7 @@ class Engine:
         if b is None:
             b = SessionBrowser(self, session_id, profile_id_of(session_id))
         b.close()
-        b.drop_data()
+        remove_later(self.loop, b.storage)
         self.observations.drop_session(session_id)
         self.activities.drop(session_id)
         self.session_changed_id(session_id)
@@ -533,13 +537,13 @@ class Engine:
     def pause_session(self, session_id: str) -> PauseAnswer:
         b = self._set_paused(session_id, paused=True)
         if b is not None:
-            b.pause()
+            b.hold.pause()
         self.session_changed_id(session_id)
         return PauseAnswer(network_paused=True)
 
     def play_session(self, session_id: str) -> PlayAnswer:
         b = self._set_paused(session_id, paused=False)
-        reloaded = b.play() if b is not None else False
+        reloaded = b.hold.play() if b is not None else False
         self.session_changed_id(session_id)
         return PlayAnswer(network_paused=False, reloaded=reloaded)
 
@@ -620,7 +624,7 @@ class Engine:
             if exc is None:
                 record("ok")
                 person = task.result.needs_person if isinstance(task.result, Observation) else None
-                if isinstance(task.result, Observation) and b.saw_person(person) and person:
+                if isinstance(task.result, Observation) and b.person.saw(person) and person:
                     for listener in self.on_needs_person:
                         listener(b.session_id, person)
                 responder.ok(task.result)

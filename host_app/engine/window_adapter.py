@@ -69,7 +69,7 @@ class WindowAdapter(WindowPort):
             icon=b.page.icon() if b.page is not None else None,
             view=view,
             zoom=page.zoomFactor() if page is not None else 1.0,
-            route_held=b.route_held,
+            route_held=b.hold.held,
         )
 
     def _live(self, session_id: str, b: SessionBrowser | None) -> Live:
@@ -77,7 +77,7 @@ class WindowAdapter(WindowPort):
         failed = acts[-1].error_id if acts and acts[-1].outcome == "failed" else None
         if b is None or b.page is None:
             return Live(failed=failed)
-        person = b.waiting_person()
+        person = b.person.waiting()
         return Live(
             title=b.page.title(),
             host=b.page.url().host(),
@@ -137,7 +137,7 @@ class WindowAdapter(WindowPort):
     def set_paused(self, session_id: str, paused: bool) -> None:
         b = self._browser(session_id)
         if b is not None:
-            b.pause() if paused else b.play()
+            b.hold.pause() if paused else b.hold.play()
 
     def reload_and_apply(self, session_id: str) -> None:
         self._engine.reload_and_apply(session_id)

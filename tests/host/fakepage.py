@@ -154,6 +154,33 @@ class FakePage:  # noqa: PLR0904  fakes PageDriver: a method per member
     def downloads(self) -> FakeDownloads:
         return self._downloads
 
+    # the page's parts (page_driver: `input`, `dom`, `frames`, `captures`, `traffic`,
+    # `events`) are the fake itself: one object records what every part was asked
+
+    @property
+    def input(self) -> FakePage:
+        return self
+
+    @property
+    def dom(self) -> FakePage:
+        return self
+
+    @property
+    def frames(self) -> FakePage:
+        return self
+
+    @property
+    def captures(self) -> FakePage:
+        return self
+
+    @property
+    def traffic(self) -> FakePage:
+        return self
+
+    @property
+    def events(self) -> FakePage:
+        return self
+
     def run(self, call: Call[T], frame: object = None) -> aio.Future[T]:
         """The answer of the script `call` names, a struct, read back by the call's own read
         from its wire form (as the page would send it)."""
@@ -286,10 +313,10 @@ class FakePage:  # noqa: PLR0904  fakes PageDriver: a method per member
     def to_html(self) -> aio.Future[str]:
         return done("<html><body>x</body></html>")
 
-    def traffic(self) -> aio.Future[Counters]:
+    def read(self) -> aio.Future[Counters]:
         return done(dict(self.downloaded))
 
-    def count_traffic(self, on: bool) -> aio.Future[None]:
+    def count(self, on: bool) -> aio.Future[None]:
         self.counting = on
         return done(None)
 
@@ -310,5 +337,5 @@ class FakePage:  # noqa: PLR0904  fakes PageDriver: a method per member
     def focus_view(self) -> None:
         pass
 
-    def take_events(self) -> tuple[list[PageEvent], int]:
+    def take(self) -> tuple[list[PageEvent], int]:
         return [], 0

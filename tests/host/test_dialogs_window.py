@@ -98,7 +98,7 @@ def run(data_dir: Path, person_url: str, background_url: str) -> dict[str, Any]:
         return box.text() if isinstance(box, QMessageBox) else box.labelText()
 
     def finish() -> None:
-        events, _ = person.take_events()
+        events, _ = person.events.take()
         out["events"] = [
             [e.text, e.details["dialog"], e.details["answer"], e.details["by"]] for e in events
         ]

@@ -450,13 +450,13 @@ def run(data_dir: Path, plan: dict[str, Any]) -> dict[str, Any]:
         out["route"]["held"] = {
             "url": b.page.url().toString() if b.page is not None else "",
             "title": b.title(),
-            "route_held": b.route_held,
+            "route_held": b.hold.held,
             "banner": window.banner.isVisibleTo(window),
-            "after_play": b.route_held,
+            "after_play": b.hold.held,
         }
         out["route"]["navigated_at"] = time.monotonic()
         out["route"]["navigate"] = await navigate(sid, origin + "/after")
-        out["route"]["navigate"]["route_held"] = b.route_held
+        out["route"]["navigate"]["route_held"] = b.hold.held
         # back to direct, applied from the window's banner
         await aio.sleep(engine.loop, 0.3)
         out["route"]["direct_at"] = time.monotonic()
@@ -465,7 +465,7 @@ def run(data_dir: Path, plan: dict[str, Any]) -> dict[str, Any]:
         window.refresh()
         apply: dict[str, Any] = {"banner_before": window.banner.isVisibleTo(window)}
         window.apply_route.click()
-        await until(lambda: not b.route_held and b.title().startswith("after") and not b.loading)
+        await until(lambda: not b.hold.held and b.title().startswith("after") and not b.loading)
         window.refresh()
         apply["banner_after"] = window.banner.isVisibleTo(window)
         apply["title"] = b.title()
@@ -479,7 +479,7 @@ def run(data_dir: Path, plan: dict[str, Any]) -> dict[str, Any]:
         await until(lambda: b.active and b.proxy_port == relay_a, 10)
         await load(b, origin + "/empty")
         out["empty"] = {
-            "route_held": b.route_held,
+            "route_held": b.hold.held,
             "proxied": b.proxy_port == relay_a,
             "title": b.title(),
         }
@@ -495,7 +495,7 @@ def run(data_dir: Path, plan: dict[str, Any]) -> dict[str, Any]:
         socket_case.update(
             title=b.title(),
             url=b.page.url().toString() if b.page is not None else "",
-            route_held=b.route_held,
+            route_held=b.hold.held,
         )
         out["socket"] = socket_case
 

@@ -40,7 +40,7 @@ class _Counted(FakePage):
     def to_html(self) -> aio.Future[str]:
         return done("<html><head><title>t</title></head><body><p>x</p></body></html>")
 
-    def traffic(self) -> aio.Future[Counters]:
+    def read(self) -> aio.Future[Counters]:
         self.reads.append(self.counting)
         if len(self.reads) == 1:
             return done({("page", 1, 1): 1000})

@@ -111,7 +111,7 @@ def check(tmp_path: Path) -> None:
 
         until(placed, selector)
         x, y = box
-        b.mouse_click(x, y, True)
+        b.input.mouse_click(x, y, True)
 
     engine.session_settings["Session1"] = bp.SessionSettings(profile_id=1, name="Session1")
     window.select("Session1")
