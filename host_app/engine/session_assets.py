@@ -1,14 +1,15 @@
 """A session's asset scheme (host_app/engine/asset_scheme.py) on its profile: the handler
-installed for each asset scheme, the profile's cookies mirrored, the fetch route of the context,
-and the policy its settings give."""
+installed for each asset scheme, the profile's cookies mirrored (read back as the session's
+sign-in), the fetch route of the context, and the policy its settings give."""
 
 from __future__ import annotations
 
 from cryptography.hazmat.primitives import serialization
 
 from bridge_protocol import SessionSettings
+from bridge_protocol.browser_data import StagedCookie
 
-from ..logic import trust
+from ..logic import cookie_files, trust
 from ..logic.assets import ASSET_SCHEMES, AssetPolicy, shared_partition
 from ..qt import QWebEngineProfile
 from .asset_fetch import FetchRoute
@@ -65,3 +66,11 @@ def install(
         profile.installUrlSchemeHandler(name.encode(), handler)
     track_cookies(profile, assets.cookies)
     return assets, handler
+
+
+def sign_in(assets: SessionAssets | None) -> list[StagedCookie]:
+    """The session's live cookies (its sign-in, mirrored by its asset scheme), as a profile
+    stages them; none while the session is not open."""
+    if assets is None:
+        return []
+    return cookie_files.from_jar(assets.cookies.all())

@@ -14,11 +14,10 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from bridge_protocol import ErrorId, SessionSettings, SvcError
-from bridge_protocol.browser_data import StagedCookie
 from bridge_protocol.identity import FingerprintProfile
 
 from ..core import js, page_driver
-from ..logic import aio, cookie_files
+from ..logic import aio
 from ..logic.identity import hint_headers
 from ..logic.memory import RendererMemory
 from ..logic.page_stack import PageStack
@@ -236,13 +235,6 @@ class SessionBrowser:
             self._interceptor.hint_headers = hint_headers(fp)
         if self.workers is not None:
             self.workers.set_identity(fp)
-
-    def sign_in(self) -> list[StagedCookie]:
-        """The session's live cookies (its sign-in), as a profile stages them; none while the
-        session is not open."""
-        if self.assets is None:
-            return []
-        return cookie_files.from_jar(self.assets.cookies.all())
 
     def close(self) -> None:
         self.session_log.end_load()

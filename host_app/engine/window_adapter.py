@@ -15,6 +15,7 @@ from ..logic.activity import Activity
 from ..logic.settings import AppSettings
 from ..logic.workspace import Live, SessionRow
 from ..qt import QUrl, QWidget
+from . import session_assets
 from .runtime import Engine
 from .session_browser import SessionBrowser
 from .window_port import SessionState, WindowPort
@@ -91,7 +92,7 @@ class WindowAdapter(WindowPort):
 
     def sign_in(self, session_id: str) -> list[StagedCookie]:
         b = self._browser(session_id)
-        return b.sign_in() if b is not None else []
+        return session_assets.sign_in(b.assets if b is not None else None)
 
     # -- what the windows hear -------------------------------------------------------------
 
