@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..logic.page_stack import PageStack
+from ..logic.page_stack import PageStack, PageState
 from ..logic.policy import NetworkPolicy
 from ..qt import QWebEnginePage, QWebEngineProfile
 from .asset_fetch import forget as forget_connections
@@ -58,9 +58,9 @@ class RouteHold:
         """The session waits for Reload and apply: its settings name another route."""
         return self._owner.policy.held
 
-    @property
-    def paused(self) -> bool:
-        return self._owner.policy.paused
+    def _states(self) -> list[tuple[PageState, SessionPage]]:
+        pages = self._owner.pages
+        return pages.states() if pages is not None else []
 
     def hold(self) -> None:
         """From now on nothing of this session leaves by the route its context was built on:
@@ -69,7 +69,7 @@ class RouteHold:
         if policy.held:
             return
         policy.held = True
-        for state, page in self._owner.pages.states() if self._owner.pages is not None else []:
+        for state, page in self._states():
             if state.loading:
                 state.interrupted = state.committed_in_load
             # also on loaded pages: Stop cancels the requests their scripts have in flight
@@ -104,7 +104,7 @@ class RouteHold:
         if not policy.held:
             return
         policy.held = False
-        for state, page in self._owner.pages.states() if self._owner.pages is not None else []:
+        for state, page in self._states():
             if state.interrupted and not policy.paused:
                 page.triggerAction(QWebEnginePage.WebAction.Reload)
                 state.interrupted = False
@@ -115,7 +115,7 @@ class RouteHold:
             return
         policy.paused = True
         policy.deferred_navigation = False
-        for state, page in self._owner.pages.states() if self._owner.pages is not None else []:
+        for state, page in self._states():
             state.interrupted = False
             if state.loading:
                 # Stop before commit restores the previous document (Chromium keeps it); a stop
@@ -139,7 +139,7 @@ class RouteHold:
         deferred = policy.deferred_navigation
         policy.deferred_navigation = False
         reloaded = False
-        for state, page in self._owner.pages.states() if self._owner.pages is not None else []:
+        for state, page in self._states():
             # a deferred navigation is the current page's (only it is driven while paused)
             if state.interrupted or (deferred and state is self._owner.stack.state):
                 page.triggerAction(QWebEnginePage.WebAction.Reload)
