@@ -168,6 +168,11 @@ class Target(Protocol):
         """After `element` answered None: find the element again (False: it is gone)."""
         ...
 
+    def element_call(self) -> Call[ElementInfo | None] | None:
+        """`element` as one read of the main document, which may go with another (None: it
+        is read in steps, through frames)."""
+        ...
+
     async def focus(self, *, end: bool = False) -> Focused:
         """Focus the element; with `end`, its caret after its text where the control allows
         (a text control's or a contenteditable's selection, set from the isolated world)."""

@@ -84,27 +84,51 @@ async def input_done(
     world's listeners; the page's handlers for it have run when the count shows), or another
     document took over; input the counters cannot see ends the wait when nothing more comes
     (INPUT_ACK_* above)."""
+
+    async def counters() -> tuple[Tick, None]:
+        return await tick(page), None
+
+    await _dispatched(page, before, counters, (moves, ups, keys))
+
+
+async def input_done_reading(page: Renderer, before: Tick, read: Call[T], *, keys: int) -> T | None:
+    """`input_done`, each of its reads of the counters also reading `read`, in one round trip:
+    `read`'s answer from the read that showed the input dispatched (the page's handlers for it
+    have run: what it changed shows), None when the wait ended otherwise."""
+    both = js.together(js.TICK, read)
+    return await _dispatched(page, before, lambda: page.run(both), (0, 0, keys))
+
+
+async def _dispatched(
+    page: Renderer,
+    before: Tick,
+    poll: Callable[[], Awaitable[tuple[Tick, T | None]]],
+    wanted: tuple[int, int, int],
+) -> T | None:
+    """`input_done`'s wait, reading the counters (and what goes with them) by `poll`; what went
+    with the counters that showed the `wanted` (moves, ups, keys) dispatched."""
+    moves, ups, keys = wanted
     end = page.loop.time() + INPUT_ACK_MAX
     last = before
     idle_since = before.frames
     idle_at = page.loop.time()
     while True:
-        now = await tick(page)
+        now, extra = await poll()
         if now.document != before.document:
-            return
+            return None
         if (
             now.moves - before.moves >= moves
             and now.ups - before.ups >= ups
             and now.keys - before.keys >= keys
         ):
-            return
+            return extra
         if (now.moves, now.ups, now.keys) != (last.moves, last.ups, last.keys):
             idle_since, idle_at = now.frames, page.loop.time()
         last = now
         t = page.loop.time()
         idle = now.frames - idle_since >= INPUT_ACK_FRAMES and t - idle_at >= INPUT_ACK_IDLE
         if idle or t >= end:
-            return
+            return None
         await aio.sleep(page.loop, TICK_POLL)
 
 

@@ -24,7 +24,7 @@ from ..logic import frames as fl
 from ..logic.page_answers import ElementInfo
 from . import frame_reads, observe_js
 from .kept import Kept
-from .page_driver import Focused, ObsDriver
+from .page_driver import Call, Focused, ObsDriver
 from .progress import scroll_done
 
 MAX_FRAME_SCROLLS = 60  # wheel events per action to bring an element in a frame into view
@@ -83,6 +83,10 @@ class RefTarget:
         levels.append(fl.Level(info.vw, info.vh))
         self._outer = levels[0]
         return levels, info if rendered else replace(info, visible=False)
+
+    def element_call(self) -> Call[ElementInfo | None] | None:
+        d, local = self.kept.locate(self.number)
+        return observe_js.element(local) if d == 0 else None
 
     async def element(self) -> ElementInfo | None:
         d, local = self.kept.locate(self.number)
