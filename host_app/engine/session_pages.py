@@ -92,7 +92,7 @@ class _Slot(Generic[P]):
     page: P
     pending: set[aio.Future[Any]] = field(default_factory=set)
     renderer_gone: bool = False  # since its last load started: the engine's "error 0" follows
-    loading: str = ""  # the URL of the load under way, as the engine announced its start
+    loading: str = ""  # the URL of the load under way, as the engine announced its start; "" after
 
 
 class SessionPages(Generic[P]):
@@ -189,9 +189,11 @@ class SessionPages(Generic[P]):
         if slot is None or status == _END.NormalTerminationStatus:
             return
         how = RENDERER_ENDS.get(status, "abnormally")
-        # before its commit a load's URL is only the requested one (url() is still the old,
-        # or empty for a new page); requestedUrl() was seen empty too, once in ~1,500 runs
-        url = slot.page.requestedUrl().toString() or slot.loading or slot.page.url().toString()
+        # the URL of a load under way as its start announced it: before its commit url() is
+        # still the old one (or empty for a new page), and requestedUrl() was seen empty once
+        # in ~1,500 runs and, on a busy machine, still the old document's (about:blank) in 1
+        # of 5; without a load, the document's
+        url = slot.loading or slot.page.requestedUrl().toString() or slot.page.url().toString()
         slot.renderer_gone = True
         self._document_going(page_id)
         message = f"{RENDERER_GONE} ({how}, exit code {code})"
@@ -213,6 +215,8 @@ class SessionPages(Generic[P]):
                 slot.renderer_gone = False
                 slot.loading = info.url().toString()
             return
+        if slot is not None:
+            slot.loading = ""
         if slot is not None and slot.renderer_gone:
             self.stack.load_finished(page_id)  # the failure said so already, with its cause
             return
