@@ -99,7 +99,9 @@ def together(*calls: Call[Any]) -> Call[Any]:
         answers = raw if isinstance(raw, list) and len(raw) == len(calls) else [None] * len(calls)
         return tuple(c.read(r) for c, r in zip(calls, answers, strict=True))
 
-    return Call(Script.TOGETHER, joined(*(c.code for c in calls)), read, calls)
+    # the parts' stubs where they have one: a part that answers UNKEPT has the whole sent again
+    stub = joined(*(c.stub or c.code for c in calls)) if any(c.stub for c in calls) else None
+    return Call(Script.TOGETHER, joined(*(c.code for c in calls)), read, calls, stub)
 
 
 # The document as the isolated world serializes it: the fallback when toHtml() misses it.

@@ -30,7 +30,7 @@ from ..logic.page_answers import (
     read_or,
 )
 from ..logic.person import DETECT_JS
-from .page_driver import Call, Focused, Script
+from .page_driver import Call, Focused, Script, kept
 
 # What they share: the registry, roles, names, states, signatures, the hit test.
 _COMMON = scripts.load("observe_common.js")
@@ -66,38 +66,40 @@ def observe(mode: str, frame: dict[str, object] | None = None) -> Call[Observed 
     """The observation script; `frame` (for a frame's document) carries the bounds left and the
     iframe's context parts, label and visual rect (docs/observations.md "Frames"). A key-less
     answer is no document's."""
-    code = f"{_OBSERVE}({json.dumps(mode)},{json.dumps(frame)})"
-    return Call(Script.OBSERVE, code, read_as(Observed), (mode, frame))
+    code, stub = kept(Script.OBSERVE, _OBSERVE, f"{json.dumps(mode)},{json.dumps(frame)}")
+    return Call(Script.OBSERVE, code, read_as(Observed), (mode, frame), stub)
 
 
 def probe(selector: str) -> Call[list[ConformanceReading]]:
     """What the last observation gave for each node matching `selector` (`_PROBE`)."""
-    code = f"{_PROBE}({json.dumps(selector)})"
-    return Call(Script.CONFORMANCE, code, read_or(list[ConformanceReading], []), (selector,))
+    code, stub = kept(Script.CONFORMANCE, _PROBE, json.dumps(selector))
+    read = read_or(list[ConformanceReading], [])
+    return Call(Script.CONFORMANCE, code, read, (selector,), stub)
 
 
 def check(numbers: list[int]) -> Call[RefCheck | None]:
-    code = f"{_CHECK}({json.dumps(numbers)})"
-    return Call(Script.CHECK, code, read_as(RefCheck), (numbers,))
+    code, stub = kept(Script.CHECK, _CHECK, json.dumps(numbers))
+    return Call(Script.CHECK, code, read_as(RefCheck), (numbers,), stub)
 
 
 def element(number: int) -> Call[ElementInfo | None]:
-    return Call(Script.ELEMENT, f"{_ELEMENT}({number})", read_as(ElementInfo), (number,))
+    code, stub = kept(Script.ELEMENT, _ELEMENT, str(number))
+    return Call(Script.ELEMENT, code, read_as(ElementInfo), (number,), stub)
 
 
 def element_at(index: int, tag: str) -> Call[ElementInfo | None]:
-    code = f"{_ELEMENT_AT}({index},{json.dumps(tag)})"
-    return Call(Script.ELEMENT_AT, code, read_as(ElementInfo), (index, tag))
+    code, stub = kept(Script.ELEMENT_AT, _ELEMENT_AT, f"{index},{json.dumps(tag)}")
+    return Call(Script.ELEMENT_AT, code, read_as(ElementInfo), (index, tag), stub)
 
 
 def slot(number: int, point: tuple[float, float] | None = None) -> Call[SlotRead | None]:
     """The content box of iframe `number` in this document's viewport; with `point`, whether this
     document's hit test there lands on that iframe (the frame is not covered at that point)."""
-    code = f"{_SLOT}({number},{json.dumps(point)})"
-    return Call(Script.SLOT, code, read_as(SlotRead), (number, point))
+    code, stub = kept(Script.SLOT, _SLOT, f"{number},{json.dumps(point)}")
+    return Call(Script.SLOT, code, read_as(SlotRead), (number, point), stub)
 
 
 def focus(number: int, in_frame: bool = False, end: bool = False) -> Call[Focused]:
     """Answers "no", "yes" or "end" (`CARET_END`)."""
-    code = f"{_FOCUS}({number},{json.dumps(in_frame)},{json.dumps(end)})"
-    return Call(Script.FOCUS, code, Focused.of, (number, in_frame, end))
+    code, stub = kept(Script.FOCUS, _FOCUS, f"{number},{json.dumps(in_frame)},{json.dumps(end)}")
+    return Call(Script.FOCUS, code, Focused.of, (number, in_frame, end), stub)

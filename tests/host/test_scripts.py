@@ -64,6 +64,10 @@ SENT = (
     "worker_cdp.hook(True)",
     "js.together(observe_js.check([1]), js.TICK, js.PENDING_LOADS)",
     "js.together(js.PENDING_LOADS, js.ANIMATIONS_LEFT)",
+    "observe_js.element(4).stub",
+    "observe_js.check([1, 2]).stub",
+    "observe_js.observe('full').stub",
+    "js.together(observe_js.check([1]), js.TICK, js.PENDING_LOADS).stub",
 )
 
 # the one script that speaks through the console: the devtools page's hook hands what it reads
@@ -200,3 +204,31 @@ def test_reads_sent_together_answer_each_its_own() -> None:
         check=True,
     )
     assert json.loads(done.stdout) == [{"a": 1}, None, None, [2, 3]]
+
+
+def test_a_kept_function_is_called_by_its_stub_once_its_code_kept_it() -> None:
+    """`page_driver.kept`: the stub answers UNKEPT in a world that keeps no function of the
+    script (a new document), the code runs the function and keeps it, and the stub then calls
+    it with its own arguments; another text of the same script is another function."""
+    from host_app.core.page_driver import UNKEPT, Script, kept
+
+    add = "(function(a,b){return JSON.stringify(a+b)})"
+    code, stub = kept(Script.CHECK, add, "2,3")
+    _, other = kept(Script.CHECK, add, "10,20")
+    _, changed = kept(Script.CHECK, add.replace("a+b", "a*b"), "2,3")
+    node = shutil.which("node")
+    assert node is not None
+    run = (
+        "globalThis.window = globalThis; const out = [];"
+        "for (const c of JSON.parse(require('fs').readFileSync(0, 'utf8'))) out.push(eval(c));"
+        "process.stdout.write(JSON.stringify(out.map(x => JSON.parse(x))));"
+    )
+    done = subprocess.run(
+        [node, "-e", run],
+        input=json.dumps([stub, code, stub, other, changed]),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(done.stdout) == [UNKEPT, 5, 5, 30, UNKEPT]
