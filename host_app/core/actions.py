@@ -153,6 +153,9 @@ async def act(target: Target, action: TargetedAction, deadline: float) -> None: 
                 # the sink's own text is not the editor's: the editor's caret goes to its end
                 # by its own key binding, as a person's would
                 await type_keys(target.page, text, end_key=True, ctrl=True)
+                # and the editor draws it in its next animation frame (Ace's render loop): the
+                # page's timers after input no longer wait for that frame (policy.engine_flags)
+                await next_frame(target.page)
             elif caret is Focused.AT_END:
                 await type_keys(target.page, text)
             else:
@@ -166,8 +169,10 @@ async def act(target: Target, action: TargetedAction, deadline: float) -> None: 
                 await clear_choices(target)
                 return
             await engage_editor(target, deadline)
-            await focused_editable(target)
+            info, _ = await focused_editable(target)
             await clear_keys(target.page)
+            if info.sink:  # drawn by the editor in its next frame, as typed text is
+                await next_frame(target.page)
         case Press(key=key) | RefPress(key=key):
             await engage_editor(target, deadline)
             if await target.focus() is Focused.NO:
