@@ -48,7 +48,7 @@ from ..logic.actionability import (
     wheel_into,
     wheel_rest,
 )
-from ..logic.page_answers import ElementInfo
+from ..logic.page_answers import ElementInfo, Tick
 from ..logic.typing_keys import strokes
 from .page_driver import Call, DomPage, Focused, Pointer, Snapshot, Target
 from .progress import (
@@ -477,10 +477,15 @@ async def _click_at(page: Pointer, x: float, y: float, ctrl: bool) -> None:
 
 
 async def press_keys(page: Pointer, keys: list[str], *, ctrl: bool = False) -> None:
+    await input_done(page, await _pressed(page, keys, ctrl=ctrl), keys=len(keys))
+
+
+async def _pressed(page: Pointer, keys: list[str], *, ctrl: bool = False) -> Tick:
+    """The keys sent; the counters read before them."""
     before = await tick(page)
     for k in keys:
         page.input.key(k, ctrl=ctrl)
-    await input_done(page, before, keys=len(keys))
+    return before
 
 
 async def _keys_then_state(target: Target, keys: list[str]) -> ElementInfo:
@@ -491,9 +496,7 @@ async def _keys_then_state(target: Target, keys: list[str]) -> ElementInfo:
     if call is None:
         await press_keys(target.page, keys)
         return await element_info(target)
-    before = await tick(target.page)
-    for k in keys:
-        target.page.input.key(k)
+    before = await _pressed(target.page, keys)
     info = await input_done_reading(target.page, before, call, keys=len(keys))
     return info if info is not None else await element_info(target)
 

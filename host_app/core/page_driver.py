@@ -19,6 +19,7 @@ part of its own, so no one class carries them all. The drivers import them from 
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 import json
 from collections.abc import Callable
@@ -93,6 +94,13 @@ def unkept(answer: object) -> bool:
     return answer == UNKEPT or (isinstance(answer, list) and UNKEPT in answer)
 
 
+@functools.cache
+def _kept_key(script: Script, function: str) -> str:
+    """The key a function is kept under (JSON): hashed once per script text, not per call (the
+    texts are module constants of up to 60 KB, built into a call at every read)."""
+    return json.dumps(f"{script.name}:{hashlib.sha1(function.encode()).hexdigest()[:12]}")
+
+
 def kept(script: Script, function: str, args: str) -> tuple[str, str]:
     """The code and stub of a call of `function` (a function expression's text) with `args`
     (the arguments' text). The code keeps the function in the isolated world's
@@ -100,7 +108,7 @@ def kept(script: Script, function: str, args: str) -> tuple[str, str]:
     library (observe_common.js, ~28 KB) is compiled anew for every text that differs (a
     ref's number is in it): 1.3 ms a read against 0.6 for the same text again and 0.3 for a
     short one, measured here."""
-    key = json.dumps(f"{script.name}:{hashlib.sha1(function.encode()).hexdigest()[:12]}")
+    key = _kept_key(script, function)
     fns = "(window.__svcFns||(window.__svcFns={}))"
     code = f"({fns}[{key}]={function})({args})"
     missing = json.dumps(json.dumps(UNKEPT))

@@ -303,7 +303,7 @@ async def what_input_set_going(page: Renderer, before: Loads, deadline: float) -
     a timer, after the click), and fills the dialog once both arrived; read at once, the page
     showed the dialog's empty cover. Then the transitions it started end: Bootstrap's modal
     fades its backdrop in, then the dialog; read at once, the backdrop covered everything and
-    the dialog was still transparent. Input that inserted and moved nothing is not held (two
+    the dialog was still transparent. Input that inserted and moved nothing is not held (one
     isolated-world round trip). `before`: the document's loads read before the input. The
     counters read with the loads, before the waits (`download_clicked` need not read them
     again)."""

@@ -86,18 +86,21 @@ class PageFrames:
     def run(self, call: page_driver.Call[T], frame: object = None) -> aio.Future[T]:
         """`call` in the current page's main document (`run_js`), or in `frame`'s (a
         `HostFrame.handle`), its answer read once, where it enters Python."""
-        return aio.spawn(self._run(call, frame))
+        if call.stub is not None:
+            return aio.spawn(self._run_kept(call, call.stub, frame))
+        raw = self._send(call.code, frame)
+        fut: aio.Future[T] = aio.Future()
+        raw.add_done_callback(lambda got: fut.set_result(call.read(got.result())))
+        return fut
 
-    async def _run(self, call: page_driver.Call[T], frame: object) -> T:
-        def send(code: str) -> aio.Future[Any]:
-            return run_js(self._owner, code) if frame is None else self._run_in(frame, code)
+    def _send(self, code: str, frame: object) -> aio.Future[Any]:
+        return run_js(self._owner, code) if frame is None else self._run_in(frame, code)
 
-        if call.stub is None:
-            return call.read(await send(call.code))
-        # the function the document's world keeps, else (a new document) the whole script,
-        # which keeps it for the next call
-        raw = await send(call.stub)
-        return call.read(await send(call.code) if page_driver.unkept(raw) else raw)
+    async def _run_kept(self, call: page_driver.Call[T], stub: str, frame: object) -> T:
+        """The function the document's world keeps, else (a new document) the whole script,
+        which keeps it for the next call."""
+        raw = await self._send(stub, frame)
+        return call.read(await self._send(call.code, frame) if page_driver.unkept(raw) else raw)
 
     def frame_tree(self) -> HostFrame:
         """The page's frames as plain data (html name, URL, size), their QWebEngineFrame kept as
