@@ -50,6 +50,7 @@ from ..logic.actionability import (
 )
 from ..logic.page_answers import ElementInfo, Tick
 from ..logic.typing_keys import strokes
+from . import js
 from .page_driver import Call, DomPage, Focused, Pointer, Snapshot, Target
 from .progress import (
     INSERTED_SCRIPTS_WAIT,
@@ -94,8 +95,8 @@ class DomTarget:
         self.node = found
         return True
 
-    async def focus(self, *, end: bool = False) -> Focused:
-        return await self.page.dom.focus(self.node, end)
+    async def focus(self, *, end: bool = False) -> tuple[Focused, Tick]:
+        return await self.page.dom.focus(self.node, end), await tick(self.page)
 
     async def tag(self) -> str:
         return self.node.tag
@@ -142,7 +143,7 @@ async def act(target: Target, action: TargetedAction, deadline: float) -> None: 
         case Type(text=text) | RefType(text=text):
             await engage_editor(target, deadline)
             loads = await pending_loads(target.page)
-            info, caret = await focused_editable(target, end=True)
+            info, caret, before = await focused_editable(target, end=True)
             if not info.focused:
                 # a control that loads on its focus what its keys need (rustdoc's search box
                 # fetches its index then, and drops keys that come before it ran)
@@ -152,16 +153,16 @@ async def act(target: Target, action: TargetedAction, deadline: float) -> None: 
             if info.sink:
                 # the sink's own text is not the editor's: the editor's caret goes to its end
                 # by its own key binding, as a person's would
-                await type_keys(target.page, text, end_key=True, ctrl=True)
+                await type_keys(target.page, before, text, end_key=True, ctrl=True)
                 # and the editor draws it in its next animation frame (Ace's render loop): the
                 # page's timers after input no longer wait for that frame (policy.engine_flags)
                 await next_frame(target.page)
             elif caret is Focused.AT_END:
-                await type_keys(target.page, text)
+                await type_keys(target.page, before, text)
             else:
                 textarea = await target.tag() == "textarea"
                 await type_keys(
-                    target.page, text, end_key=True, ctrl=info.value is None or textarea
+                    target.page, before, text, end_key=True, ctrl=info.value is None or textarea
                 )
         case Clear() | RefClear():
             info = await element_info(target)
@@ -169,19 +170,20 @@ async def act(target: Target, action: TargetedAction, deadline: float) -> None: 
                 await clear_choices(target)
                 return
             await engage_editor(target, deadline)
-            info, _ = await focused_editable(target)
-            await clear_keys(target.page)
+            info, _, before = await focused_editable(target)
+            await clear_keys(target.page, before)
             if info.sink:  # drawn by the editor in its next frame, as typed text is
                 await next_frame(target.page)
         case Press(key=key) | RefPress(key=key):
             await engage_editor(target, deadline)
-            if await target.focus() is Focused.NO:
+            focused, before = await target.focus()
+            if focused is Focused.NO:
                 raise _err(
                     ErrorId.ACTION_TARGET_NOT_FOUND,
                     f"{target.what}: the element cannot take focus",
                     **target.ids,
                 )
-            await press_keys(target.page, [key])
+            await press_keys(target.page, [key], before=before)
         case Select(value=value) | RefSelect(value=value):
             await choose(target, value)
         case _:
@@ -194,11 +196,21 @@ async def act(target: Target, action: TargetedAction, deadline: float) -> None: 
 async def element_info(target: Target) -> ElementInfo:
     """The element's live state; when the document changed since the target was found (indices
     moved), the target is found again."""
+    return (await _element_counted(target, counters=False))[0]
+
+
+async def _element_counted(target: Target, *, counters: bool) -> tuple[ElementInfo, Tick | None]:
+    """`element_info`; with `counters`, the input counters read in the same round trip where
+    the element is read in one (the `before` of the input that follows; None otherwise)."""
     for _ in range(3):
-        info = await target.element()
+        call = target.element_call() if counters else None
+        if call is None:
+            info, now = await target.element(), None
+        else:
+            info, now = await target.page.run(js.together(call, js.TICK))
         if info is not None:
             target.page.input.targeted(info.box)
-            return info
+            return info, now
         if not await target.relocate():
             break
     raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{target.what}: the element left the document")
@@ -379,18 +391,19 @@ async def centred(target: Target) -> None:
 
 async def actionable(
     target: Target, *, scroll: bool, deadline: float | None, click: bool
-) -> ElementInfo:
+) -> tuple[ElementInfo, Tick]:
     """The target once it is visible, in view, enabled (for a `click`: a hover shows a disabled
     control's tooltip), stable and hit at its center (logic/actionability:
     bounded wait, then ACTION_TIMEOUT or TIMEOUT naming the cover); a target that left the
-    document fails at once with ACTION_TARGET_NOT_FOUND."""
+    document fails at once with ACTION_TARGET_NOT_FOUND. With the input counters read with its
+    last state (in its round trip where one read the element): the `before` of the input."""
     loop = target.page.loop
     start = loop.time()
     bound = WaitBound.of(start, deadline)
     before: Sample | None = None
     scrolled = recentred = False
     while True:
-        info = await element_info(target)
+        info, counted = await _element_counted(target, counters=True)
         now = info.sample(click=click)
         reason = blocker(now, before)
         if reason == COVERED and scroll and not recentred and info.in_view():
@@ -415,7 +428,7 @@ async def actionable(
                 f"{target.what}: the element keeps leaving the viewport",
             )
         if reason is None:
-            return info
+            return info, counted if counted is not None else await tick(target.page)
         if loop.time() >= bound.end and before is not None:
             raise not_actionable(target.what, reason, now, loop.time() - start, bound, **target.ids)
         before = now
@@ -431,7 +444,11 @@ async def engage_editor(target: Target, deadline: float) -> None:
         await click(target, mouse_move=True, scroll=True, deadline=deadline)
 
 
-async def focused_editable(target: Target, *, end: bool = False) -> tuple[ElementInfo, Focused]:
+async def focused_editable(
+    target: Target, *, end: bool = False
+) -> tuple[ElementInfo, Focused, Tick]:
+    """The editable target focused (with `end`, its caret at its end where it can be placed);
+    its state before, how it took the focus and the input counters read after that."""
     what = target.what
     info = await element_info(target)
     if info.disabled:
@@ -442,27 +459,25 @@ async def focused_editable(target: Target, *, end: bool = False) -> tuple[Elemen
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element is not editable")
     # an editor's sink holds a scrap of the editor's text at most: a caret set there is not the
     # editor's, and an editor may take a selection in its sink for one of its own
-    caret = await target.focus(end=end and not info.sink)
+    caret, before = await target.focus(end=end and not info.sink)
     if caret is Focused.NO:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element cannot take focus")
-    return info, caret
+    return info, caret, before
 
 
 # --- pointer and keys --------------------------------------------------------------------------
 
 
 async def click(target: Target, *, mouse_move: bool, scroll: bool, deadline: float) -> None:
-    info = await actionable(target, scroll=scroll, deadline=deadline, click=True)
-    before = await tick(target.page)
+    info, before = await actionable(target, scroll=scroll, deadline=deadline, click=True)
     target.page.input.mouse_click(info.cx, info.cy, mouse_move)
     await input_done(target.page, before, ups=1)
 
 
 async def hover(target: Target, *, scroll: bool, deadline: float) -> None:
-    info = await actionable(target, scroll=scroll, deadline=deadline, click=False)
+    info, before = await actionable(target, scroll=scroll, deadline=deadline, click=False)
     page = target.page
     # two moves, each dispatched before the next: Chromium coalesces moves within a frame
-    before = await tick(page)
     page.input.mouse_move(info.cx + 1, info.cy + 1)
     await input_done(page, before, moves=1)
     before = await tick(page)
@@ -476,36 +491,43 @@ async def _click_at(page: Pointer, x: float, y: float, ctrl: bool) -> None:
     await input_done(page, before, ups=1)
 
 
-async def press_keys(page: Pointer, keys: list[str], *, ctrl: bool = False) -> None:
-    await input_done(page, await _pressed(page, keys, ctrl=ctrl), keys=len(keys))
+async def press_keys(
+    page: Pointer, keys: list[str], *, ctrl: bool = False, before: Tick | None = None
+) -> None:
+    """The keys pressed, until the page dispatched them; `before`: the counters read since the
+    last input (the focus's), or read here."""
+    await input_done(page, await _pressed(page, keys, ctrl, before), keys=len(keys))
 
 
-async def _pressed(page: Pointer, keys: list[str], *, ctrl: bool = False) -> Tick:
+async def _pressed(page: Pointer, keys: list[str], ctrl: bool, before: Tick | None) -> Tick:
     """The keys sent; the counters read before them."""
-    before = await tick(page)
+    if before is None:
+        before = await tick(page)
     for k in keys:
         page.input.key(k, ctrl=ctrl)
     return before
 
 
-async def _keys_then_state(target: Target, keys: list[str]) -> ElementInfo:
+async def _keys_then_state(target: Target, keys: list[str], before: Tick | None) -> ElementInfo:
     """The keys pressed on the focused target, then its state. A target read in one call goes
     with the read of the counters that shows the keys dispatched (a select's step read its
     choice again after that, a round trip of its eight)."""
     call = target.element_call()
     if call is None:
-        await press_keys(target.page, keys)
+        await press_keys(target.page, keys, before=before)
         return await element_info(target)
-    before = await _pressed(target.page, keys)
+    before = await _pressed(target.page, keys, False, before)
     info = await input_done_reading(target.page, before, call, keys=len(keys))
     return info if info is not None else await element_info(target)
 
 
-async def type_keys(page: Pointer, text: str, *, end_key: bool = False, ctrl: bool = False) -> None:
+async def type_keys(
+    page: Pointer, before: Tick, text: str, *, end_key: bool = False, ctrl: bool = False
+) -> None:
     """The text typed key by key at the caret. `end_key` first moves the caret to the end with a
     real key (ctrl+End with `ctrl`: a multi-line control), for a control whose caret the focus
-    could not place (an email or a number input has no selection API)."""
-    before = await tick(page)
+    could not place (an email or a number input has no selection API). `before`: the counters
+    read after the focus."""
     if end_key:
         page.input.key("End", ctrl=ctrl)
     page.input.type_text(text)
@@ -513,8 +535,7 @@ async def type_keys(page: Pointer, text: str, *, end_key: bool = False, ctrl: bo
     await input_done(page, before, keys=keys)
 
 
-async def clear_keys(page: Pointer) -> None:
-    before = await tick(page)
+async def clear_keys(page: Pointer, before: Tick) -> None:
     page.input.key("A", ctrl=True)
     page.input.key("Delete")
     await input_done(page, before, keys=2)
@@ -553,14 +574,16 @@ async def choose(target: Target, value: str) -> None:
         return
     if info.selected == chosen:
         return
-    if await target.focus() is Focused.NO:
+    focused, before = await target.focus()
+    if focused is Focused.NO:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element cannot take focus")
     # Arrow keys on a focused, closed select move over enabled options and fire input/change.
-    info = await _keys_then_state(target, arrow_keys(enabled, info.selected, chosen))
+    info = await _keys_then_state(target, arrow_keys(enabled, info.selected, chosen), before)
     for _ in range(len(info.options or []) + 1):  # a page that moved the selection meanwhile
         if info.selected == chosen:
             return
-        info = await _keys_then_state(target, arrow_keys(enabled, info.selected, chosen)[:1])
+        keys = arrow_keys(enabled, info.selected, chosen)[:1]
+        info = await _keys_then_state(target, keys, None)
     raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: could not choose {value!r}")
 
 

@@ -32,7 +32,7 @@ from ..logic import aio
 from ..logic import frames as fl
 from ..logic.actionability import Box
 from ..logic.downloads import Mark
-from ..logic.page_answers import ElementInfo
+from ..logic.page_answers import ElementInfo, Tick
 from ..logic.page_events import PageEvent
 from ..logic.readiness import Probe
 from ..logic.traffic import Counters
@@ -211,9 +211,11 @@ class Target(Protocol):
         is read in steps, through frames)."""
         ...
 
-    async def focus(self, *, end: bool = False) -> Focused:
+    async def focus(self, *, end: bool = False) -> tuple[Focused, Tick]:
         """Focus the element; with `end`, its caret after its text where the control allows
-        (a text control's or a contenteditable's selection, set from the isolated world)."""
+        (a text control's or a contenteditable's selection, set from the isolated world). With
+        the page's input counters read after it: the `before` of the keys that follow, in the
+        focus's own round trip where the element is in the main document."""
         ...
 
     async def tag(self) -> str: ...

@@ -21,11 +21,11 @@ from msgspec.structs import replace
 from bridge_protocol import ErrorId, SvcError
 
 from ..logic import frames as fl
-from ..logic.page_answers import ElementInfo
-from . import frame_reads, observe_js
+from ..logic.page_answers import ElementInfo, Tick
+from . import frame_reads, js, observe_js
 from .kept import Kept
 from .page_driver import Call, Focused, ObsDriver
-from .progress import scroll_done
+from .progress import scroll_done, tick
 
 MAX_FRAME_SCROLLS = 60  # wheel events per action to bring an element in a frame into view
 
@@ -159,13 +159,14 @@ class RefTarget:
         info = await self.page.run(observe_js.element(local), frame)
         return info.tag if info is not None else ""
 
-    async def focus(self, *, end: bool = False) -> Focused:
+    async def focus(self, *, end: bool = False) -> tuple[Focused, Tick]:
         self.page.input.focus_view()
         d, local = self.kept.locate(self.number)
         if d == 0:
-            return await self.page.run(observe_js.focus(local, end=end))
+            return await self.page.run(js.together(observe_js.focus(local, end=end), js.TICK))
         chain = await self._chain(d)
-        return await self.page.run(observe_js.focus(local, True, end), chain[-1][1])
+        focused = await self.page.run(observe_js.focus(local, True, end), chain[-1][1])
+        return focused, await tick(self.page)  # the counters are the main frame's
 
     def wheel(self, x: float, y: float, dx: int, dy: int) -> None:
         outer = self._outer
