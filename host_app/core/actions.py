@@ -88,6 +88,12 @@ class DomTarget:
     def element_call(self) -> Call[ElementInfo | None] | None:
         return None  # the snapshot's node is read through the page's DOM reads
 
+    def choice_call(self) -> Call[int | None] | None:
+        return None
+
+    def first_read(self) -> tuple[ElementInfo, Tick] | None:
+        return None
+
     async def relocate(self) -> bool:
         found = self.locate(await self.page.dom.snapshot())
         if found is None:
@@ -202,6 +208,10 @@ async def element_info(target: Target) -> ElementInfo:
 async def _element_counted(target: Target, *, counters: bool) -> tuple[ElementInfo, Tick | None]:
     """`element_info`; with `counters`, the input counters read in the same round trip where
     the element is read in one (the `before` of the input that follows; None otherwise)."""
+    first = target.first_read()
+    if first is not None:
+        target.page.input.targeted(first[0].box)
+        return first
     for _ in range(3):
         call = target.element_call() if counters else None
         if call is None:
@@ -508,17 +518,17 @@ async def _pressed(page: Pointer, keys: list[str], ctrl: bool, before: Tick | No
     return before
 
 
-async def _keys_then_state(target: Target, keys: list[str], before: Tick | None) -> ElementInfo:
-    """The keys pressed on the focused target, then its state. A target read in one call goes
-    with the read of the counters that shows the keys dispatched (a select's step read its
-    choice again after that, a round trip of its eight)."""
-    call = target.element_call()
+async def _keys_then_choice(target: Target, keys: list[str], before: Tick | None) -> int:
+    """The keys pressed on the focused select, then its chosen option. A target read in one
+    call goes with the read of the counters that shows the keys dispatched (a select's step
+    read its choice again after that, a round trip of its eight)."""
+    call = target.choice_call()
     if call is None:
         await press_keys(target.page, keys, before=before)
-        return await element_info(target)
+        return (await element_info(target)).selected
     before = await _pressed(target.page, keys, False, before)
-    info = await input_done_reading(target.page, before, call, keys=len(keys))
-    return info if info is not None else await element_info(target)
+    chosen = await input_done_reading(target.page, before, call, keys=len(keys))
+    return chosen if chosen is not None else (await element_info(target)).selected
 
 
 async def type_keys(
@@ -578,12 +588,11 @@ async def choose(target: Target, value: str) -> None:
     if focused is Focused.NO:
         raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: the element cannot take focus")
     # Arrow keys on a focused, closed select move over enabled options and fire input/change.
-    info = await _keys_then_state(target, arrow_keys(enabled, info.selected, chosen), before)
-    for _ in range(len(info.options or []) + 1):  # a page that moved the selection meanwhile
-        if info.selected == chosen:
+    now = await _keys_then_choice(target, arrow_keys(enabled, info.selected, chosen), before)
+    for _ in range(len(enabled) + 1):  # a page that moved the selection meanwhile
+        if now == chosen:
             return
-        keys = arrow_keys(enabled, info.selected, chosen)[:1]
-        info = await _keys_then_state(target, keys, None)
+        now = await _keys_then_choice(target, arrow_keys(enabled, now, chosen)[:1], None)
     raise _err(ErrorId.ACTION_TARGET_NOT_FOUND, f"{what}: could not choose {value!r}")
 
 

@@ -246,15 +246,16 @@ def observation_actions(c: ObservationAction, host: Host[S]) -> Job[S]:
 
     async def work() -> Observation:
         page.selected()
-        await observations.run_ref_actions(
+        seen = await observations.run_ref_actions(
             page,
             store,
             session_id=c.session_id,
             obs_id=c.observation_id,
             actions=c.actions,
             deadline=deadline,
+            mode=c.mode,
         )
-        return await observations.observe(page, store, c.session_id, c.mode)
+        return await observations.observe(page, store, c.session_id, c.mode, seen)
 
     kept = store.kept.get(c.observation_id)
     labels = kept.labels if kept is not None and kept.session_id == c.session_id else {}

@@ -44,7 +44,7 @@ from ..logic import aio
 from ..logic import frames as fl
 from ..logic import page_answers as answers
 from ..logic.observed import Element, Entry, Observed
-from ..logic.page_answers import Loads, RefCheck
+from ..logic.page_answers import ElementInfo, Loads, RefCheck, Tick
 from ..logic.page_events import PageEvent
 from ..logic.person import needs_person
 from . import frame_reads, js, observe_js, operations
@@ -230,12 +230,17 @@ def _now() -> str:
 
 
 async def observe(
-    page: ObsDriver, store: ObservationStore, session_id: str, mode: str
+    page: ObsDriver,
+    store: ObservationStore,
+    session_id: str,
+    mode: str,
+    seen: Observed | None = None,
 ) -> Observation:
-    """Read the page now; keep the locators; add the viewport PNG for hybrid and visual."""
+    """Read the page now (`seen`: the main document's read, if it was just read); keep the
+    locators; add the viewport PNG for hybrid and visual."""
     captured_at = _now()
     tree = page.frames.frame_tree()
-    answer = await page.run(observe_js.observe(mode))
+    answer = seen or await page.run(observe_js.observe(mode))
     if answer is None:
         # the document was being replaced (a popup leaving about:blank, a late commit): read
         # the one that replaced it once more before failing
@@ -367,7 +372,10 @@ async def run_ref_actions(
     obs_id: str,
     actions: Sequence[RefAction],
     deadline: float,
-) -> None:
+    mode: str,
+) -> Observed | None:
+    """The batch run on the refs of observation `obs_id`; the main document's reading in
+    `mode` when it was read with the page after the batch (`_after_batch`), else None."""
     refs = [a.ref for a in actions if not isinstance(a, RefScroll | RefWait)]
     kept = store.kept.get(obs_id)
     if kept is None or kept.session_id != session_id:
@@ -388,7 +396,7 @@ async def run_ref_actions(
             )
         numbers.append(n)
     # whole batch first: document sequence and every target before any input
-    checked, before, loads = await LoadMark.with_loads(page, _check(page, kept, obs_id, numbers))
+    checked, first, before, loads = await _checked(page, kept, obs_id, numbers, actions[0])
     await _verify(page, kept, obs_id, numbers, checked)
     mark = page.downloads.mark()
     page.input.pointer = None
@@ -409,6 +417,7 @@ async def run_ref_actions(
                 await scroll_done(page, partial(page.run, offsets), unscrolled)
             case RefClick() | RefHover() | RefType() | RefClear() | RefPress() | RefSelect():
                 if index > 0 or page.load_starts != before.starts:
+                    first = None
                     # an earlier action may have changed the page: check this target again
                     number = int(action.ref[1:])
                     if index > 0 and await navigation_started(page, before):
@@ -422,16 +431,40 @@ async def run_ref_actions(
                     action.ref,
                     what=f"{action.__struct_config__.tag} {action.ref}",  # "click e5"
                     scroll=action.scroll if isinstance(action, RefClick | RefHover) else True,
+                    first=first,
                 )
+                first = None  # read for the first action only
                 await act(target, action, deadline)
             case _:
                 assert_never(action)
-    after = await _after_batch(page, before, loads, deadline)
+    after, seen = await _after_batch(page, before, loads, deadline, mode)
     clicked = await after.download_clicked(page)
     await page.downloads.settle(mark, deadline, clicked=clicked)
     framed = {kept.locate(n)[0] for n in numbers} - {0}
     if framed:
         await frame_reads.settle(page, [kept.docs[d] for d in sorted(framed)], deadline)
+    # the page as the batch left it, read with the first read after the input, stands for the
+    # observation's read when nothing was waited for since (no download, no frame's document)
+    return seen if not framed and not clicked and page.downloads.mark() == mark else None
+
+
+async def _checked(
+    page: ObsDriver, kept: Kept, obs_id: str, numbers: list[int], first: RefAction
+) -> tuple[RefCheck | None, tuple[ElementInfo, Tick] | None, LoadMark, Loads]:
+    """`revalidate`'s check of the batch's targets, the load mark and the loads, in one round
+    trip; with them the first action's target's state where it is in the main document, and
+    the input counters (its first read: no input comes between)."""
+    check = _check(page, kept, obs_id, numbers)
+    targeted = numbers and not isinstance(first, RefScroll | RefWait)
+    doc, local = kept.locate(numbers[0]) if targeted else (-1, 0)
+    if doc != 0:
+        checked, before, loads = await LoadMark.with_loads(page, check)
+        return checked, None, before, loads
+    (checked, info), before, loads = await LoadMark.with_loads(
+        page, js.together(check, observe_js.element(local))
+    )
+    counters = before.counters
+    return checked, (info, counters) if info and counters else None, before, loads
 
 
 async def _replaced(
@@ -460,14 +493,18 @@ async def _replaced(
 
 
 async def _after_batch(
-    page: ObsDriver, before: LoadMark, loads: Loads, deadline: float
-) -> operations.AfterInput:
+    page: ObsDriver, before: LoadMark, loads: Loads, deadline: float, mode: str
+) -> tuple[operations.AfterInput, Observed | None]:
     """The page after the batch (`operations.after_input`); a document a navigation brought
-    settles before the new observation (`operations.document_settled`)."""
-    after = await operations.after_input(page, before, loads, deadline)
+    settles before the new observation (`operations.document_settled`). The main document's
+    observation read with the first read after the input, when the page was still then
+    (`operations.after_input_reading`): a round trip of a step's ten."""
+    after, seen = await operations.after_input_reading(
+        page, before, loads, deadline, observe_js.observe(mode)
+    )
     if after.navigated:
         await operations.document_settled(page, deadline)
-    return after
+    return after, seen
 
 
 def default_folder(data_dir: Path) -> Path:

@@ -55,6 +55,8 @@ _ELEMENT_AT = scripts.load("element_at.js", COMMON=_COMMON, ELEMENT_INFO=_ELEMEN
 
 _SLOT = scripts.load("slot.js", COMMON=_COMMON, COVER=_COVER)
 
+_CHOICE = scripts.load("choice.js", COMMON=_COMMON)
+
 # After a focus, the caret after the element's text (`type` appends): answers "end", or "yes"
 # where that cannot be done.
 CARET_END = scripts.load("caret_end.js")
@@ -85,6 +87,12 @@ def check(numbers: list[int]) -> Call[RefCheck | None]:
 def element(number: int) -> Call[ElementInfo | None]:
     code, stub = kept(Script.ELEMENT, _ELEMENT, str(number))
     return Call(Script.ELEMENT, code, read_as(ElementInfo), (number,), stub)
+
+
+def choice(number: int) -> Call[int | None]:
+    """The chosen option's index of select `number` (None: not a select of the document)."""
+    code, stub = kept(Script.CHOICE, _CHOICE, str(number))
+    return Call(Script.CHOICE, code, read_as(int), (number,), stub)
 
 
 def element_at(index: int, tag: str) -> Call[ElementInfo | None]:

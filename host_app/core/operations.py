@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, assert_never
+from typing import Any, TypeVar, assert_never
 
 from bridge_protocol import (
     ApiError,
@@ -60,14 +60,18 @@ from ..logic.readiness import (
 from ..logic.traffic import grown
 from . import js
 from .actions import DomTarget, act
-from .page_driver import PageDriver, Probing, Renderer, Snapshot
+from .page_driver import Call, PageDriver, Probing, Renderer, Snapshot
 from .progress import (
+    GOING,
+    Going,
     LoadMark,
     download_clicked,
     navigation_started,
     pending_loads,
     what_input_set_going,
 )
+
+T = TypeVar("T")
 
 PROBE_INTERVAL = 0.05
 # after input that started a navigation, how often the page is probed for its readable document:
@@ -379,10 +383,36 @@ class AfterInput:
 async def after_input(page: Probing, mark: LoadMark, loads: Loads, deadline: float) -> AfterInput:
     """After a batch of input (a ref batch, a capture's actions), before the page is read: a
     navigation it started reaches a readable document (`readable`); without one, what it set
-    going is let end (`what_input_set_going`). `mark` and `loads` were read before the batch."""
-    if await navigation_started(page, mark):
-        return AfterInput(True, await readable(page, deadline))
-    return AfterInput(False, counters=await what_input_set_going(page, loads, deadline))
+    going is let end (`what_input_set_going`). `mark` and `loads` were read before the batch.
+    The first read of each goes in one round trip: what the input set going is read with the
+    counters that tell whether its timers have run (then that read stands for both)."""
+    return (await _after_input(page, mark, loads, deadline, None))[0]
+
+
+async def after_input_reading(
+    page: Probing, mark: LoadMark, loads: Loads, deadline: float, then: Call[T]
+) -> tuple[AfterInput, T | None]:
+    """`after_input`, `then` read in its first read: its answer when that read found the page
+    still (the input's timers run, no navigation, nothing loading or moving that the input set
+    going), so that it is what a read after the waits would have answered; else None."""
+    return await _after_input(page, mark, loads, deadline, then)
+
+
+async def _after_input(
+    page: Probing, mark: LoadMark, loads: Loads, deadline: float, then: Call[T] | None
+) -> tuple[AfterInput, T | None]:
+    going: Going | None = None
+    extra: T | None = None
+    if mark.navigates >= 0 and then is None:
+        going = await page.run(GOING)
+    elif mark.navigates >= 0 and then is not None:
+        both: tuple[Going, T] = await page.run(js.together(GOING, then))
+        going, extra = both
+    if await navigation_started(page, mark, going[0] if going else None):
+        return AfterInput(True, await readable(page, deadline)), None
+    settled = going if going is not None and going[0].settled else None
+    counters, still = await what_input_set_going(page, loads, deadline, settled)
+    return AfterInput(False, counters=counters), extra if still and settled else None
 
 
 async def _after_actions(

@@ -48,6 +48,7 @@ class Script(enum.Enum):
 
     ANIMATIONS_LEFT = "animations_left.js"
     CHECK = "ref_check.js"
+    CHOICE = "choice.js"
     CONFORMANCE = "conformance_reader.js"
     DOC_SIZE = "doc_size.js"
     ELEMENT = "element.js"
@@ -91,7 +92,7 @@ UNKEPT = "__svc:unkept"
 
 def unkept(answer: object) -> bool:
     """Whether a stub's answer (or one of a `together` stub's answers) is UNKEPT."""
-    return answer == UNKEPT or (isinstance(answer, list) and UNKEPT in answer)
+    return answer == UNKEPT or (isinstance(answer, list) and any(unkept(a) for a in answer))
 
 
 @functools.cache
@@ -209,6 +210,16 @@ class Target(Protocol):
     def element_call(self) -> Call[ElementInfo | None] | None:
         """`element` as one read of the main document, which may go with another (None: it
         is read in steps, through frames)."""
+        ...
+
+    def choice_call(self) -> Call[int | None] | None:
+        """A select's chosen option (its index) as one read of the main document (None: it
+        is read with the element's state)."""
+        ...
+
+    def first_read(self) -> tuple[ElementInfo, Tick] | None:
+        """The element's state and the input counters if they were read before the action, with
+        no input since (a batch's check read them); once: later reads are the page's."""
         ...
 
     async def focus(self, *, end: bool = False) -> tuple[Focused, Tick]:

@@ -17,6 +17,10 @@ T = TypeVar("T")
 
 FRAME_WAIT = 0.1  # a page that renders no frames (hidden) is not waited for longer than this
 TICK_POLL = 0.002
+# input not yet dispatched is read again at once this many times (a read is answered after the
+# input the renderer holds: it waits as long as the input takes), then every TICK_POLL: a
+# select's keys read a poll early waited 2.5 ms for the next
+QUICK_POLLS = 4
 # Input the counters cannot see (a cross-origin frame) is taken as dispatched once both
 # INPUT_ACK_FRAMES frames and INPUT_ACK_IDLE seconds passed with no new count (a loaded renderer
 # may take several frames to receive input), and at the latest after INPUT_ACK_MAX.
@@ -112,6 +116,7 @@ async def _dispatched(
     last = before
     idle_since = before.frames
     idle_at = page.loop.time()
+    polls = 0
     while True:
         now, extra = await poll()
         if now.document != before.document:
@@ -129,7 +134,9 @@ async def _dispatched(
         idle = now.frames - idle_since >= INPUT_ACK_FRAMES and t - idle_at >= INPUT_ACK_IDLE
         if idle or t >= end:
             return None
-        await aio.sleep(page.loop, TICK_POLL)
+        polls += 1
+        if polls > QUICK_POLLS:
+            await aio.sleep(page.loop, TICK_POLL)
 
 
 # after wheel input: a scroll that shows nothing by SCROLL_QUIET moved nothing (a scroller at its
@@ -185,6 +192,7 @@ class LoadMark:
     # the document's key and `navigate` events (`Tick`) when read before the input (`read`)
     document: float = -1.0
     navigates: int = -1
+    counters: Tick | None = None  # the counters those were read from
 
     @classmethod
     def of(cls, page: Loading) -> LoadMark:
@@ -200,7 +208,7 @@ class LoadMark:
     @classmethod
     def after(cls, starts: int, loading: bool, t: Tick) -> LoadMark:
         """The mark of `starts` and `loading`, taken just before `t` was read (`read`)."""
-        return cls(starts, loading, t.document, t.navigates)
+        return cls(starts, loading, t.document, t.navigates, t)
 
     @classmethod
     async def with_loads(cls, page: Loading, first: Call[T]) -> tuple[T, LoadMark, Loads]:
@@ -215,7 +223,13 @@ class LoadMark:
         return page.load_starts != self.starts or (page.loading and not self.loading)
 
 
-async def navigation_started(page: Loading, mark: LoadMark) -> bool:
+# what the input set going, as `what_input_set_going` reads it: the counters, the loads, the
+# animations left
+Going = tuple[Tick, Loads, float | None]
+GOING = js.together(js.TICK, js.PENDING_LOADS, js.ANIMATIONS_LEFT)
+
+
+async def navigation_started(page: Loading, mark: LoadMark, first: Tick | None = None) -> bool:
     """After input: did it start a main-frame navigation? A link or script navigation shows as a
     load start within one animation frame; a form submission the page did not cancel is
     scheduled, so its load start is awaited (bounded: a submission into another window never
@@ -226,9 +240,9 @@ async def navigation_started(page: Loading, mark: LoadMark) -> bool:
     task turn is waited for (what the input set going from a zero-delay timer has run then, a
     dialog's scripts inserted, a navigation begun), not a frame. That frame was a third of a
     step that typed or selected (8 ms on average, 16 at most, against Playwright's 20 ms for
-    the action and its snapshot)."""
+    the action and its snapshot). `first`: the counters read after the input, if they were."""
     if mark.navigates >= 0:
-        first = await tick(page)
+        first = first or await tick(page)
         now = first if first.settled else await next_turn(page, first)
         if mark.moved(page):
             return True
@@ -280,10 +294,10 @@ async def tree_quiet(page: Renderer, end: float) -> None:
         await aio.sleep(page.loop, SCRIPTS_POLL)
 
 
-async def animations_done(page: Renderer, end: float, first: float | None = None) -> None:
+async def animations_done(page: Renderer, end: float, first: float | None = None) -> bool:
     """Until the main document's finite CSS transitions and animations have ended, at the latest
     at `end`; then one frame. An animation that started in the meantime is waited for too.
-    `first`: ANIMATIONS_LEFT's answer just read, if it was (None: read it)."""
+    `first`: ANIMATIONS_LEFT's answer just read, if it was (None: read it). Whether it waited."""
     waited = False
     while (now := page.loop.time()) < end:
         left = first if first is not None else await page.run(js.ANIMATIONS_LEFT)
@@ -294,9 +308,12 @@ async def animations_done(page: Renderer, end: float, first: float | None = None
         await aio.sleep(page.loop, min(left / 1000 + TICK_POLL, end - now))
     if waited:
         await next_frame(page)
+    return waited
 
 
-async def what_input_set_going(page: Renderer, before: Loads, deadline: float) -> Tick:
+async def what_input_set_going(
+    page: Renderer, before: Loads, deadline: float, read: Going | None = None
+) -> tuple[Tick, bool]:
     """After input that started no navigation, before the page is read: what the input set
     going that a person waits for. The scripts and stylesheets it inserted load, then the tree
     settles: CKEditor fetches a dialog's script and stylesheet on the click that opens it (from
@@ -304,17 +321,19 @@ async def what_input_set_going(page: Renderer, before: Loads, deadline: float) -
     showed the dialog's empty cover. Then the transitions it started end: Bootstrap's modal
     fades its backdrop in, then the dialog; read at once, the backdrop covered everything and
     the dialog was still transparent. Input that inserted and moved nothing is not held (one
-    isolated-world round trip). `before`: the document's loads read before the input. The
-    counters read with the loads, before the waits (`download_clicked` need not read them
-    again)."""
+    isolated-world round trip). `before`: the document's loads read before the input; `read`:
+    what this reads first, if it was read once the input's timers had run. The counters read
+    with the loads, before the waits (`download_clicked` need not read them again), and whether
+    the page was still at that read (nothing to wait for: the page is as that read found it)."""
     end = deadline - 0.5
-    loads, left, counters = await page.run(
-        js.together(js.PENDING_LOADS, js.ANIMATIONS_LEFT, js.TICK)
-    )
-    if loads.inserted != before.inserted:
+    if read is None:
+        read = await page.run(GOING)
+    counters, loads, left = read
+    inserted = loads.inserted != before.inserted
+    if inserted:
         t = page.loop.time()
         await loads_done(page, before.pending, min(t + INSERTED_SCRIPTS_WAIT, end))
         await tree_quiet(page, min(page.loop.time() + TREE_QUIET_MAX, end))
         left = None  # read again: what the loads built may animate
-    await animations_done(page, min(page.loop.time() + ANIMATIONS_MAX, end), left)
-    return counters
+    moved = await animations_done(page, min(page.loop.time() + ANIMATIONS_MAX, end), left)
+    return counters, not inserted and not moved

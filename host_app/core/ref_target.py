@@ -35,7 +35,15 @@ class RefTarget:
     action's flag, which also governs scrolling the frames on the way."""
 
     def __init__(
-        self, page: ObsDriver, kept: Kept, obs_id: str, ref: str, *, what: str, scroll: bool
+        self,
+        page: ObsDriver,
+        kept: Kept,
+        obs_id: str,
+        ref: str,
+        *,
+        what: str,
+        scroll: bool,
+        first: tuple[ElementInfo, Tick] | None = None,
     ) -> None:
         self.page = page
         self.kept = kept
@@ -49,6 +57,7 @@ class RefTarget:
         self._handles: dict[int, object] = {}
         self._outer: fl.Level | None = None
         self._scrolls = 0
+        self._first = first
 
     async def _chain(self, d: int) -> list[tuple[fl.FrameDoc, object]]:
         ids: list[int] = []
@@ -83,6 +92,14 @@ class RefTarget:
         levels.append(fl.Level(info.vw, info.vh))
         self._outer = levels[0]
         return levels, info if rendered else replace(info, visible=False)
+
+    def first_read(self) -> tuple[ElementInfo, Tick] | None:
+        first, self._first = self._first, None
+        return first
+
+    def choice_call(self) -> Call[int | None] | None:
+        d, local = self.kept.locate(self.number)
+        return observe_js.choice(local) if d == 0 else None
 
     def element_call(self) -> Call[ElementInfo | None] | None:
         d, local = self.kept.locate(self.number)

@@ -186,7 +186,7 @@ class FakePage:  # noqa: PLR0904  fakes PageDriver: a method per member
         from its wire form (as the page would send it)."""
         return done(call.read(wire(self.answer(call))))
 
-    def answer(self, call: Call[Any]) -> object:  # noqa: PLR0911  one answer per page script
+    def answer(self, call: Call[Any]) -> object:  # noqa: PLR0911, PLR0912  one answer per script
         """What the page's script answers `call`, by its script (no document: None)."""
         match call.script:
             case Script.TOGETHER:  # js.together: each call's answer, in order
@@ -203,6 +203,9 @@ class FakePage:  # noqa: PLR0904  fakes PageDriver: a method per member
             case Script.ELEMENT:
                 (n,) = call.args
                 return self.elements[n].info() if n < len(self.elements) else None
+            case Script.CHOICE:
+                (n,) = call.args
+                return self.elements[n].info().selected if n < len(self.elements) else None
             case Script.FOCUS:
                 number, _, end = call.args
                 return self._focus(number, end)

@@ -67,7 +67,13 @@ def by_selector(p: FakePage, action: Action) -> None:
 def by_ref(p: FakePage, store: ObservationStore, *batch: RefAction) -> None:
     p._loop.run(
         observations.run_ref_actions(
-            p, store, session_id="Session1", obs_id=OBS, actions=list(batch), deadline=60.0
+            p,
+            store,
+            session_id="Session1",
+            obs_id=OBS,
+            actions=list(batch),
+            deadline=60.0,
+            mode="semantic",
         )
     )
 

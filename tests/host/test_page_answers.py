@@ -377,6 +377,7 @@ CALLS: list[Call[Any]] = [
     observe_js.probe("[data-x]"),
     observe_js.check([1, 2]),
     observe_js.element(5),
+    observe_js.choice(9),
     observe_js.element_at(6, "b"),
     observe_js.slot(7, (1.0, 2.0)),
     observe_js.focus(8, True, True),
