@@ -224,7 +224,7 @@ function node(c,ctx,vis,inEl,tbl,depth){
    if(t==='select'){var o=[];for(var q=0;q<c.options.length&&o.length<100;q++){var op=c.options[q];if(!op.disabled&&!(op.parentElement&&op.parentElement.disabled))o.push([clip(op.value),clip(sq(op.text))]);}if(o.length)el.opts=o;}
    var ecx=ctxOf(nctx,false);if(ecx>=0)el.c=ecx;
    if(MODE==='visual'){var tr=topRect(c);if(tr.x+tr.w<VIS[0]||tr.y+tr.h<VIS[1]||tr.x>VIS[0]+VIS[2]||tr.y>VIS[1]+VIS[3]){el=null;}}
-   if(el){elements.push(rep(c,el));sigs.push([n,sigOf(c,role)]);lows.push(lowEl(c,nctx));elBytes+=JSON.stringify(el).length+1;
+   if(el){elements.push(rep(c,el));sigs.push([n,sigOf(c,role,nm)]);lows.push(lowEl(c,nctx));elBytes+=JSON.stringify(el).length+1;
     if(acc){(acc.refs||(acc.refs=[])).push(el.ref);if(role!=='link')acc.notLinks=true;}
     if(cue===WEAK)weak={i:elements.length-1,el:el,ci:content.length,acc:acc,a:area(c)};
     else if(ANCHORED[role])wid={i:elements.length-1,name:el.name||'',ci:content.length,acc:acc};}

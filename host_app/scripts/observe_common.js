@@ -8,7 +8,9 @@ var KEY=[performance.timeOrigin,S.gen];
 var ENC=new TextEncoder(),DEC=new TextDecoder();
 var LIM=2048;
 function sq(s){return s.replace(/\s+/g,' ').trim();}
-function csOf(el){var v=el.ownerDocument.defaultView||W;return v.getComputedStyle(el);}
+// an element's computed style, once per run (the declaration is live: it stays true)
+var CSS_OF=new Map();
+function csOf(el){var cs=CSS_OF.get(el);if(!cs){cs=(el.ownerDocument.defaultView||W).getComputedStyle(el);CSS_OF.set(el,cs);}return cs;}
 var ROLE_INPUT={button:'button',submit:'button',reset:'button',image:'button',checkbox:'checkbox',radio:'radio',range:'slider',number:'spinbutton',search:'searchbox',file:'button',color:'button'};
 var INTERACTIVE_ROLES={button:1,link:1,checkbox:1,radio:1,textbox:1,searchbox:1,combobox:1,listbox:1,option:1,slider:1,spinbutton:1,'switch':1,tab:1,menuitem:1,menuitemcheckbox:1,menuitemradio:1,treeitem:1,scrollbar:1};
 var NAME_FROM_CONTENT={clickable:1,button:1,link:1,checkbox:1,radio:1,option:1,tab:1,menuitem:1,menuitemcheckbox:1,menuitemradio:1,treeitem:1,'switch':1,heading:1,cell:1,gridcell:1,columnheader:1,rowheader:1,row:1,tooltip:1};
@@ -149,7 +151,9 @@ function controlValue(el,r){var t=el.localName;
 var EMBEDDED={textbox:1,searchbox:1,combobox:1,listbox:1,slider:1,spinbutton:1,progressbar:1,scrollbar:1,meter:1};
 // CSS generated text of ::before/::after: its strings and attr() values, or its alternative
 // after "/" (counters and images give no text)
-function pseudoText(el,which){var cs;try{cs=(el.ownerDocument.defaultView||W).getComputedStyle(el,which);}catch(e){return '';}
+var PSEUDO_OF={'::before':new Map(),'::after':new Map()};
+function pseudoText(el,which){var seen=PSEUDO_OF[which],cs=seen.get(el);
+ if(!cs){try{cs=(el.ownerDocument.defaultView||W).getComputedStyle(el,which);}catch(e){return '';}seen.set(el,cs);}
  var c=cs.content;if(!c||c==='none'||c==='normal'||cs.display==='none')return '';
  var m=/^(.*?)\s\/\s(.*)$/.exec(c);var src=m?m[2]:c,out='',re=/"((?:[^"\\]|\\.)*)"|attr\(\s*([\w-]+)\s*\)/g,x;
  while((x=re.exec(src))){out+=x[1]!==undefined?x[1].replace(/\\(.)/g,'$1'):(el.getAttribute(x[2])||'');}
@@ -286,7 +290,7 @@ function isInteractive(el,role,cs,inEl){
  if(INTERACTIVE_ROLES[role])return !(role==='option'&&el.localName==='option'&&el.parentElement&&(el.parentElement.localName==='select'||(el.parentElement.localName==='optgroup')));
  return !!cs&&clickCue(el,role,cs,inEl);}
 function area(el){var r=el.getBoundingClientRect();return r.width*r.height;}
-function sigOf(el,role){var n=nameOf(el,role);if(n.length>200)n=n.slice(0,200);return el.localName+'|'+role+'|'+n;}
+function sigOf(el,role,name){var n=name===undefined?nameOf(el,role):name;if(n.length>200)n=n.slice(0,200);return el.localName+'|'+role+'|'+n;}
 // geometry is in this frame's own viewport: the host adds each frame's offset in its parent
 function topRect(el){var r=el.getBoundingClientRect();return {x:r.left,y:r.top,w:r.width,h:r.height};}
 // an iframe's content box (where its document's viewport starts): border-box + border + padding
