@@ -44,19 +44,19 @@ from ..logic import aio
 from ..logic import frames as fl
 from ..logic import page_answers as answers
 from ..logic.observed import Element, Entry, Observed
-from ..logic.page_answers import ElementInfo, Loads, RefCheck, Tick
+from ..logic.page_answers import Loads, RefCheck
 from ..logic.page_events import PageEvent
 from ..logic.person import needs_person
 from . import frame_reads, js, observe_js, operations
 from .actions import act
 from .kept import Kept, Key
-from .page_driver import Call, ObsDriver
+from .page_driver import Call, Focused, ObsDriver
 from .progress import (
     LoadMark,
     navigation_started,
     scroll_done,
 )
-from .ref_target import RefTarget
+from .ref_target import Prepared, RefTarget
 
 KEEP = 64  # locator sets kept; the agent retains 32 observations, so a retained one is always here
 DOCUMENTS_KEPT = 32  # per session: documents whose sequence number is remembered
@@ -450,21 +450,32 @@ async def run_ref_actions(
 
 async def _checked(
     page: ObsDriver, kept: Kept, obs_id: str, numbers: list[int], first: RefAction
-) -> tuple[RefCheck | None, tuple[ElementInfo, Tick] | None, LoadMark, Loads]:
+) -> tuple[RefCheck | None, Prepared | None, LoadMark, Loads]:
     """`revalidate`'s check of the batch's targets, the load mark and the loads, in one round
     trip; with them the first action's target's state where it is in the main document, and
-    the input counters (its first read: no input comes between)."""
+    the input counters (its first read: no input comes between). A select is focused in it
+    too, where it still has its document and signature (docs/decisions.md "A select's focus
+    goes with the batch's check")."""
     check = _check(page, kept, obs_id, numbers)
     targeted = numbers and not isinstance(first, RefScroll | RefWait)
     doc, local = kept.locate(numbers[0]) if targeted else (-1, 0)
     if doc != 0:
         checked, before, loads = await LoadMark.with_loads(page, check)
         return checked, None, before, loads
-    (checked, info), before, loads = await LoadMark.with_loads(
-        page, js.together(check, observe_js.element(local))
-    )
+    element = observe_js.element(local)
+    focused: Focused | None = None
+    if isinstance(first, RefSelect):
+        expect = (kept.key, kept.sigs[numbers[0]])
+        page.input.focus_view()
+        call = js.together(check, element, observe_js.focus(local, expect=expect))
+        (checked, info, focused), before, loads = await LoadMark.with_loads(page, call)
+    else:
+        (checked, info), before, loads = await LoadMark.with_loads(
+            page, js.together(check, element)
+        )
     counters = before.counters
-    return checked, (info, counters) if info and counters else None, before, loads
+    found = Prepared(info, counters, focused) if info and counters else None
+    return checked, found, before, loads
 
 
 async def _replaced(

@@ -30,6 +30,7 @@ from ..logic.page_answers import (
     read_or,
 )
 from ..logic.person import DETECT_JS
+from .kept import Key
 from .page_driver import Call, Focused, Script, kept
 
 # What they share: the registry, roles, names, states, signatures, the hit test.
@@ -107,7 +108,11 @@ def slot(number: int, point: tuple[float, float] | None = None) -> Call[SlotRead
     return Call(Script.SLOT, code, read_as(SlotRead), (number, point), stub)
 
 
-def focus(number: int, in_frame: bool = False, end: bool = False) -> Call[Focused]:
-    """Answers "no", "yes" or "end" (`CARET_END`)."""
-    code, stub = kept(Script.FOCUS, _FOCUS, f"{number},{json.dumps(in_frame)},{json.dumps(end)}")
-    return Call(Script.FOCUS, code, Focused.of, (number, in_frame, end), stub)
+def focus(
+    number: int, in_frame: bool = False, end: bool = False, expect: tuple[Key, str] | None = None
+) -> Call[Focused]:
+    """Answers "no", "yes" or "end" (`CARET_END`); with `expect`, "no" unless the document's key
+    and the element's signature are still those."""
+    args = f"{number},{json.dumps(in_frame)},{json.dumps(end)},{json.dumps(expect)}"
+    code, stub = kept(Script.FOCUS, _FOCUS, args)
+    return Call(Script.FOCUS, code, Focused.of, (number, in_frame, end, expect), stub)

@@ -13,6 +13,7 @@ outermost first.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -30,6 +31,17 @@ from .progress import scroll_done, tick
 MAX_FRAME_SCROLLS = 60  # wheel events per action to bring an element in a frame into view
 
 
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """What the batch's check read of an action's target before any input (its first read):
+    its state, the input counters after, and its focus if it was focused then (a select's,
+    `observations._checked`)."""
+
+    info: ElementInfo
+    counters: Tick
+    focused: Focused | None = None
+
+
 class RefTarget:
     """Ref `e<N>` of observation `obs_id` as the target of one action (`what`); `scroll` is the
     action's flag, which also governs scrolling the frames on the way."""
@@ -43,7 +55,7 @@ class RefTarget:
         *,
         what: str,
         scroll: bool,
-        first: tuple[ElementInfo, Tick] | None = None,
+        first: Prepared | None = None,
     ) -> None:
         self.page = page
         self.kept = kept
@@ -57,7 +69,10 @@ class RefTarget:
         self._handles: dict[int, object] = {}
         self._outer: fl.Level | None = None
         self._scrolls = 0
-        self._first = first
+        self._first = (first.info, first.counters) if first is not None else None
+        self._focused = (
+            (first.focused, first.counters) if first is not None and first.focused else None
+        )
 
     async def _chain(self, d: int) -> list[tuple[fl.FrameDoc, object]]:
         ids: list[int] = []
@@ -178,6 +193,9 @@ class RefTarget:
 
     async def focus(self, *, end: bool = False) -> tuple[Focused, Tick]:
         self.page.input.focus_view()
+        done, self._focused = self._focused, None
+        if done is not None and not end:
+            return done
         d, local = self.kept.locate(self.number)
         if d == 0:
             return await self.page.run(js.together(observe_js.focus(local, end=end), js.TICK))

@@ -207,7 +207,7 @@ class FakePage:  # noqa: PLR0904  fakes PageDriver: a method per member
                 (n,) = call.args
                 return self.elements[n].info().selected if n < len(self.elements) else None
             case Script.FOCUS:
-                number, _, end = call.args
+                number, _, end, _ = call.args
                 return self._focus(number, end)
             case Script.OBSERVE:
                 return Observed(self.doc_key, url=self.url, viewport=(0, 0, 800, 600))

@@ -118,6 +118,15 @@ OBS_PAGES: dict[str, str] = {
 </form><p id=out>nothing yet</p><a href="/obs/table">Prices table</a>
 <a href="/obs/table?page=2" style="pointer-events:none">Older prices</a></main>""",
     ),
+    "/obs/relabel": _page(
+        "Relabel",
+        """<main><label><span id=lbl>Size</span> <select id=size
+onfocus="document.getElementById('out').textContent='focused'"
+onchange="document.getElementById('out').textContent='size '+this.value">
+<option value=s>Small</option><option value=l>Large</option></select></label>
+<button type=button onclick="document.getElementById('lbl').textContent='Colour'">Rename</button>
+<p id=out>never focused</p></main>""",
+    ),
     "/obs/landmarks": _page(
         "Landmarks",
         """<header><a href="/">Home</a></header>

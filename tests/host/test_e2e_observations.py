@@ -462,6 +462,26 @@ def test_rerendered_list(host: HostApp, site: Site, session: str) -> None:
     }
 
 
+def test_a_select_that_changed_is_not_focused_and_one_that_did_not_is_chosen(
+    host: HostApp, site: Site, session: str
+) -> None:
+    # a select's focus goes with the batch's check (docs/decisions.md): an element whose name
+    # changed since the observation is refused as stale, and was not focused meanwhile
+    obs = observe(host, site, session, "/obs/relabel")["observation"]
+    size = ref(obs, "Size")
+    renamed = act(host, obs["id"], {"action": "click", "ref": ref(obs, "Rename")})
+    now = renamed["data"]["observation"]
+    assert ref(now, "Colour") == size
+    stale = act(host, obs["id"], {"action": "select", "ref": size, "value": "l"})
+    assert stale["error"]["details"]["cause"] == "element_changed"
+    again = host.ok("POST", "/v1/observe", {"session_id": session, "wait": 0})["observation"]
+    assert "never focused" in texts(again)
+    chosen = act(host, again["id"], {"action": "select", "ref": size, "value": "l"})
+    after = chosen["data"]["observation"]
+    assert "size l" in texts(after)
+    assert {e["name"]: e.get("value") for e in after["elements"]}["Colour"] == "l"
+
+
 def test_hybrid_and_visual_images(host: HostApp, site: Site, session: str) -> None:
     hybrid = observe(host, site, session, "/obs/landmarks", mode="hybrid")["observation"]
     image = hybrid["image"]

@@ -397,7 +397,7 @@ def test_every_script_is_sent_by_a_call_that_names_it() -> None:
         assert head in c.code, name
     # what a fake reads of a call: the arguments its builder got
     assert observe_js.slot(7, (1.0, 2.0)).args == (7, (1.0, 2.0))
-    assert observe_js.focus(8, True, True).args == (8, True, True)
+    assert observe_js.focus(8, True, True).args == (8, True, True, None)
     assert observe_js.observe("visual", {"v": 1}).args == ("visual", {"v": 1})
 
 
