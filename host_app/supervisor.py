@@ -34,6 +34,33 @@ from .qt import (
 )
 
 
+class _AgentPipe:
+    """The app's end of the bridge: frames to the agent's stdin, its stdout to the endpoint."""
+
+    def __init__(self, proc: QProcess) -> None:
+        self._proc = proc
+        self._reading = False
+        self.endpoint: HostEndpoint | None = None
+
+    def send(self, frame: bytes | bytearray) -> None:
+        self._proc.write(frame)
+        if not self._reading:
+            # out now, not when the event loop next turns to the pipe: after an answer the
+            # host logs the operation and updates its windows (0.4 ms of every step). Not
+            # from within the endpoint's read: where the pipe is full, Qt reads the agent's
+            # output meanwhile, and that would enter the endpoint again.
+            self._proc.waitForBytesWritten(0)
+
+    def received(self) -> None:
+        if self.endpoint is None:
+            return
+        self._reading = True
+        try:
+            self.endpoint.data_received(bytes(self._proc.readAllStandardOutput().data()))
+        finally:
+            self._reading = False
+
+
 class Supervisor(QObject):
     def __init__(
         self,
@@ -144,10 +171,10 @@ class Supervisor(QObject):
         proc.setProcessEnvironment(env)
         proc.setProgram(self.config.agent_program)
         proc.setArguments(list(self.config.agent_args))
-        endpoint = HostEndpoint(proc.write, self.handler, on_protocol_error=self._protocol_error)
-        proc.readyReadStandardOutput.connect(
-            lambda: endpoint.data_received(bytes(proc.readAllStandardOutput().data()))
-        )
+        pipe = _AgentPipe(proc)
+        endpoint = HostEndpoint(pipe.send, self.handler, on_protocol_error=self._protocol_error)
+        pipe.endpoint = endpoint
+        proc.readyReadStandardOutput.connect(pipe.received)
         proc.readyReadStandardError.connect(
             lambda: self._stderr.feed(bytes(proc.readAllStandardError().data()))
         )
