@@ -41,6 +41,14 @@ VIEWPORT = Call(
     read_or(tuple[float, float], (800.0, 600.0)),
 )
 
+# whether the document's scroll position is the one its last animation frame drew (tick.js
+# records it): a scroll the page made since may not have reached the compositor yet
+SCROLL_DRAWN = Call(
+    Script.SCROLL_DRAWN,
+    "(function(){var I=window.__svcTick;return JSON.stringify(!I||I.sy===undefined||"
+    "(I.sx===scrollX&&I.sy===scrollY));})()",
+    read_or(bool, True),
+)
 READY_STATE = Call(Script.READY_STATE, "JSON.stringify(document.readyState)", read_as(str))
 
 TICK = Call(Script.TICK, scripts.load("tick.js"), Tick.of)

@@ -62,6 +62,7 @@ class Script(enum.Enum):
     PROBE = "load_probe.js"
     READY_STATE = "document.readyState"
     SCROLL_OFFSETS = "scroll_offsets.js"
+    SCROLL_DRAWN = "I.sy===scrollY"
     SLOT = "slot.js"
     SNAPSHOT = "snapshot.js"
     TICK = "tick.js"

@@ -12,7 +12,7 @@
 (function(){var W=window,I=W.__svcTick;
 if(!I){I=W.__svcTick={f:0,p:false,m:0,u:0,k:0,s:[],d:[],n:0,t:0,q:false,li:0,ra:-1,ps:-1};
  if(W.navigation)W.navigation.addEventListener('navigate',function(){I.n++;});}
-if(!I.p){I.p=true;requestAnimationFrame(function(){I.f++;I.p=false;});}
+if(!I.p){I.p=true;requestAnimationFrame(function(){I.f++;I.p=false;I.sx=W.scrollX;I.sy=W.scrollY;});}
 if(!I.q||I.ps<I.li){I.q=true;var st=performance.now();I.ps=st;setTimeout(function(){I.t++;if(I.ps===st)I.q=false;if(st>I.ra)I.ra=st;},0);}
 function on(w,d){if(d>3)return;try{if(!w.__svcTickOn){w.__svcTickOn=1;var o={capture:true,passive:true};
  w.addEventListener('mousemove',function(){I.m++;I.li=W.performance.now();},o);

@@ -211,6 +211,8 @@ class FakePage:  # noqa: PLR0904  fakes PageDriver: a method per member
                 return self._focus(number, end)
             case Script.OBSERVE:
                 return Observed(self.doc_key, url=self.url, viewport=(0, 0, 800, 600))
+            case Script.SCROLL_DRAWN:
+                return True
             case Script.SCROLL_OFFSETS:
                 return [0, 0]
             case Script.VIEWPORT:

@@ -368,6 +368,7 @@ CALLS: list[Call[Any]] = [
     js.INNER_HEIGHT,
     js.VIEWPORT,
     js.READY_STATE,
+    js.SCROLL_DRAWN,
     js.TICK,
     js.OUTER_HTML,
     js.scroll_offsets(1, 2),
@@ -411,6 +412,7 @@ def test_no_answer_reads_as_what_the_drivers_took_it_for() -> None:
         Script.FOCUS: Focused.NO,
         Script.FOCUS_AT: Focused.NO,
         Script.CONFORMANCE: [],
+        Script.SCROLL_DRAWN: True,
         Script.TOGETHER: (Tick(-1.0, 0, 0, 0, 0, False), Loads()),
     }
     assert got == {s: fallbacks.get(s) for s in Script}

@@ -31,6 +31,7 @@ SENT = (
     "js.PENDING_LOADS",
     "js.PROBE",
     "js.READY_STATE",
+    "js.SCROLL_DRAWN",
     "js.SNAPSHOT",
     "js.TICK",
     "js.VIEWPORT",
