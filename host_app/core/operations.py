@@ -403,11 +403,12 @@ async def _after_input(
 ) -> tuple[AfterInput, T | None]:
     going: Going | None = None
     extra: T | None = None
-    if mark.navigates >= 0 and then is None:
-        going = await page.run(GOING)
-    elif mark.navigates >= 0 and then is not None:
-        both: tuple[Going, T] = await page.run(js.together(GOING, then))
-        going, extra = both
+    if mark.navigates >= 0:  # without the Navigation API the first read is a frame away
+        if then is None:
+            going = await page.run(GOING)
+        else:
+            both: tuple[Going, T] = await page.run(js.together(GOING, then))
+            going, extra = both
     if await navigation_started(page, mark, going[0] if going else None):
         return AfterInput(True, await readable(page, deadline)), None
     settled = going if going is not None and going[0].settled else None
